@@ -1,0 +1,61 @@
+/// @file losing_store.hpp
+/// @brief The losing positions of finished levels, kept compactly as rank gaps.
+///
+/// Losing positions are about 1-3% of a level, so the gap between successive
+/// losing ranks is usually below 128 and fits one byte of a LEB128 varint.
+/// Each level keeps, every kStoreChunk entries, the absolute rank of the
+/// chunk's first entry and the byte offset of its second, so chunks decode
+/// independently (the unit of parallel work) and memory stays near one or two
+/// bytes per losing position.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace chomp {
+
+class LosingLevel {
+ public:
+  /// Appends ranks, which must be strictly increasing across calls.
+  void append(std::span<const std::uint64_t> ranks);
+
+  std::uint64_t size() const { return count_; }
+  std::size_t chunks() const { return chunk_first_.size(); }
+
+  /// Decodes chunk c into out (cleared first).
+  void decode_chunk(std::size_t c, std::vector<std::uint64_t>& out) const;
+
+  /// True when rank is one of the stored ranks.
+  bool contains(std::uint64_t rank) const;
+
+  /// Every rank, in increasing order.
+  std::vector<std::uint64_t> all() const;
+
+  /// Bytes held (gap bytes plus chunk index).
+  std::uint64_t memory_bytes() const;
+
+  /// The raw form, for writing to and reading from files.
+  const std::vector<std::uint8_t>& gap_bytes() const { return bytes_; }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::vector<std::uint64_t> chunk_first_;   // rank of each chunk's first entry
+  std::vector<std::uint64_t> chunk_offset_;  // bytes_ offset of each chunk's second entry
+  std::uint64_t count_ = 0;
+  std::uint64_t last_ = 0;
+};
+
+/// The losing positions of levels 1..n, indexed by tile count.
+class LosingStore {
+ public:
+  explicit LosingStore(int max_tiles) : levels_(static_cast<std::size_t>(max_tiles) + 1) {}
+  LosingLevel& level(int n) { return levels_[static_cast<std::size_t>(n)]; }
+  const LosingLevel& level(int n) const { return levels_[static_cast<std::size_t>(n)]; }
+  std::uint64_t memory_bytes() const;
+
+ private:
+  std::vector<LosingLevel> levels_;
+};
+
+}  // namespace chomp

@@ -1,0 +1,96 @@
+/// @file sieve.hpp
+/// @brief The level-by-level sieve that classifies every Chomp position.
+///
+/// Levels n = 1, 2, ... are finished in order. For level n a bitmap of p(n)
+/// bits starts clear; every losing position of every smaller level marks its
+/// one-move extensions with n tiles (extensions.hpp) as winning; the positions
+/// left unmarked are losing and are stored (rank gaps, losing_store.hpp) to
+/// mark the levels above. Only the current level's bitmap is ever held.
+///
+/// Parallelism (oneTBB): threads take chunks of stored losing positions,
+/// enumerate their extensions and file each mark into a bucket by the
+/// bitmap segment it lands in; then each segment applies its buckets while it
+/// sits in cache, one owner per segment, no atomics. The result does not
+/// depend on the number of threads (marks are ORed).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "chomp/losing_store.hpp"
+#include "chomp/position.hpp"
+#include "chomp/ranking.hpp"
+
+namespace chomp {
+
+/// What one finished level contributes to the table.
+struct LevelResult {
+  int tiles = 0;
+  std::uint64_t positions = 0;  ///< p(n)
+  std::uint64_t losing = 0;     ///< L(n)
+  std::uint64_t marks = 0;      ///< winning marks applied (work counter)
+  double seconds = 0;           ///< wall time of the level
+
+  double losing_fraction() const;
+  /// L / (p / ln p); NaN where ln p = 0 (n = 1).
+  double hypothesis_ratio() const;
+};
+
+/// L / (p / ln p), NaN where ln p = 0.
+double hypothesis_ratio(std::uint64_t positions, std::uint64_t losing);
+
+/// Called from worker threads with the finished fraction (0..1) of the level
+/// in progress; the sieve calls it at most every few tenths of a second.
+using ProgressFn = std::function<void(int tiles, double fraction)>;
+
+/// Memory the sieve will need for a run, in bytes, before it allocates.
+struct MemoryPlan {
+  std::uint64_t bitmap_bytes = 0;   ///< the largest level's bitmap
+  std::uint64_t store_bytes = 0;    ///< estimate of the stored losing positions
+  std::uint64_t bucket_bytes = 0;   ///< pending marks of one round
+  std::uint64_t total() const { return bitmap_bytes + store_bytes + bucket_bytes; }
+};
+
+/// The plan for a run to max_tiles (estimates the losing store from the
+/// conjectured density; the bitmap and buckets are exact).
+MemoryPlan plan_memory(int max_tiles);
+
+class Sieve {
+ public:
+  /// Prepares a run to max_tiles (1 .. kMaxTiles); allocates nothing large
+  /// until the first level. The thread count is oneTBB's (set it with
+  /// tbb::global_control).
+  explicit Sieve(int max_tiles);
+  ~Sieve();
+  Sieve(const Sieve&) = delete;
+  Sieve& operator=(const Sieve&) = delete;
+
+  int max_tiles() const;
+  /// The number of finished levels; the next level is levels_done() + 1.
+  int levels_done() const;
+
+  /// Computes the next level. Requires levels_done() < max_tiles().
+  LevelResult next_level(const ProgressFn& progress = {});
+
+  /// Runs the remaining levels, calling on_level after each.
+  void run(const std::function<void(const LevelResult&)>& on_level,
+           const ProgressFn& progress = {});
+
+  const PartitionTable& table() const;
+  const LosingStore& losing() const;
+
+  /// The losing positions with n tiles (n <= levels_done()), as staircases.
+  std::vector<Rows> losing_positions(int n) const;
+
+  /// Status of a position with at most levels_done() tiles.
+  bool is_losing(std::span<const int> rows) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace chomp

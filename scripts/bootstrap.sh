@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The README's first command: install what is missing, build, and run the main
+# job: the exact table of losing positions for every tile count 1..90 (the
+# published density table), printed and written to out/levels-90.h5.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+bash scripts/build.sh
+mkdir -p out
+./build/chomp sieve --max-tiles 90 --output out/levels-90.h5 --force

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the project needs, if any are missing.
+# Quick and silent when everything is there. Needs root (or sudo) to install.
+set -euo pipefail
+
+packages=(
+  build-essential cmake git pkg-config
+  libtbb-dev libhdf5-dev hdf5-tools libcli11-dev libgtest-dev libbenchmark-dev
+  python3-h5py python3-numpy python3-matplotlib jupyter-nbconvert python3-ipykernel
+)
+if [ "${CHOMP_WITH_MPI:-0}" = 1 ]; then
+  packages+=(libopenmpi-dev openmpi-bin)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing missing packages: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "error: run as root or install sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

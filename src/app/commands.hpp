@@ -1,0 +1,49 @@
+/// @file commands.hpp
+/// @brief How subcommands of the `chomp` program register themselves.
+///
+/// Each subcommand lives in its own file and registers itself with a static
+/// RegisterCommand object; main.cpp builds the CLI11 app from the registry,
+/// so adding a command never touches another command's file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace chomp::app {
+
+/// What a selected subcommand runs; returns the process exit code.
+using Action = std::function<int()>;
+
+/// Configures the subcommand's options on `sub` and returns its action.
+using Setup = std::function<Action(CLI::App& sub)>;
+
+struct CommandSpec {
+  int order;  ///< position in --help
+  std::string name;
+  std::string description;
+  Setup setup;
+};
+
+std::vector<CommandSpec>& command_registry();
+
+struct RegisterCommand {
+  RegisterCommand(int order, std::string name, std::string description, Setup setup) {
+    command_registry().push_back({order, std::move(name), std::move(description), std::move(setup)});
+  }
+};
+
+/// Thrown by an action for bad input that CLI11 could not see (a position
+/// string, a size that cannot fit): main prints it and exits with code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The full command line as typed, for provenance.
+const std::string& command_line();
+
+}  // namespace chomp::app

@@ -1,0 +1,142 @@
+/// @file buckets.hpp
+/// @brief Marks filed by the bitmap segment they land in (primesieve's
+/// bucket sieve, adapted to marks that are ranks, not multiples).
+///
+/// Marks land all over the target level's bitmap, far larger than any cache.
+/// Each thread files every mark as a 32-bit offset into the bucket of its
+/// segment; buckets are chains of fixed-size blocks drawn from the thread's
+/// own pool, which is kept across rounds and levels so that filing never
+/// reallocates or touches fresh pages. A segment later applies all threads'
+/// buckets while it sits in L2 (apply_segment).
+///
+/// Entry format: a point mark is its offset (< 2^31); a range of marks is
+/// its first offset with the top bit set, followed by its length.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "config.hpp"
+
+namespace chomp::detail {
+
+/// Sets bits [first, first + count) of a bitmap.
+inline void set_bit_range(std::uint64_t* words, std::uint64_t first, std::uint64_t count) {
+  if (count == 0) return;
+  const std::uint64_t last = first + count - 1;
+  const std::uint64_t wf = first >> 6, wl = last >> 6;
+  const std::uint64_t head = ~std::uint64_t{0} << (first & 63);
+  const std::uint64_t tail = ~std::uint64_t{0} >> (63 - (last & 63));
+  if (wf == wl) {
+    words[wf] |= head & tail;
+    return;
+  }
+  words[wf] |= head;
+  for (std::uint64_t w = wf + 1; w < wl; ++w) words[w] = ~std::uint64_t{0};
+  words[wl] |= tail;
+}
+
+class MarkBuckets {
+ public:
+  static constexpr std::uint32_t kRangeFlag = 0x80000000U;
+  static_assert(config::kSegmentBitsLog2 < 31, "offsets must leave the range flag free");
+
+  /// Empties every bucket and sizes the table for a level of `segments`
+  /// segments (the block pool is kept).
+  void prepare(std::size_t segments) {
+    chains_.resize(segments);
+    cur_.assign(segments, nullptr);
+    end_.assign(segments, nullptr);
+    for (auto& c : chains_) c.clear();
+    blocks_used_ = 0;
+    entries_ = 0;
+    marks_ = 0;
+  }
+
+  /// Entries filed since the last apply (the memory held).
+  std::uint64_t entries() const { return entries_; }
+  /// Marks filed since prepare() (ranges count every position).
+  std::uint64_t marks() const { return marks_; }
+
+  void point(std::uint64_t rank) {
+    const std::size_t s = rank >> config::kSegmentBitsLog2;
+    if (cur_[s] == end_[s]) next_block(s);
+    *cur_[s]++ = static_cast<std::uint32_t>(rank & (config::kSegmentBits - 1));
+    ++entries_;
+    ++marks_;
+  }
+
+  void range(std::uint64_t first, std::uint64_t count) {
+    marks_ += count;
+    while (count) {
+      const std::uint64_t off = first & (config::kSegmentBits - 1);
+      const std::uint64_t len = count < config::kSegmentBits - off ? count : config::kSegmentBits - off;
+      const std::size_t s = first >> config::kSegmentBitsLog2;
+      // A range takes two entries of one block. A last lone slot gets the
+      // range's first offset as a point: harmless, the range sets it anyway.
+      if (end_[s] - cur_[s] < 2) {
+        if (cur_[s] != end_[s]) *cur_[s]++ = static_cast<std::uint32_t>(off);
+        next_block(s);
+      }
+      *cur_[s]++ = static_cast<std::uint32_t>(off) | kRangeFlag;
+      *cur_[s]++ = static_cast<std::uint32_t>(len);
+      entries_ += 2;
+      first += len;
+      count -= len;
+    }
+  }
+
+  /// ORs segment s's marks into its words and empties the bucket.
+  void apply_segment(std::size_t s, std::uint64_t* seg_words) {
+    const auto& chain = chains_[s];
+    for (std::size_t b = 0; b < chain.size(); ++b) {
+      const std::uint32_t* e = block_ptr(chain[b]);
+      const std::uint32_t* stop = (b + 1 == chain.size()) ? cur_[s] : e + kBlockEntries;
+      while (e < stop) {
+        const std::uint32_t v = *e++;
+        if (v & kRangeFlag) {
+          set_bit_range(seg_words, v & ~kRangeFlag, *e++);
+        } else {
+          seg_words[v >> 6] |= std::uint64_t{1} << (v & 63);
+        }
+      }
+    }
+    chains_[s].clear();
+    cur_[s] = end_[s] = nullptr;
+  }
+
+  /// After every segment was applied: the pool's blocks are free again.
+  void recycle() {
+    blocks_used_ = 0;
+    entries_ = 0;
+  }
+
+ private:
+  /// 1024 entries = 4 KiB: big enough that chains are short, small enough
+  /// that a partly used block per segment costs little.
+  static constexpr std::uint32_t kBlockEntries = 1024;
+  static constexpr std::uint32_t kPageBlocks = 256;  // pool grows 1 MiB at a time
+
+  std::uint32_t* block_ptr(std::uint32_t b) const {
+    return pages_[b / kPageBlocks].get() + static_cast<std::size_t>(b % kPageBlocks) * kBlockEntries;
+  }
+
+  void next_block(std::size_t s) {
+    if (blocks_used_ == pages_.size() * kPageBlocks)
+      pages_.emplace_back(new std::uint32_t[static_cast<std::size_t>(kPageBlocks) * kBlockEntries]);
+    const std::uint32_t b = blocks_used_++;
+    chains_[s].push_back(b);
+    cur_[s] = block_ptr(b);
+    end_[s] = cur_[s] + kBlockEntries;
+  }
+
+  std::vector<std::unique_ptr<std::uint32_t[]>> pages_;
+  std::uint32_t blocks_used_ = 0;
+  std::vector<std::vector<std::uint32_t>> chains_;
+  std::vector<std::uint32_t*> cur_, end_;
+  std::uint64_t entries_ = 0;
+  std::uint64_t marks_ = 0;
+};
+
+}  // namespace chomp::detail

@@ -1,0 +1,111 @@
+/// @file extensions.cpp
+/// @brief Decoding of sources for the marking kernel, and the public wrappers.
+
+#include "extensions.hpp"
+
+#include "chomp/extensions.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace chomp {
+namespace detail {
+
+void Source::decode(int m, std::uint64_t rank) {
+  m_ = m;
+  rank_ = rank;
+  c_[0] = m + 1;  // sentinel: the first run may be as long as the level allows
+  R_[1] = m;
+  C_[1] = 0;
+  descend(1, m, rank);
+}
+
+void Source::seek(std::uint64_t rank) {
+  // hi_[t] is one past the last rank whose first t runs equal ours; these
+  // intervals are nested, so hi_ is non-increasing. Successive losing ranks
+  // are close, so the first run that changes is usually near the bottom:
+  // walk up from there.
+  int t = T_;
+  while (t > 1 && rank >= hi_[t - 1]) --t;
+  rank_ = rank;
+  descend(t, c_[t - 1] - 1, rank - C_[t]);
+}
+
+void Source::descend(int t, int max_part, std::uint64_t rank_left) {
+  // Partitions of R with parts <= a, ordered as in ranking.hpp: first part a
+  // is the block starting at P(R, a-1); within it, those that start with q
+  // copies of a are the last P(R - q a, a) (the lexicographically largest).
+  while (R_[t] > 0) {
+    const int R = R_[t];
+    const std::uint64_t* p = t_.row(R);
+    int a = 1, q = R;
+    if (rank_left != 0) {
+      int lo = 1, hi = max_part < R ? max_part : R;
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (p[mid - 1] <= rank_left)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      a = lo;
+      // Largest q with rank_left >= P(R, a) - P(R - q a, a).
+      int qlo = 1, qhi = R / a;
+      while (qlo < qhi) {
+        const int mid = (qlo + qhi + 1) / 2;
+        if (rank_left >= p[a] - t_.row(R - mid * a)[a])
+          qlo = mid;
+        else
+          qhi = mid - 1;
+      }
+      q = qlo;
+    }
+    const std::uint64_t term = run_term(R, a, q);
+    rank_left -= term;
+    c_[t] = a;
+    k_[t] = q;
+    C_[t + 1] = C_[t] + term;
+    R_[t + 1] = R - q * a;
+    hi_[t] = C_[t + 1] + t_.row(R_[t + 1])[a - 1];
+    max_part = a - 1;
+    ++t;
+  }
+  T_ = t - 1;
+}
+
+}  // namespace detail
+
+namespace {
+
+struct Collect {
+  std::vector<std::uint64_t>* out;
+  void point(std::uint64_t r) { out->push_back(r); }
+  void range(std::uint64_t first, std::uint64_t count) {
+    for (std::uint64_t i = 0; i < count; ++i) out->push_back(first + i);
+  }
+};
+
+}  // namespace
+
+std::vector<std::uint64_t> extension_ranks(const PartitionTable& table, std::span<const int> rows,
+                                           int extra) {
+  const std::uint64_t m = table.rank(rows), n = tile_count(rows);
+  if (extra < 1 || n + static_cast<std::uint64_t>(extra) > static_cast<std::uint64_t>(table.max_tiles()))
+    throw std::invalid_argument("extension by " + std::to_string(extra) +
+                                " tiles leaves the table's range");
+  detail::Source s(table);
+  s.decode(static_cast<int>(n), m);
+  std::vector<std::uint64_t> out;
+  Collect sink{&out};
+  s.for_each_extension(extra, sink);
+  return out;
+}
+
+std::vector<Rows> extensions_of(const PartitionTable& table, std::span<const int> rows, int extra) {
+  const int n = static_cast<int>(tile_count(rows)) + extra;
+  std::vector<Rows> out;
+  for (std::uint64_t r : extension_ranks(table, rows, extra)) out.push_back(table.unrank(n, r));
+  return out;
+}
+
+}  // namespace chomp

@@ -1,0 +1,209 @@
+/// @file test_sieve.cpp
+/// @brief The sieve against an obviously correct solver, the reference
+/// tables, the known facts of Chomp, and itself at other thread counts.
+
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "chomp/extensions.hpp"
+#include "chomp/sieve.hpp"
+
+using namespace chomp;
+
+namespace {
+
+/// Memoized recursion over moves: a position is losing iff every move leads
+/// to a winning one; taking (1,1) (leaving nothing) is never a good move.
+class BruteForce {
+ public:
+  bool losing(const Rows& rows) {
+    if (rows == Rows{1}) return true;
+    auto it = memo_.find(rows);
+    if (it != memo_.end()) return it->second;
+    bool lose = true;
+    for (int i = 1; i <= static_cast<int>(rows.size()) && lose; ++i)
+      for (int j = 1; j <= rows[i - 1] && lose; ++j) {
+        if (i == 1 && j == 1) continue;
+        if (losing(apply_move(rows, {i, j}))) lose = false;
+      }
+    memo_[rows] = lose;
+    return lose;
+  }
+  std::vector<Move> winning_moves(const Rows& rows) {
+    std::vector<Move> out;
+    for (int i = 1; i <= static_cast<int>(rows.size()); ++i)
+      for (int j = 1; j <= rows[i - 1]; ++j)
+        if (!(i == 1 && j == 1) && losing(apply_move(rows, {i, j}))) out.push_back({i, j});
+    return out;
+  }
+
+ private:
+  std::map<Rows, bool> memo_;
+};
+
+struct CsvRow {
+  int tiles;
+  std::uint64_t positions, losing;
+};
+
+std::vector<CsvRow> read_csv(const std::string& name) {
+  std::ifstream in(std::string(CHOMP_DATA_DIR) + "/reference/" + name);
+  EXPECT_TRUE(in) << "missing data/reference/" << name;
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<CsvRow> rows;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::stringstream ss(line);
+    CsvRow r{};
+    char comma;
+    ss >> r.tiles >> comma >> r.positions >> comma >> r.losing;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<LevelResult> run_sieve(int max_tiles, int threads) {
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+  Sieve s(max_tiles);
+  std::vector<LevelResult> out;
+  s.run([&](const LevelResult& r) { out.push_back(r); });
+  return out;
+}
+
+/// One shared run to 90 tiles (the published table), made once.
+const std::vector<LevelResult>& levels_to_90() {
+  static const std::vector<LevelResult> levels = run_sieve(90, 2);
+  return levels;
+}
+
+}  // namespace
+
+TEST(Extensions, AreExactlyThePositionsThatReduceToTheSource) {
+  // For every position mu with up to 12 tiles and every d up to 8, the
+  // kernel's extensions are exactly the positions with |mu| + d tiles that
+  // have a move to mu, each once.
+  const int max_n = 20;
+  const PartitionTable t(max_n);
+  std::map<int, std::vector<Rows>> level;
+  for (int n = 1; n <= max_n; ++n)
+    for (std::uint64_t r = 0; r < t.positions(n); ++r) level[n].push_back(t.unrank(n, r));
+  for (int m = 1; m <= 12; ++m)
+    for (const Rows& mu : level[m])
+      for (int d = 1; m + d <= max_n && d <= 8; ++d) {
+        std::multiset<Rows> got;
+        for (const Rows& l : extensions_of(t, mu, d)) got.insert(l);
+        std::multiset<Rows> want;
+        for (const Rows& l : level[m + d]) {
+          bool reduces = false;
+          for (int i = 1; i <= static_cast<int>(l.size()) && !reduces; ++i)
+            for (int j = 1; j <= l[i - 1] && !reduces; ++j)
+              if (apply_move(l, {i, j}) == mu) reduces = true;
+          if (reduces) want.insert(l);
+        }
+        ASSERT_EQ(got, want) << rows_to_string(mu) << " + " << d;
+      }
+}
+
+TEST(Sieve, AgreesWithBruteForceOnEveryPositionUpTo25Tiles) {
+  Sieve s(25);
+  s.run({});
+  BruteForce bf;
+  for (int n = 1; n <= 25; ++n) {
+    std::set<Rows> sieve_losing;
+    for (const Rows& r : s.losing_positions(n)) sieve_losing.insert(r);
+    std::set<Rows> brute_losing;
+    for (std::uint64_t r = 0; r < s.table().positions(n); ++r) {
+      const Rows rows = s.table().unrank(n, r);
+      if (bf.losing(rows)) brute_losing.insert(rows);
+    }
+    EXPECT_EQ(sieve_losing, brute_losing) << "level " << n;
+  }
+}
+
+TEST(Sieve, MatchesSmallCountsReference) {
+  const auto ref = read_csv("small_counts.csv");
+  ASSERT_EQ(ref.size(), 30U);
+  const auto& levels = levels_to_90();
+  for (const CsvRow& r : ref) {
+    const LevelResult& l = levels[static_cast<std::size_t>(r.tiles - 1)];
+    EXPECT_EQ(l.tiles, r.tiles);
+    EXPECT_EQ(l.positions, r.positions) << "n = " << r.tiles;
+    EXPECT_EQ(l.losing, r.losing) << "n = " << r.tiles;
+  }
+}
+
+TEST(Sieve, MatchesThePublishedDensityTable) {
+  const auto ref = read_csv("caribou_density.csv");
+  ASSERT_EQ(ref.size(), 8U);
+  const auto& levels = levels_to_90();
+  for (const CsvRow& r : ref) {
+    const LevelResult& l = levels[static_cast<std::size_t>(r.tiles - 1)];
+    EXPECT_EQ(l.positions, r.positions) << "n = " << r.tiles;
+    EXPECT_EQ(l.losing, r.losing) << "n = " << r.tiles;
+  }
+  EXPECT_EQ(levels[89].losing, 897964U);
+  EXPECT_NEAR(levels[89].hypothesis_ratio(), 0.2831, 0.0001);
+}
+
+TEST(Sieve, KnownFactsOfChomp) {
+  Sieve s(40);
+  s.run({});
+  // 2, 3, 4, 5 tiles: 0 of 2, 1 of 3, 0 of 5, 3 of 7 losing.
+  EXPECT_EQ(s.losing_positions(2).size(), 0U);
+  EXPECT_EQ(s.losing_positions(3).size(), 1U);
+  EXPECT_EQ(s.losing_positions(4).size(), 0U);
+  EXPECT_EQ(s.losing_positions(5).size(), 3U);
+  for (int a = 1; 2 * a + 1 <= 40; ++a) {
+    EXPECT_TRUE(s.is_losing(Rows{a + 1, a})) << "two rows " << a + 1 << "," << a;
+    EXPECT_TRUE(s.is_losing(transpose(Rows{a + 1, a}))) << "two columns";
+  }
+  for (int a = 2; 2 * a - 1 <= 40; ++a) {
+    Rows ell(static_cast<std::size_t>(a), 1);
+    ell[0] = a;
+    EXPECT_TRUE(s.is_losing(ell)) << "equal-armed L of " << a;
+  }
+  // Rectangles other than 1x1 are winning; squares are won by (2,2).
+  for (int a = 1; a <= 6; ++a)
+    for (int b = 1; a * b <= 40; ++b) {
+      if (a == 1 && b == 1) continue;
+      const Rows rect(static_cast<std::size_t>(a), b);
+      EXPECT_FALSE(s.is_losing(rect)) << a << "x" << b;
+      if (a == b) {
+        EXPECT_TRUE(s.is_losing(apply_move(rect, {2, 2})));
+      }
+    }
+  // Closed under transpose, at every level.
+  for (int n = 1; n <= 40; ++n)
+    for (const Rows& r : s.losing_positions(n)) EXPECT_TRUE(s.is_losing(transpose(r))) << rows_to_string(r);
+  // 3,2,1 has exactly three winning moves.
+  int winning = 0;
+  const Rows tri{3, 2, 1};
+  for (int i = 1; i <= 3; ++i)
+    for (int j = 1; j <= tri[static_cast<std::size_t>(i - 1)]; ++j)
+      if (!(i == 1 && j == 1) && s.is_losing(apply_move(tri, {i, j}))) ++winning;
+  EXPECT_EQ(winning, 3);
+  BruteForce bf;
+  EXPECT_EQ(bf.winning_moves(tri).size(), 3U);
+}
+
+TEST(Sieve, SameResultWithOneAndTwoThreads) {
+  // Level 75 and above use the bucketed parallel marking.
+  const auto one = run_sieve(78, 1);
+  const auto& two = levels_to_90();
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].losing, two[i].losing) << "n = " << i + 1;
+    EXPECT_EQ(one[i].marks, two[i].marks) << "n = " << i + 1;
+  }
+}
+
+TEST(Sieve, HypothesisRatioIsNaNWhereLogIsZero) {
+  EXPECT_TRUE(std::isnan(hypothesis_ratio(1, 1)));
+  EXPECT_NEAR(hypothesis_ratio(627, 42), 42 / (627 / std::log(627.0)), 1e-12);
+}
