@@ -7,7 +7,9 @@
 #include <oneapi/tbb/version.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 #include <ctime>
 #include <utility>
 
@@ -136,6 +138,7 @@ struct LevelFileWriter::Impl {
   Handle file;
   Handle group;
   std::vector<Handle> datasets;
+  Handle positions;  // /losing_positions, made on first use
   hsize_t rows = 0;
 };
 
@@ -151,6 +154,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
   write_string_attr(f, "command_line", prov.command_line);
   write_int_attr(f, "max_tiles", prov.max_tiles);
   write_int_attr(f, "threads", prov.threads);
+  write_int_attr(f, "store_losing", prov.store_losing);
   write_string_attr(f, "hdf5_version", hdf5_version());
   write_string_attr(f, "tbb_version", tbb_version());
   write_string_attr(f, "compiler", build::kCompiler);
@@ -203,6 +207,48 @@ void LevelFileWriter::append(const LevelResult& level) {
   check(H5Fflush(impl_->file.get(), H5F_SCOPE_GLOBAL), "cannot flush " + path_ + " (is the disk full?)");
 }
 
+namespace {
+std::string level_name(int n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "level_%03d", n);
+  return buf;
+}
+}  // namespace
+
+void LevelFileWriter::write_losing_positions(int n, std::span<const std::uint64_t> words) {
+  const hid_t f = impl_->file.get();
+  const std::string what = "cannot store the losing positions of level " + std::to_string(n) +
+                           " in " + path_ + " (is the disk full?)";
+  if (!impl_->positions.valid()) {
+    impl_->positions = check(H5Gcreate2(f, "losing_positions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                             H5Gclose, what);
+    write_string_attr(impl_->positions.get(), "description",
+                      "losing positions of each stored level, one dataset per level");
+    write_string_attr(impl_->positions.get(), "encoding",
+                      "uint64 lattice path: bit k = step k from the bottom-left corner, 1 = north, "
+                      "0 = east; the highest set bit is the last (north) step; each north step "
+                      "closes a row as long as the east steps before it, bottom row first");
+  }
+  const hsize_t count = words.size();
+  Handle space = check(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
+  Handle dcpl = check(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+  if (count > 0) {
+    const hsize_t chunk = std::min<hsize_t>(count, 1 << 16);
+    check(H5Pset_chunk(dcpl.get(), 1, &chunk), what);
+    check(H5Pset_fletcher32(dcpl.get()), what);
+  }
+  Handle ds = check(H5Dcreate2(impl_->positions.get(), level_name(n).c_str(), H5T_STD_U64LE,
+                               space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                    H5Dclose, what);
+  write_string_attr(ds.get(), "description",
+                    "lattice paths of the losing positions with " + std::to_string(n) +
+                        " tiles, in increasing rank order");
+  write_int_attr(ds.get(), "tiles", n);
+  if (count > 0)
+    check(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, words.data()), what);
+  check(H5Fflush(f, H5F_SCOPE_GLOBAL), what);
+}
+
 void LevelFileWriter::finish(const std::string& status) {
   const hid_t f = impl_->file.get();
   write_string_attr(f, "end_utc", utc_now());
@@ -253,6 +299,18 @@ herr_t collect_attr(hid_t loc, const char* name, const H5A_info_t*, void* data) 
 }
 
 }  // namespace
+
+std::vector<std::uint64_t> read_losing_positions(const std::string& path, int n) {
+  Handle file = check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "cannot open " + path);
+  const std::string name = "losing_positions/" + level_name(n);
+  if (H5Lexists(file.get(), "losing_positions", H5P_DEFAULT) <= 0 ||
+      H5Lexists(file.get(), name.c_str(), H5P_DEFAULT) <= 0)
+    return {};
+  Handle group = check(H5Gopen2(file.get(), "losing_positions", H5P_DEFAULT), H5Gclose, "cannot open " + name);
+  const std::string ds = level_name(n);
+  return read_column<std::uint64_t>(group.get(), Column{ds.c_str(), H5T_STD_U64LE, H5T_NATIVE_UINT64, ""},
+                                    path);
+}
 
 LevelTable read_level_file(const std::string& path) {
   if (access(path.c_str(), R_OK) != 0) throw H5Error("cannot read " + path + ": no such readable file");

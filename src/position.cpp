@@ -4,6 +4,7 @@
 #include "chomp/position.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <string>
 
@@ -80,6 +81,21 @@ std::uint64_t LatticePath::tiles() const {
       total += static_cast<std::uint64_t>(north_after);
   }
   return total;
+}
+
+std::uint64_t LatticePath::word() const {
+  if (length_ > 64)
+    fail("path of " + std::to_string(length_) + " steps does not fit one 64-bit word");
+  return words_[0];
+}
+
+LatticePath LatticePath::from_word(std::uint64_t bits) {
+  LatticePath p;
+  p.words_[0] = bits;
+  p.length_ = bits ? 64 - std::countl_zero(bits) : 0;
+  p.num_rows_ = std::popcount(bits);
+  if (p.length_ > 0 && p.step(0)) fail("a path must start with an east step");
+  return p;
 }
 
 LatticePath LatticePath::transposed() const {

@@ -83,6 +83,9 @@ struct Sieve::Impl {
   // Per-thread decoders and bucket pools live as long as the sieve.
   tbb::enumerable_thread_specific<ThreadState> states;
   std::vector<std::uint64_t> marks_history;  // marks per finished level, for progress estimates
+  const std::atomic<bool>* stop = nullptr;
+
+  bool stop_requested() const { return stop && stop->load(std::memory_order_relaxed); }
 
   /// Decodes chunk c of level m and hands each source's extensions to sink.
   template <class Sink>
@@ -103,7 +106,10 @@ struct Sieve::Impl {
   std::uint64_t mark_direct(const std::vector<WorkItem>& items, int n) {
     ThreadState ts(table);
     DirectSink sink{bitmap.get()};
-    for (const WorkItem& it : items) extend_chunk(ts, it.level, it.chunk, n, sink);
+    for (const WorkItem& it : items) {
+      if (stop_requested()) break;
+      extend_chunk(ts, it.level, it.chunk, n, sink);
+    }
     return sink.marks;
   }
 
@@ -139,6 +145,10 @@ struct Sieve::Impl {
           ts.level = level_tag;
         }
         while (pending.load(std::memory_order_relaxed) < config::kRoundMarks) {
+          if (stop_requested()) {
+            cursor.store(items.size());
+            break;
+          }
           const std::size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
           if (i >= items.size()) break;
           const std::uint64_t e0 = ts.buckets.entries(), m0 = ts.buckets.marks();
@@ -224,6 +234,9 @@ struct Sieve::Impl {
     else
       marks = mark_bucketed(items, n, p, progress);
 
+    if (stop_requested())
+      throw SieveInterrupted("level " + std::to_string(n) + " was interrupted; levels 1.." +
+                             std::to_string(done) + " are complete");
     const std::vector<std::uint64_t> losing = scan_losing(p);
     store.level(n).append(losing);
     marks_history.push_back(marks);
@@ -248,6 +261,20 @@ const PartitionTable& Sieve::table() const { return impl_->table; }
 const LosingStore& Sieve::losing() const { return impl_->store; }
 
 LevelResult Sieve::next_level(const ProgressFn& progress) { return impl_->next_level(progress); }
+
+void Sieve::restore_level(int n, std::span<const std::uint64_t> losing_ranks, std::uint64_t marks) {
+  if (n != levels_done() + 1 || n > max_tiles())
+    throw std::invalid_argument("cannot restore level " + std::to_string(n) + " after level " +
+                                std::to_string(levels_done()));
+  const std::uint64_t p = impl_->table.positions(n);
+  if (!losing_ranks.empty() && losing_ranks.back() >= p)
+    throw std::invalid_argument("restored rank beyond p(" + std::to_string(n) + ")");
+  impl_->store.level(n).append(losing_ranks);
+  impl_->marks_history.push_back(marks);
+  impl_->done = n;
+}
+
+void Sieve::set_stop_flag(const std::atomic<bool>* flag) { impl_->stop = flag; }
 
 void Sieve::run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress) {
   while (levels_done() < max_tiles()) {

@@ -15,8 +15,19 @@
 /// a `description` attribute. Rows are appended and the file flushed as each
 /// level completes, so a killed run keeps every finished level.
 ///
+/// With `chomp sieve --store-losing K`, the losing positions of levels 1..K
+/// (K <= 63) are stored too, one dataset per level:
+///
+///     /losing_positions/level_NNN  uint64  one lattice path per losing position
+///
+/// Each value is the position's boundary path (position.hpp): bit k is step k
+/// from the bottom-left corner, 1 = north, 0 = east; the highest set bit is
+/// the final north step. Rows are read off by walking the bits: each north
+/// step closes a row whose length is the number of east steps so far,
+/// bottom row first. notebooks/chomp_positions.py has a decoder.
+///
 /// Root attributes: program, version, git_revision, format_version,
-/// command_line, max_tiles, threads, hdf5_version, tbb_version, compiler,
+/// command_line, max_tiles, threads, store_losing, hdf5_version, tbb_version, compiler,
 /// build_type, host, start_utc, end_utc, complete (1 only once every level
 /// was written; 0 while running or after an interrupted run) and status
 /// ("running", "complete", "interrupted" or "failed").
@@ -26,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +59,7 @@ struct Provenance {
   std::string command_line;
   int max_tiles = 0;
   int threads = 0;
+  int store_losing = 0;  ///< levels 1..store_losing keep their losing positions
   std::string start_utc;
 };
 
@@ -67,6 +80,9 @@ class LevelFileWriter {
 
   /// Appends one row to every dataset and flushes the file to disk.
   void append(const LevelResult& level);
+
+  /// Stores the losing positions of level n as 64-bit lattice paths.
+  void write_losing_positions(int n, std::span<const std::uint64_t> path_words);
 
   /// Records end_utc and status; complete = 1 only for status "complete".
   void finish(const std::string& status);
@@ -92,6 +108,10 @@ struct LevelTable {
   std::map<std::string, std::int64_t> number_attributes;  ///< integer root attributes
   bool complete() const;
 };
+
+/// The stored losing positions of level n (lattice path words); empty if
+/// the level was not stored.
+std::vector<std::uint64_t> read_losing_positions(const std::string& path, int n);
 
 /// Reads a result file; throws H5Error if it is missing, unreadable or not a
 /// result file of a known format version.

@@ -78,6 +78,15 @@ class LatticePath {
   /// Step k (0-based from the bottom-left corner): true = north, false = east.
   bool step(int k) const { return (words_[k >> 6] >> (k & 63)) & 1U; }
 
+  /// The path's bits as one word, for paths of at most 64 steps (every
+  /// position with at most 63 tiles): step k is bit k, and the highest set
+  /// bit is the final north step, so the word alone gives the length.
+  /// Throws InvalidPosition for longer paths.
+  std::uint64_t word() const;
+
+  /// The inverse of word().
+  static LatticePath from_word(std::uint64_t bits);
+
   /// Rows become columns; the path is reversed and complemented.
   LatticePath transposed() const;
 

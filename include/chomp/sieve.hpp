@@ -14,8 +14,10 @@
 /// depend on the number of threads (marks are ORed).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <memory>
 #include <span>
 #include <vector>
@@ -58,6 +60,13 @@ struct MemoryPlan {
 /// conjectured density; the bitmap and buckets are exact).
 MemoryPlan plan_memory(int max_tiles);
 
+/// Thrown by Sieve::next_level when the stop flag was raised; the level in
+/// progress is abandoned and every finished level stays intact.
+class SieveInterrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Sieve {
  public:
   /// Prepares a run to max_tiles (1 .. kMaxTiles); allocates nothing large
@@ -72,8 +81,16 @@ class Sieve {
   /// The number of finished levels; the next level is levels_done() + 1.
   int levels_done() const;
 
+  /// A flag (set from a signal handler, say) that makes the level in
+  /// progress stop soon and next_level throw SieveInterrupted.
+  void set_stop_flag(const std::atomic<bool>* flag);
+
   /// Computes the next level. Requires levels_done() < max_tiles().
   LevelResult next_level(const ProgressFn& progress = {});
+
+  /// Re-installs a level finished earlier (resuming a run): n must be
+  /// levels_done() + 1 and ranks the level's losing ranks, increasing.
+  void restore_level(int n, std::span<const std::uint64_t> losing_ranks, std::uint64_t marks);
 
   /// Runs the remaining levels, calling on_level after each.
   void run(const std::function<void(const LevelResult&)>& on_level,

@@ -27,6 +27,7 @@ struct SieveArgs {
   bool force = false;
   bool dry_run = false;
   bool quiet = false;
+  int store_losing = 0;
 };
 
 std::string human_bytes(double b) {
@@ -85,6 +86,9 @@ int run_sieve(const SieveArgs& a) {
   if (avail) std::cerr << " of " << human_bytes(avail) << " available";
   std::cerr << '\n';
   if (a.dry_run) return 0;
+  if (a.store_losing > a.max_tiles)
+    throw UsageError("--store-losing " + std::to_string(a.store_losing) + " exceeds --max-tiles " +
+                     std::to_string(a.max_tiles));
   if (avail && plan.total() > avail)
     throw UsageError("--max-tiles " + std::to_string(a.max_tiles) + " needs about " +
                      human_bytes(plan.total()) + " but only " + human_bytes(avail) +
@@ -102,6 +106,7 @@ int run_sieve(const SieveArgs& a) {
   prov.command_line = command_line();
   prov.max_tiles = a.max_tiles;
   prov.threads = threads;
+  prov.store_losing = a.store_losing;
   prov.start_utc = utc_now();
   LevelFileWriter out(a.output, prov);
 
@@ -116,6 +121,12 @@ int run_sieve(const SieveArgs& a) {
         [&](const LevelResult& r) {
           progress.clear();
           out.append(r);
+          if (r.tiles <= a.store_losing) {
+            std::vector<std::uint64_t> words;
+            for (const Rows& rows : sieve.losing_positions(r.tiles))
+              words.push_back(LatticePath::from_rows(rows).word());
+            out.write_losing_positions(r.tiles, words);
+          }
           total += r.seconds;
           if (!a.quiet) {
             std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles,
@@ -150,6 +161,9 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")
       ->check(CLI::Range(1, 4096));
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists");
+  sub.add_option("--store-losing", a->store_losing,
+                 "Also store the losing positions of levels 1..K in the file (K <= 63)")
+      ->check(CLI::Range(0, 63));
   sub.add_flag("--dry-run", a->dry_run, "Print the memory plan and exit");
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
   return [a] { return run_sieve(*a); };
