@@ -9,8 +9,9 @@
 /// reallocates or touches fresh pages. A segment later applies all threads'
 /// buckets while it sits in L2 (apply_segment).
 ///
-/// Entry format: a point mark is its offset (< 2^31); a range of marks is
-/// its first offset with the top bit set, followed by its length.
+/// Entry format: a point mark is its offset (< 2^30); a range of marks is
+/// its first offset with the top bit set, followed by its length; an entry
+/// with bit 30 set is filler and ignored.
 #pragma once
 
 #include <cstdint>
@@ -40,77 +41,78 @@ inline void set_bit_range(std::uint64_t* words, std::uint64_t first, std::uint64
 class MarkBuckets {
  public:
   static constexpr std::uint32_t kRangeFlag = 0x80000000U;
-  static_assert(config::kSegmentBitsLog2 < 31, "offsets must leave the range flag free");
+  static constexpr std::uint32_t kFillerFlag = 0x40000000U;
+  static constexpr std::uint32_t kFlags = kRangeFlag | kFillerFlag;
+  static_assert(config::kSegmentBitsLog2 < 30, "offsets must leave the flag bits free");
 
-  /// Empties every bucket and sizes the table for a level of `segments`
+  /// Empties every bucket and sizes the table for a window of `segments`
   /// segments (the block pool is kept).
   void prepare(std::size_t segments) {
     chains_.resize(segments);
-    cur_.assign(segments, nullptr);
-    end_.assign(segments, nullptr);
+    tails_.assign(segments, Tail{});
     for (auto& c : chains_) c.clear();
     blocks_used_ = 0;
-    entries_ = 0;
-    marks_ = 0;
   }
 
-  /// Entries filed since the last apply (the memory held).
-  std::uint64_t entries() const { return entries_; }
-  /// Marks filed since prepare() (ranges count every position).
-  std::uint64_t marks() const { return marks_; }
+  /// Entries filed since the last apply, rounded up to whole blocks (a
+  /// cheap measure of the memory held).
+  std::uint64_t entries() const { return static_cast<std::uint64_t>(blocks_used_) * kBlockEntries; }
 
   void point(std::uint64_t rank) {
-    const std::size_t s = rank >> config::kSegmentBitsLog2;
-    if (cur_[s] == end_[s]) next_block(s);
-    *cur_[s]++ = static_cast<std::uint32_t>(rank & (config::kSegmentBits - 1));
-    ++entries_;
-    ++marks_;
+    Tail& t = tails_[rank >> config::kSegmentBitsLog2];
+    if (t.cur == t.end) next_block(rank >> config::kSegmentBitsLog2);
+    *t.cur++ = static_cast<std::uint32_t>(rank & (config::kSegmentBits - 1));
   }
 
   void range(std::uint64_t first, std::uint64_t count) {
-    marks_ += count;
     while (count) {
       const std::uint64_t off = first & (config::kSegmentBits - 1);
       const std::uint64_t len = count < config::kSegmentBits - off ? count : config::kSegmentBits - off;
       const std::size_t s = first >> config::kSegmentBitsLog2;
+      Tail& t = tails_[s];
       // A range takes two entries of one block. A last lone slot gets the
-      // range's first offset as a point: harmless, the range sets it anyway.
-      if (end_[s] - cur_[s] < 2) {
-        if (cur_[s] != end_[s]) *cur_[s]++ = static_cast<std::uint32_t>(off);
+      // range's first offset as a point: harmless, the range sets it anyway
+      // (and it is not counted as a mark).
+      if (t.end - t.cur < 2) {
+        if (t.cur != t.end) *t.cur++ = static_cast<std::uint32_t>(off) | kFillerFlag;
         next_block(s);
       }
-      *cur_[s]++ = static_cast<std::uint32_t>(off) | kRangeFlag;
-      *cur_[s]++ = static_cast<std::uint32_t>(len);
-      entries_ += 2;
+      *t.cur++ = static_cast<std::uint32_t>(off) | kRangeFlag;
+      *t.cur++ = static_cast<std::uint32_t>(len);
       first += len;
       count -= len;
     }
   }
 
-  /// ORs segment s's marks into its words and empties the bucket.
-  void apply_segment(std::size_t s, std::uint64_t* seg_words) {
+  /// ORs segment s's marks into its words, empties the bucket and returns
+  /// the number of marks applied (ranges count every position).
+  std::uint64_t apply_segment(std::size_t s, std::uint64_t* seg_words) {
     const auto& chain = chains_[s];
+    std::uint64_t marks = 0;
     for (std::size_t b = 0; b < chain.size(); ++b) {
       const std::uint32_t* e = block_ptr(chain[b]);
-      const std::uint32_t* stop = (b + 1 == chain.size()) ? cur_[s] : e + kBlockEntries;
+      const std::uint32_t* stop = (b + 1 == chain.size()) ? tails_[s].cur : e + kBlockEntries;
       while (e < stop) {
         const std::uint32_t v = *e++;
-        if (v & kRangeFlag) {
-          set_bit_range(seg_words, v & ~kRangeFlag, *e++);
+        if (v & kFlags) {
+          if (v & kRangeFlag) {
+            const std::uint32_t len = *e++;
+            set_bit_range(seg_words, v & ~kFlags, len);
+            marks += len;
+          }
         } else {
           seg_words[v >> 6] |= std::uint64_t{1} << (v & 63);
+          ++marks;
         }
       }
     }
     chains_[s].clear();
-    cur_[s] = end_[s] = nullptr;
+    tails_[s] = Tail{};
+    return marks;
   }
 
   /// After every segment was applied: the pool's blocks are free again.
-  void recycle() {
-    blocks_used_ = 0;
-    entries_ = 0;
-  }
+  void recycle() { blocks_used_ = 0; }
 
  private:
   /// 1024 entries = 4 KiB: big enough that chains are short, small enough
@@ -127,16 +129,20 @@ class MarkBuckets {
       pages_.emplace_back(new std::uint32_t[static_cast<std::size_t>(kPageBlocks) * kBlockEntries]);
     const std::uint32_t b = blocks_used_++;
     chains_[s].push_back(b);
-    cur_[s] = block_ptr(b);
-    end_[s] = cur_[s] + kBlockEntries;
+    tails_[s].cur = block_ptr(b);
+    tails_[s].end = tails_[s].cur + kBlockEntries;
   }
+
+  /// Where segment s's next entry goes; both ends in one cache line.
+  struct Tail {
+    std::uint32_t* cur = nullptr;
+    std::uint32_t* end = nullptr;
+  };
 
   std::vector<std::unique_ptr<std::uint32_t[]>> pages_;
   std::uint32_t blocks_used_ = 0;
   std::vector<std::vector<std::uint32_t>> chains_;
-  std::vector<std::uint32_t*> cur_, end_;
-  std::uint64_t entries_ = 0;
-  std::uint64_t marks_ = 0;
+  std::vector<Tail> tails_;
 };
 
 }  // namespace chomp::detail

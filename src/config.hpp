@@ -29,9 +29,19 @@ inline constexpr std::size_t kStoreChunk = 64;
 /// rounds amortise the synchronisation; smaller ones keep memory down.
 inline constexpr std::uint64_t kRoundMarks = std::uint64_t{1} << 26;
 
-/// Levels whose bitmap is at most this many bits skip the buckets and mark
-/// directly: the whole bitmap fits in L2, so filing marks would only add work.
+/// Bitmaps of a window of consecutive levels held at once (at least one
+/// level, whatever its size). Every stored losing position is decoded once
+/// per window instead of once per level; 4 GiB holds about six levels at
+/// n = 130 and two at n = 140.
+inline constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 30;
+
+/// Windows whose bitmaps are at most this many bits skip the buckets and
+/// mark directly: they fit in L2, so filing marks would only add work.
 inline constexpr std::uint64_t kDirectMarkBits = std::uint64_t{1} << 21;
+
+/// Work items per thread below which a level's chunks are split further by
+/// target level, so that threads stay balanced when few sources reach far.
+inline constexpr std::size_t kItemsPerThread = 32;
 
 /// The progress line on stderr is refreshed at most this often.
 inline constexpr double kProgressIntervalSeconds = 0.5;

@@ -70,13 +70,15 @@ class Source {
 
   /// Contribution of q rows of length v with R tiles in them and below.
   std::uint64_t run_term(int R, int v, int q) const {
-    return t_.row(R)[v] - t_.row(R - q * v)[v];
+    const std::uint64_t* col = t_.col(v);
+    return col[R] - col[R - q * v];
   }
 
   struct Corner {
-    int c;             // length of the corner's rows in mu
-    int rt;            // tiles of mu in the corner's rows and below
-    std::uint64_t base;  // pre_d + constant part of the suffix
+    int c;                      // length of the corner's rows in mu
+    int rt;                     // tiles of mu in the corner's rows and below
+    std::uint64_t base;         // pre_d + constant part of the suffix
+    const std::uint64_t* ccol;  // P(., c)
   };
 
   template <class Sink>
@@ -103,20 +105,32 @@ void Source::block(const Corner& k, int vcap, int e, int parts_left, int R, std:
   const int v_lo = (e + parts_left - 1) / parts_left;
   for (int v = vcap < e ? vcap : e; v >= v_lo; --v) {
     const int cv = k.c + v;
-    const std::uint64_t top = t_.row(R)[cv];
+    const std::uint64_t* col = t_.col(cv);
+    const std::uint64_t top = col[R];
     // After q parts of v, at most (parts_left - q) parts of at most v - 1
     // must hold e - q v, so q >= e - parts_left (v - 1).
     const int q_lo = e - parts_left * (v - 1);
     for (int q = q_lo > 1 ? q_lo : 1; q <= parts_left && q * v <= e; ++q) {
       const int left = e - q * v;
       const int Rq = R - q * cv;
-      const std::uint64_t a = acc + top - t_.row(Rq)[cv];
+      const std::uint64_t a = acc + top - col[Rq];
       if (left == 0) {
         // nu is complete; the corner's remaining rows of length c follow.
-        sink.point(k.base + a + t_.row(k.rt - (rows + q) * k.c)[k.c]);
+        sink.point(k.base + a + k.ccol[k.rt - (rows + q) * k.c]);
         break;
       }
-      if (left <= (parts_left - q) * (v - 1)) block(k, v - 1, left, parts_left - q, Rq, a, rows + q, sink);
+      if (left <= (parts_left - q) * (v - 1)) {
+        if (parts_left - q == 1) {
+          // Only one part is left, so it is `left`: finish here instead of
+          // recursing (most leaves end this way; a call costs more than
+          // the leaf itself).
+          const int cl = k.c + left;
+          const std::uint64_t* lcol = t_.col(cl);
+          sink.point(k.base + a + lcol[Rq] - lcol[Rq - cl] + k.ccol[k.rt - (rows + q + 1) * k.c]);
+        } else {
+          block(k, v - 1, left, parts_left - q, Rq, a, rows + q, sink);
+        }
+      }
     }
   }
 }
@@ -131,8 +145,16 @@ void Source::for_each_extension(int d, Sink& sink) const {
     // source far below the target level are too small to hold d tiles.
     if (static_cast<long>(k) * w >= d) {
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
-      const Corner corner{c, rt, pre + (rank_ - C_[t + 1]) - t_.row(R_[t + 1])[c]};
-      block(corner, w < d ? w : d, d, k < d ? k : d, rt + d, 0, 0, sink);
+      const std::uint64_t* ccol = t_.col(c);
+      const std::uint64_t base = pre + (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
+      if (k == 1) {
+        // One row: the block is a single row of d tiles (d <= w here).
+        const std::uint64_t* col = t_.col(c + d);
+        sink.point(base + col[rt + d] - col[rt - c] + ccol[rt - c]);
+      } else {
+        const Corner corner{c, rt, base, ccol};
+        block(corner, w < d ? w : d, d, k < d ? k : d, rt + d, 0, 0, sink);
+      }
     }
     pre += run_term(rt + d, c, k);
   }

@@ -27,6 +27,10 @@ PartitionTable::PartitionTable(int max_tiles)
       r[k] = r[kk - 1] + count(m - kk, kk);
     }
   }
+  by_col_.assign(stride_ * stride_, 0);
+  for (int m = 0; m <= max_; ++m)
+    for (int k = 0; k <= max_; ++k)
+      by_col_[static_cast<std::size_t>(k) * stride_ + static_cast<std::size_t>(m)] = row(m)[k];
 }
 
 std::uint64_t PartitionTable::rank(std::span<const int> rows) const {

@@ -38,8 +38,13 @@ class PartitionTable {
   /// p(n): the number of positions with n tiles.
   std::uint64_t positions(int n) const { return count(n, n); }
 
-  /// Pointer to P(m, 0 .. m); the hot loops index it directly.
+  /// Pointer to P(m, k) for k = 0 .. max_tiles (k > m repeats P(m, m)).
   const std::uint64_t* row(int m) const { return table_.data() + static_cast<std::size_t>(m) * stride_; }
+
+  /// Pointer to P(m, k) for m = 0 .. max_tiles: the same table stored by
+  /// column. The marking kernel walks down columns (fixed part size, shrinking
+  /// remainder), so this layout keeps its lookups within a few cache lines.
+  const std::uint64_t* col(int k) const { return by_col_.data() + static_cast<std::size_t>(k) * stride_; }
 
   /// Rank of a staircase among the positions with the same number of tiles.
   std::uint64_t rank(std::span<const int> rows) const;
@@ -55,6 +60,7 @@ class PartitionTable {
   int max_;
   std::size_t stride_;
   std::vector<std::uint64_t> table_;
+  std::vector<std::uint64_t> by_col_;
 };
 
 }  // namespace chomp
