@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""Tests of chomp_positions.py: the lattice-path decoder against hand-worked
+and brute-force positions, and the reader against a file written by the sieve.
+
+    CHOMP_POSITIONS_FILE=levels.h5 /usr/bin/python3 notebooks/test_chomp_positions.py
+
+The file must come from `chomp sieve --store-losing K` with K >= 12 (ctest
+writes one); without the variable the file tests are skipped.
+"""
+
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from functools import lru_cache
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.dont_write_bytecode = True
+
+import chomp_positions as cp  # noqa: E402
+
+FILE = os.environ.get("CHOMP_POSITIONS_FILE")
+
+
+def partitions(n, largest=None):
+    """Every partition of n as row lengths, top row first."""
+    largest = n if largest is None else largest
+    if n == 0:
+        yield ()
+        return
+    for first in range(min(n, largest), 0, -1):
+        for rest in partitions(n - first, first):
+            yield (first,) + rest
+
+
+def moves(rows):
+    """Every position reachable in one move, except the empty board (taking (1,1))."""
+    for i, length in enumerate(rows):
+        for j in range(length):
+            if i == j == 0:
+                continue
+            after = tuple(x for x in (rows[:i] + tuple(min(x, j) for x in rows[i:])) if x)
+            yield after
+
+
+@lru_cache(maxsize=None)
+def losing(rows):
+    """Brute force, straight from the rules: losing iff no move leads to a losing position."""
+    return not any(losing(m) for m in moves(rows))
+
+
+class DecoderTest(unittest.TestCase):
+    def test_examples_in_docstrings(self):
+        import doctest
+
+        self.assertEqual(doctest.testmod(cp).failed, 0)
+
+    def test_hand_worked_paths(self):
+        # (3,2): east east north east north = 0b10100; see include/chomp/h5_output.hpp
+        self.assertEqual(cp.decode_path(0b10100), (3, 2))
+        self.assertEqual(cp.decode_path(0b11010), (2, 2, 1))
+        self.assertEqual(cp.decode_path(0b100110), (3, 1, 1))
+        self.assertEqual(cp.decode_path(0b10), (1,))
+        self.assertEqual(cp.decode_path(0b1110), (1, 1, 1))
+        self.assertEqual(cp.decode_path(0b1000), (3,))
+
+    def test_invalid_paths(self):
+        for word in (0, 1, 0b101):  # no north step; a row of length 0 first
+            with self.assertRaises(ValueError):
+                cp.decode_path(word)
+        with self.assertRaises(ValueError):
+            cp.encode_rows((1, 2))
+
+    def test_round_trip_and_transpose(self):
+        for n in range(1, 16):
+            words = set()
+            for rows in partitions(n):
+                word = cp.encode_rows(rows)
+                self.assertEqual(cp.decode_path(word), rows)
+                self.assertEqual(cp.transpose(cp.transpose(rows)), rows)
+                self.assertEqual(sum(cp.transpose(rows)), n)
+                words.add(word)
+            self.assertEqual(len(words), cp.partition_numbers(n)[n])
+
+    def test_partition_numbers(self):
+        small = cp.read_reference("small_counts.csv")
+        p = cp.partition_numbers(30)
+        self.assertEqual([p[t] for t in small["tiles"]], list(small["positions"]))
+        self.assertEqual(cp.partition_numbers(100)[100], 190569292)
+
+    def test_brute_force_agrees_with_the_reference(self):
+        # Guards the brute force used below: counts from data/reference/small_counts.csv.
+        small = cp.read_reference("small_counts.csv")
+        for t, count in zip(small["tiles"], small["losing"]):
+            if t <= 14:
+                self.assertEqual(sum(losing(x) for x in partitions(t)), count, t)
+
+
+@unittest.skipUnless(FILE, "set CHOMP_POSITIONS_FILE to a file from chomp sieve --store-losing 12 or more")
+class FileTest(unittest.TestCase):
+    def test_level_5(self):
+        self.assertEqual(sorted(cp.read_losing_positions(FILE, 5)), [(2, 2, 1), (3, 1, 1), (3, 2)])
+
+    def test_stored_levels_match_brute_force(self):
+        stored = cp.stored_levels(FILE)
+        self.assertGreaterEqual(len(stored), 12)
+        levels = cp.read_levels(FILE)
+        for t in stored:
+            found = cp.read_losing_positions(FILE, t)
+            self.assertEqual(len(found), levels.losing[levels.row(t)], t)
+            if t <= 14:
+                self.assertEqual(sorted(found), sorted(x for x in partitions(t) if losing(x)), t)
+
+    def test_reader(self):
+        levels = cp.read_levels(FILE)
+        self.assertEqual(list(levels.tiles), list(range(1, levels.max_tiles + 1)))
+        self.assertEqual(levels.attrs["complete"], 1)
+        self.assertEqual([int(x) for x in levels.positions], cp.partition_numbers(levels.max_tiles)[1:])
+        with self.assertRaises(KeyError):
+            cp.read_losing_positions(FILE, levels.attrs["store_losing"] + 1)
+
+    def test_refuses_incomplete_run(self):
+        import h5py
+
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "interrupted.h5"
+            shutil.copy(FILE, copy)
+            with h5py.File(copy, "r+") as f:
+                f.attrs["complete"] = 0
+                f.attrs["status"] = "interrupted"
+            with self.assertRaises(cp.IncompleteRunError):
+                cp.read_levels(copy)
+            self.assertEqual(cp.read_levels(copy, require_complete=False).attrs["complete"], 0)
+
+    def test_levels_file_from_environment(self):
+        os.environ["CHOMP_TEST_LEVELS"] = FILE
+        try:
+            self.assertEqual(cp.levels_file("CHOMP_TEST_LEVELS"), Path(FILE))
+        finally:
+            del os.environ["CHOMP_TEST_LEVELS"]
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
