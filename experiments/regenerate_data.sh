@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Regenerates the committed table and everything made from it:
+#
+#   data/levels-N.h5        chomp sieve --max-tiles N --store-losing 40
+#   data/levels-N.csv       its CSV export with provenance (experiments/h5_to_csv.py)
+#   data/hypothesis_ratio.png  the README figure (experiments/make_figures.py)
+#
+# Usage, from anywhere in the repository:
+#
+#   experiments/regenerate_data.sh N
+#
+# Build the program first (scripts/build.sh). CHOMP names another binary
+# (default build/chomp, run by that relative path so the file's command_line
+# attribute names no machine's folders); STORE_LOSING changes how many levels
+# keep their losing positions (default 40, enough for notebooks/positions.ipynb,
+# about 0.2 MB). Prints the wall time of each step; data/README.md records them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+n=${1:?usage: experiments/regenerate_data.sh MAX_TILES}
+chomp=${CHOMP:-build/chomp}
+store=${STORE_LOSING:-40}
+python=/usr/bin/python3   # Debian's, with python3-h5py, python3-numpy, python3-matplotlib
+out=data/levels-$n.h5
+
+[ -x "$chomp" ] || { echo "error: $chomp not found; build first (scripts/build.sh) or set CHOMP" >&2; exit 1; }
+version=$("$chomp" --version)
+case "$version" in
+  *dirty*) echo "warning: $version was built from uncommitted changes; the file will say so" >&2 ;;
+esac
+
+TIMEFORMAT='  %R s'
+echo "$version: sieve up to $n tiles -> $out"
+time "$chomp" sieve --max-tiles "$n" --store-losing "$store" --output "$out" --force -q
+echo "CSV export"
+time "$python" experiments/h5_to_csv.py "$out"
+echo "figure"
+time "$python" experiments/make_figures.py "$out"
