@@ -1,0 +1,143 @@
+/// @file bench_kernels.cpp
+/// @brief Google Benchmark of the sieve's kernels: rank, unrank, decoding a
+/// run of sources, enumerating extensions, and applying a segment's bucket.
+///
+/// Run: build/benchmarks/chomp_bench [--benchmark_filter=...]
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "buckets.hpp"
+#include "chomp/ranking.hpp"
+#include "chomp/sieve.hpp"
+#include "config.hpp"
+#include "extensions.hpp"
+
+using namespace chomp;
+
+namespace {
+
+const PartitionTable& table() {
+  static const PartitionTable t(140);
+  return t;
+}
+
+/// Losing positions of levels up to 70, computed once for the benchmarks.
+const Sieve& sieve70() {
+  static Sieve* s = [] {
+    auto* p = new Sieve(70);
+    p->run({});
+    return p;
+  }();
+  return *s;
+}
+
+std::vector<std::uint64_t> random_ranks(int n, std::size_t count) {
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<std::uint64_t> dist(0, table().positions(n) - 1);
+  std::vector<std::uint64_t> r(count);
+  for (auto& x : r) x = dist(rng);
+  return r;
+}
+
+void BM_Unrank(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const auto ranks = random_ranks(n, 4096);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(table().unrank(n, ranks[i++ & 4095]));
+  }
+}
+BENCHMARK(BM_Unrank)->Arg(90)->Arg(130);
+
+void BM_Rank(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  std::vector<Rows> rows;
+  for (std::uint64_t r : random_ranks(n, 4096)) rows.push_back(table().unrank(n, r));
+  std::size_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(table().rank(rows[i++ & 4095]));
+}
+BENCHMARK(BM_Rank)->Arg(90)->Arg(130);
+
+/// Decoding the stored losing positions of a level in order (seek).
+void BM_SourceSeek(benchmark::State& state) {
+  const int m = 70;
+  const auto ranks = sieve70().losing().level(m).all();
+  detail::Source src(sieve70().table());
+  std::size_t i = 0;
+  for (auto _ : state) {
+    if (i == 0)
+      src.decode(m, ranks[0]);
+    else
+      src.seek(ranks[i]);
+    if (++i == ranks.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SourceSeek);
+
+struct CountSink {
+  std::uint64_t points = 0, sum = 0;
+  void point(std::uint64_t r) {
+    ++points;
+    sum += r;
+  }
+  void range(std::uint64_t first, std::uint64_t) { sum += first; }
+};
+
+/// Extensions of every losing position of level 60 by d tiles (d = arg).
+void BM_Extensions(benchmark::State& state) {
+  const int m = 60, d = static_cast<int>(state.range(0));
+  const auto ranks = sieve70().losing().level(m).all();
+  detail::Source src(sieve70().table());
+  CountSink sink;
+  for (auto _ : state) {
+    bool first = true;
+    for (std::uint64_t r : ranks) {
+      if (first)
+        src.decode(m, r);
+      else
+        src.seek(r);
+      first = false;
+      src.for_each_extension(d, sink);
+    }
+  }
+  benchmark::DoNotOptimize(sink.sum);
+  state.SetItemsProcessed(static_cast<std::int64_t>(sink.points));
+  state.counters["points_per_source"] =
+      static_cast<double>(sink.points) / static_cast<double>(state.iterations() * ranks.size());
+}
+BENCHMARK(BM_Extensions)->Arg(1)->Arg(5)->Arg(10);
+
+/// Filing random marks into buckets and applying one segment's worth.
+void BM_SegmentApply(benchmark::State& state) {
+  const std::size_t segments = 64;
+  detail::MarkBuckets b;
+  std::vector<std::uint64_t> words(segments * config::kSegmentBits / 64);
+  std::mt19937_64 rng(1);
+  std::uniform_int_distribution<std::uint64_t> dist(0, segments * config::kSegmentBits - 1);
+  std::vector<std::uint64_t> marks(1 << 20);
+  for (auto& m : marks) m = dist(rng);
+  b.prepare(segments);
+  for (auto _ : state) {
+    for (std::uint64_t m : marks) b.point(m);
+    for (std::size_t s = 0; s < segments; ++s)
+      b.apply_segment(s, words.data() + s * (config::kSegmentBits / 64));
+    b.recycle();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * marks.size()));
+}
+BENCHMARK(BM_SegmentApply);
+
+/// A whole small sieve (levels 1..70), for a quick end-to-end figure.
+void BM_Sieve70(benchmark::State& state) {
+  for (auto _ : state) {
+    Sieve s(70);
+    s.run({});
+    benchmark::DoNotOptimize(s.levels_done());
+  }
+}
+BENCHMARK(BM_Sieve70)->Unit(benchmark::kMillisecond);
+
+}  // namespace

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Times whole runs of `chomp sieve` beside the straightforward push sieve
+# (benchmarks/naive_sieve.cpp), for each N and thread count, and appends
+# wall time, CPU time and peak memory to a CSV.
+#
+# Usage (from anywhere in the repository, after scripts/build.sh):
+#
+#   experiments/bench_sieve.sh [CSV] [N...]        default: experiments/results/bench.csv 90 100 110
+#
+# Environment: THREADS (default "1 2"), NAIVE=0 to skip the naive sieve,
+# NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+csv=${1:-experiments/results/bench.csv}
+shift || true
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(90 100 110)
+threads=${THREADS:-"1 2"}
+naive_max=${NAIVE_MAX:-110}
+chomp=build/chomp
+naive=build/benchmarks/chomp_naive_sieve
+[ -x "$chomp" ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
+command -v /usr/bin/time >/dev/null || { echo "error: /usr/bin/time is needed (Debian package 'time')" >&2; exit 1; }
+
+mkdir -p "$(dirname "$csv")" out
+[ -f "$csv" ] || echo "program,max_tiles,threads,wall_s,cpu_s,peak_rss_mib,losing_at_max,git_revision,host,date_utc" > "$csv"
+rev=$("$chomp" --version | sed 's/.*(\(.*\)).*/\1/')
+
+measure() {  # program n t command...
+  local program=$1 n=$2 t=$3
+  shift 3
+  local log=out/bench-$program-$n-$t.log
+  /usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@" > "$log"
+  read -r wall user sys rss < out/bench.time
+  local losing
+  losing=$(awk -v n="$n" '$1 == n {print $3}' "$log" | tail -n 1)
+  local cpu
+  cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
+  local mib
+  mib=$(awk -v k="$rss" 'BEGIN {printf "%.1f", k / 1024}')
+  echo "$program,$n,$t,$wall,$cpu,$mib,$losing,$rev,$(hostname),$(date -u +%Y-%m-%dT%H:%M:%SZ)" | tee -a "$csv"
+}
+
+for n in "${sizes[@]}"; do
+  for t in $threads; do
+    measure chomp "$n" "$t" "$chomp" sieve --max-tiles "$n" --threads "$t" --output "out/bench-$n.h5" --force
+    if [ "${NAIVE:-1}" = 1 ] && [ "$n" -le "$naive_max" ]; then
+      measure naive "$n" "$t" "$naive" "$n" "$t"
+    fi
+  done
+done
