@@ -24,6 +24,13 @@
 /// whatever its number of rows. The same identity decodes a rank run by run
 /// and sums the rank terms of mu's rows above a corner.
 ///
+/// Structure that bounds the work: with every row but the first fixed, at
+/// most one first-row length gives a losing position (if (a, tail) and
+/// (a', tail), a' > a, were both losing, the move (1, a+1) would lead from one
+/// losing position to another; tests/test_sieve.cpp checks it). So a top
+/// corner of a single row contributes exactly one mark per target level,
+/// and no source needs to look for a second losing first row.
+///
 /// The new-row corner is special: the rows below mu form any partition of d
 /// with parts <= m_r, and those partitions are exactly ranks 0 .. P(d, m_r)-1
 /// of the partitions of d. So its extensions are one contiguous rank range
