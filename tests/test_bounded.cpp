@@ -53,6 +53,20 @@ TEST(BoundedRanking, IsTheLexicographicOrderOfEachLevel) {
   }
 }
 
+TEST(Counting, BoardsHoldTheBinomialNumbersOfPositions) {
+  // By enumeration: C(P+Q, P) positions on a P x Q board, the empty one
+  // included, and C(P+Q-2, P-1) with exactly P rows and Q columns.
+  for (int p = 1; p <= 6; ++p)
+    for (int q = 1; q <= 7; ++q) {
+      const std::vector<Rows> all = all_inside(box_shape(p, q));
+      EXPECT_EQ(all.size(), binomial(p + q, p)) << p << "x" << q;
+      const auto full = std::count_if(all.begin(), all.end(), [&](const Rows& r) {
+        return static_cast<int>(r.size()) == p && !r.empty() && r.front() == q;
+      });
+      EXPECT_EQ(static_cast<std::uint64_t>(full), binomial(p + q - 2, p - 1)) << p << "x" << q;
+    }
+}
+
 TEST(BoundedRanking, BoxesHoldTheBinomialNumberOfPositions) {
   for (int a = 1; a <= 9; ++a)
     for (int b = 1; b <= 12; ++b) {
