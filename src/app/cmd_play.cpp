@@ -1,0 +1,218 @@
+/// @file cmd_play.cpp
+/// @brief `chomp play`: a game against the computer in the terminal.
+
+#include <cctype>
+#include <iostream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "chomp/strategy.hpp"
+#include "commands.hpp"
+
+namespace chomp::app {
+namespace {
+
+/// The largest board offered: it still fits a terminal 125 columns wide.
+constexpr int kMaxBoardSide = 40;
+
+struct PlayArgs {
+  int rows = 4;
+  int cols = 7;
+  std::string level = "medium";
+  bool computer_first = false;
+  std::optional<std::uint64_t> seed;
+};
+
+std::string move_text(const Move& m) { return "(" + std::to_string(m.row) + "," + std::to_string(m.col) + ")"; }
+
+/// The board with row and column numbers: X the poisoned tile, # a tile
+/// still there, . a tile eaten.
+std::string draw(const Rows& pos, int rows, int cols) {
+  std::ostringstream out;
+  out << "    ";
+  for (int c = 1; c <= cols; ++c) out << (c < 10 ? "  " : " ") << c;
+  out << '\n';
+  for (int r = 1; r <= rows; ++r) {
+    out << (r < 10 ? "   " : "  ") << r;
+    const int len = r <= static_cast<int>(pos.size()) ? pos[static_cast<std::size_t>(r - 1)] : 0;
+    for (int c = 1; c <= cols; ++c) out << "  " << (c > len ? '.' : (r == 1 && c == 1) ? 'X' : '#');
+    out << '\n';
+  }
+  return out.str();
+}
+
+/// What the player typed: a move, a command, or nothing sensible.
+struct Input {
+  enum Kind { move, hint, undo, quit, help, bad } kind = bad;
+  Move m;
+};
+
+Input parse_input(std::string line) {
+  for (char& ch : line)
+    if (ch == ',' || ch == '(' || ch == ')') ch = ' ';
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.size() == 1) {
+    std::string w = words[0];
+    for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (w == "hint" || w == "h") return {Input::hint, {}};
+    if (w == "undo" || w == "u") return {Input::undo, {}};
+    if (w == "quit" || w == "q" || w == "exit") return {Input::quit, {}};
+    if (w == "help" || w == "?") return {Input::help, {}};
+  }
+  const auto number = [](const std::string& w) {
+    if (w.empty() || w.size() > 4) return -1;
+    for (char ch : w)
+      if (ch < '0' || ch > '9') return -1;
+    return std::stoi(w);
+  };
+  if (words.size() == 2) {
+    const int r = number(words[0]), c = number(words[1]);
+    if (r >= 0 && c >= 0) return {Input::move, {r, c}};
+  }
+  return {};
+}
+
+/// Why a tile cannot be taken, or "" when it can.
+std::string illegal_reason(const Rows& pos, const Move& m) {
+  const int rows = static_cast<int>(pos.size());
+  if (m.row < 1 || m.col < 1) return "rows and columns are numbered from 1";
+  if (m.row > rows) return "row " + std::to_string(m.row) + " has no tiles left";
+  const int len = pos[static_cast<std::size_t>(m.row - 1)];
+  if (m.col > len)
+    return "tile " + move_text(m) + " is gone: row " + std::to_string(m.row) + " has tiles in columns 1.." +
+           std::to_string(len);
+  return "";
+}
+
+/// Hints from the analyzer: the positions inside the current one are solved
+/// when a hint is first asked for, and again only after an undo leaves them.
+class Hinter {
+ public:
+  std::string hint(const Rows& pos) {
+    if (!solver_ || !solver_->contains(pos)) {
+      const std::uint64_t domain = count_subpositions(pos);
+      if (domain > kPerfectMaxPositions)
+        return "No hint: the position contains " + std::to_string(domain) + " positions, more than the " +
+               std::to_string(kPerfectMaxPositions) + " a hint solves; try again a few moves later.";
+      solver_.emplace(pos);
+    }
+    const std::vector<Move> wins = solver_->winning_moves(pos);
+    if (!wins.empty()) {
+      const Move m = wins.front();
+      return "Hint: take " + move_text(m) + "; it leaves " + rows_to_string(apply_move(pos, m)) +
+             ", a losing position for the computer (" + std::to_string(wins.size()) + " winning move" +
+             (wins.size() > 1 ? "s" : "") + " in all).";
+    }
+    const Move m = stubborn_moves(*solver_, pos).front();
+    return "Hint: every move loses against perfect play; " + move_text(m) +
+           " takes a single tile and leaves the computer the fewest winning replies.";
+  }
+
+ private:
+  std::optional<BoundedSolver> solver_;
+};
+
+const char* const kHelp =
+    "Type a move as 'row col' (for example '2 3') to take that tile with every tile\n"
+    "below and to the right of it. Whoever takes the poisoned tile X at (1,1) loses.\n"
+    "Commands: hint (the analyzer's advice), undo (take back your last move),\n"
+    "quit (end the game), help (this text).\n";
+
+int run_play(const PlayArgs& a) {
+  Level level{};
+  try {
+    level = parse_level(a.level);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const std::uint64_t seed = a.seed ? *a.seed : std::random_device{}();
+  std::unique_ptr<Strategy> computer;
+  try {
+    computer = make_strategy(level, a.rows, a.cols, seed);
+  } catch (const std::length_error& e) {
+    throw UsageError(e.what());
+  }
+  Game game(Rows(static_cast<std::size_t>(a.rows), a.cols));
+  const int human = a.computer_first ? 1 : 0;
+  Hinter hinter;
+  std::cout << "Chomp on a " << a.rows << " x " << a.cols << " board against the " << level_name(level)
+            << " computer (seed " << seed << "). Whoever takes the poisoned tile X loses.\n"
+            << "Type 'help' for the commands.\n";
+  while (!game.over()) {
+    if (game.to_move() != human) {
+      const Move m = computer->choose(game.position());
+      game.play(m);
+      std::cout << "\nThe computer takes " << move_text(m) << ".\n";
+      continue;
+    }
+    std::cout << '\n' << draw(game.position(), a.rows, a.cols) << "Your move (row col): " << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line)) {
+      std::cout << "\nEnd of input: the game is abandoned.\n";
+      return 0;
+    }
+    const Input in = parse_input(line);
+    switch (in.kind) {
+      case Input::quit:
+        std::cout << "You quit the game.\n";
+        return 0;
+      case Input::help:
+        std::cout << kHelp;
+        break;
+      case Input::hint:
+        std::cout << hinter.hint(game.position()) << '\n';
+        break;
+      case Input::undo:
+        // Your last move and the computer's reply to it.
+        if (game.moves_made() < 2) {
+          std::cout << "Nothing to undo: you have not moved yet.\n";
+        } else {
+          game.undo();
+          game.undo();
+          std::cout << "Took back your last move and the computer's reply.\n";
+        }
+        break;
+      case Input::bad:
+        std::cout << "'" << line << "' is not a move. " << kHelp;
+        break;
+      case Input::move:
+        if (const std::string why = illegal_reason(game.position(), in.m); !why.empty()) {
+          std::cout << "Illegal move: " << why << ". Try again.\n";
+        } else {
+          game.play(in.m);
+        }
+        break;
+    }
+  }
+  std::cout << '\n'
+            << (game.winner() == human ? "The computer took the poisoned tile: you win!\n"
+                                       : "You took the poisoned tile: the computer wins.\n");
+  return 0;
+}
+
+const RegisterCommand reg(50, "play", "Play Chomp against the computer in the terminal",
+                          [](CLI::App& sub) -> Action {
+  auto a = std::make_shared<PlayArgs>();
+  sub.add_option("-r,--rows", a->rows, "Rows of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
+  sub.add_option("-c,--cols", a->cols, "Columns of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
+  sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect")
+      ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
+      ->capture_default_str();
+  sub.add_flag("--computer-first", a->computer_first, "Let the computer make the first move");
+  sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed)");
+  sub.footer(
+      "Moves are read from stdin as 'row col'; also hint, undo, quit. End of input ends the game.\n"
+      "Levels: easy plays at random but takes a simple win (single tile, two rows (a+1,a),\n"
+      "two columns, equal-armed L); medium also avoids handing over such a win; hard knows\n"
+      "every position of up to 30 tiles or so and looks three moves ahead; perfect solves\n"
+      "the board and never lets a win slip (boards of up to 2^26 positions, e.g. 14 x 14).\n");
+  return [a] { return run_play(*a); };
+});
+
+}  // namespace
+}  // namespace chomp::app
