@@ -110,7 +110,7 @@ TEST(AnalyzeCommand, EightByFifteenIsQuick) {
 }
 
 TEST(AnalyzeCommand, MalformedAndTooLargeExitTwo) {
-  for (const std::string& bad : {"3,4", "abc", "", "0", "2,,1"}) {
+  for (const char* bad : {"3,4", "abc", "", "0", "2,,1"}) {
     const Outcome r = run_chomp({"analyze", bad});
     EXPECT_EQ(r.code, 2) << "'" << bad << "': " << r.out;
     EXPECT_EQ(lines(r.err), 1) << r.err;
