@@ -472,10 +472,12 @@ struct BoundedSolver::Impl {
   BoundedRanking ranking;
   Bitmap bits;
   std::vector<BoundedLevel> levels;
-  std::uint64_t losing = 0, marks = 0;
+  std::uint64_t losing_total = 0, marks_total = 0;
   double seconds = 0;
 
   void solve(const BoundedProgressFn& progress);
+  /// Status of a position known to be inside the shape.
+  bool losing(std::span<const int> rows) const;
   LevelTally sieve_level_direct(int n);
   LevelTally sieve_level_bucketed(int n, tbb::enumerable_thread_specific<ThreadState>& states);
 };
@@ -568,8 +570,8 @@ void BoundedSolver::Impl::solve(const BoundedProgressFn& progress) {
   for (int n = 1; n <= max_tiles; ++n) {
     const LevelTally tally = direct ? sieve_level_direct(n) : sieve_level_bucketed(n, states);
     levels[static_cast<std::size_t>(n)] = {n, ranking.positions(n), tally.losing, tally.marks};
-    losing += tally.losing;
-    marks += tally.marks;
+    losing_total += tally.losing;
+    marks_total += tally.marks;
     if (progress)
       progress(n, max_tiles,
                static_cast<double>(ranking.level_offset(n + 1)) / static_cast<double>(ranking.total_positions()));
@@ -592,28 +594,40 @@ BoundedSolver BoundedSolver::box(int rows, int cols, const BoundedProgressFn& pr
 
 const BoundedRanking& BoundedSolver::ranking() const { return impl_->ranking; }
 const std::vector<BoundedLevel>& BoundedSolver::levels() const { return impl_->levels; }
-std::uint64_t BoundedSolver::losing_count() const { return impl_->losing; }
-std::uint64_t BoundedSolver::marks() const { return impl_->marks; }
+std::uint64_t BoundedSolver::losing_count() const { return impl_->losing_total; }
+std::uint64_t BoundedSolver::marks() const { return impl_->marks_total; }
 double BoundedSolver::seconds() const { return impl_->seconds; }
+
+namespace {
+
+/// Throws InvalidPosition unless rows is a staircase inside shape.
+void require_inside(std::span<const int> rows, std::span<const int> shape) {
+  validate_rows(rows);
+  if (!fits_inside(rows, shape))
+    throw InvalidPosition("position " + rows_to_string(rows) + " does not fit inside " + rows_to_string(shape));
+}
+
+}  // namespace
+
+bool BoundedSolver::Impl::losing(std::span<const int> rows) const {
+  if (rows.empty()) return false;
+  const int n = static_cast<int>(tile_count(rows));
+  return !bits.test(ranking.level_offset(n) + ranking.rank(rows));
+}
 
 bool BoundedSolver::is_losing(std::span<const int> rows) const {
   if (rows.empty()) return false;
-  validate_rows(rows);
-  if (!contains(rows))
-    throw InvalidPosition("position " + rows_to_string(rows) + " does not fit inside " +
-                          rows_to_string(shape()));
-  const int n = static_cast<int>(tile_count(rows));
-  return !impl_->bits.test(impl_->ranking.level_offset(n) + impl_->ranking.rank(rows));
+  require_inside(rows, shape());
+  return impl_->losing(rows);
 }
 
 std::vector<Move> BoundedSolver::winning_moves(std::span<const int> rows) const {
-  is_losing(rows);  // validates
   std::vector<Move> out;
+  if (rows.empty()) return out;
+  require_inside(rows, shape());
   for (int i = 1; i <= static_cast<int>(rows.size()); ++i)
-    for (int j = 1; j <= rows[static_cast<std::size_t>(i - 1)]; ++j) {
-      const Rows after = apply_move(rows, {i, j});
-      if (!after.empty() && is_losing(after)) out.push_back({i, j});
-    }
+    for (int j = 1; j <= rows[static_cast<std::size_t>(i - 1)]; ++j)
+      if (impl_->losing(apply_move(rows, {i, j}))) out.push_back({i, j});
   return out;
 }
 
