@@ -5,6 +5,7 @@
 
 #include <sys/mman.h>
 #include <tbb/blocked_range.h>
+#include <tbb/concurrent_queue.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
@@ -258,6 +259,26 @@ class MarkQueue {
   std::uint64_t head_ = 0;
 };
 
+/// Marks one corner hands over at most: a corner with more extensions (the
+/// equal-armed L of 18 x 18 has C(34, 17) = 2.3e9, every position whose
+/// first row and column are 18 long) is cut into pieces of about this many
+/// marks, which any thread may take. That keeps two threads busy on a level
+/// whose work is in a few sources, and bounds what one item adds to a round
+/// of buckets (2^20 marks = 4 MiB).
+constexpr double kPieceMarks = 1 << 20;
+
+/// A part of one corner's extensions: source (level, rank), corner, and a
+/// node of the block's bottom-up enumeration (Extender::fill_above's state).
+struct Piece {
+  int n;
+  std::uint64_t rank;
+  std::uint32_t corner;
+  int t, vlow, R, d;
+  std::uint64_t acc;
+};
+
+using PieceQueue = tbb::concurrent_queue<Piece>;
+
 /// Marks every one-move extension inside the shape of one losing position L.
 ///
 /// L is cut into runs of equal rows (the empty rows below it, inside the
@@ -279,12 +300,16 @@ class MarkQueue {
 /// filling with d tiles and a first row of at most `limit`, and those are
 /// exactly the first T(r, d, limit) ranks of the fillings of the rows below:
 /// one contiguous range per d.
+///
+/// Given a PieceQueue, a corner with more than kPieceMarks extensions is not
+/// enumerated but cut into Pieces (extend_piece enumerates one).
 template <class Sink>
 class Extender {
  public:
-  explicit Extender(const BoundedRanking& t)
+  explicit Extender(const BoundedRanking& t, PieceQueue* pieces = nullptr)
       : t_(t),
         shape_(t.shape().data()),
+        pieces_(pieces),
         above_(static_cast<std::size_t>(t.max_tiles()) + 1),
         above_stamp_(above_.size(), 0) {
     runs_.reserve(static_cast<std::size_t>(t.max_rows()) + 1);
@@ -293,11 +318,14 @@ class Extender {
   /// Marks the extensions of the position of level n with the given rank
   /// into `sink` (sink.point(bit), sink.range(first bit, count)).
   void extend(int n, std::uint64_t rank, Sink& sink) {
-    sink_ = &sink;
-    t_.unrank_into(n, rank, rows_);
-    n_ = n;
-    cut_runs();
+    decode(n, rank, sink);
     for (std::size_t u = 0; u < runs_.size(); ++u) extend_corner(u);
+  }
+
+  /// Marks the extensions of one piece into `sink`.
+  void extend_piece(const Piece& p, Sink& sink) {
+    decode(p.n, p.rank, sink);
+    if (enter_corner(p.corner)) fill_above<false>(p.t, p.vlow, p.R, p.acc, p.d);
   }
 
   /// Marks handed to the sink so far (a range counts every position in it).
@@ -313,6 +341,14 @@ class Extender {
   };
 
   std::uint64_t term(int k, int R, int v, int q) const { return t_.at(k, R)[v] - t_.at(k + q, R - q * v)[v]; }
+
+  void decode(int n, std::uint64_t rank, Sink& sink) {
+    sink_ = &sink;
+    t_.unrank_into(n, rank, rows_);
+    n_ = n;
+    rank_ = rank;
+    cut_runs();
+  }
 
   void cut_runs() {
     runs_.clear();
@@ -349,33 +385,60 @@ class Extender {
   /// Room for nu in row i of the corner's run (the shape's row minus c).
   int room(int i) const { return shape_[start_ + i] - c_; }
 
-  void extend_corner(std::size_t u) {
+  /// Sets up corner u; false when the shape leaves no room there.
+  bool enter_corner(std::size_t u) {
     const Run& run = runs_[u];
     c_ = run.len;
     start_ = run.start;
     limit_ = (u == 0 ? shape_[start_] : std::min(runs_[u - 1].len, shape_[start_])) - c_;
-    if (limit_ <= 0) return;
     corner_ = u;
     ++stamp_;
+    return limit_ > 0;
+  }
+
+  void extend_corner(std::size_t u) {
+    if (!enter_corner(u)) return;
     if (c_ == 0) {
       extend_new_rows();
       return;
     }
+    const Run& run = runs_[u];
     int block_rows = 0;  // rows of the run the shape leaves room in
     while (block_rows < run.rows && room(block_rows) > 0) ++block_rows;
     // Rows e.. of the run keep length c: their term is T(e, R_e, c) minus
     // the fixed T(run end, tiles below the run, c).
     const std::uint64_t run_end = t_.at(start_ + run.rows, run.tiles - run.rows * c_)[c_];
+    const bool split = pieces_ && completions(block_rows, 0) > kPieceMarks;
     for (int e = 1; e <= block_rows; ++e) {
       const int R = run.tiles - e * c_;
-      fill_above(e, 0, R, e < run.rows ? t_.at(start_ + e, R)[c_] - run_end : 0, 0);
+      const std::uint64_t acc = e < run.rows ? t_.at(start_ + e, R)[c_] - run_end : 0;
+      if (split)
+        fill_above<true>(e, 0, R, acc, 0);
+      else
+        fill_above<false>(e, 0, R, acc, 0);
     }
+  }
+
+  /// About how many blocks complete rows 0 .. t-1 with parts above vlow
+  /// (exact in a box): non-increasing sequences of t values out of V.
+  double completions(int t, int vlow) const {
+    const int V = std::min(limit_, room(0)) - vlow;
+    double c = 1;
+    for (int i = 1; i <= t && c <= kPieceMarks; ++i) c = c * (V - 1 + i) / i;
+    return c;
   }
 
   /// Rows 0 .. t-1 of the run still to fill, each with more than vlow extra
   /// tiles; R = tiles in row t and below, acc = their rank terms, d = extra
-  /// tiles placed so far.
+  /// tiles placed so far. With kSplit, subtrees small enough become pieces.
+  template <bool kSplit>
   void fill_above(int t, int vlow, int R, std::uint64_t acc, int d) {
+    if constexpr (kSplit) {
+      if (completions(t, vlow) <= kPieceMarks) {
+        pieces_->push(Piece{n_, rank_, static_cast<std::uint32_t>(corner_), t, vlow, R, d, acc});
+        return;
+      }
+    }
     const int vmax = std::min(limit_, room(t - 1));
     for (int v = vlow + 1; v <= vmax; ++v) {
       const int len = c_ + v;
@@ -386,7 +449,7 @@ class Extender {
       for (int m = t - 1; m >= 1; --m) {
         if (v >= std::min(limit_, room(m - 1))) continue;
         const int Rm = R + (t - m) * len;
-        fill_above(m, v, Rm, acc + t_.at(start_ + m, Rm)[len] - bottom, d + (t - m) * v);
+        fill_above<kSplit>(m, v, Rm, acc + t_.at(start_ + m, Rm)[len] - bottom, d + (t - m) * v);
       }
     }
   }
@@ -409,9 +472,11 @@ class Extender {
 
   const BoundedRanking& t_;
   const int* shape_;
+  PieceQueue* pieces_;
   Sink* sink_ = nullptr;
   Rows rows_;
   int n_ = 0;
+  std::uint64_t rank_ = 0;
   std::vector<Run> runs_;
   std::vector<std::uint64_t> below_;  // rank terms of the runs after u
   std::vector<std::uint64_t> above_;
@@ -451,7 +516,7 @@ void for_each_clear(const std::uint64_t* words, std::uint64_t w0, std::uint64_t 
 
 /// What each thread keeps across the levels of a bucketed solve.
 struct ThreadState {
-  explicit ThreadState(const BoundedRanking& t) : extender(t) {}
+  ThreadState(const BoundedRanking& t, PieceQueue* pieces) : extender(t, pieces) {}
   Extender<detail::MarkBuckets> extender;
   detail::MarkBuckets buckets;
   std::uint64_t losing = 0;      // found by this thread in the current level
@@ -479,7 +544,7 @@ struct BoundedSolver::Impl {
   /// Status of a position known to be inside the shape.
   bool losing(std::span<const int> rows) const;
   LevelTally sieve_level_direct(int n);
-  LevelTally sieve_level_bucketed(int n, tbb::enumerable_thread_specific<ThreadState>& states);
+  LevelTally sieve_level_bucketed(int n, tbb::enumerable_thread_specific<ThreadState>& states, PieceQueue& pieces);
 };
 
 /// Small domains: marks go straight into the bitmap, which stays in cache.
@@ -511,7 +576,8 @@ LevelTally BoundedSolver::Impl::sieve_level_direct(int n) {
 /// the segment they land in, and in rounds of config::kRoundMarks every
 /// segment applies all threads' buckets while it sits in L2, one owner per
 /// segment, no atomics.
-LevelTally BoundedSolver::Impl::sieve_level_bucketed(int n, tbb::enumerable_thread_specific<ThreadState>& states) {
+LevelTally BoundedSolver::Impl::sieve_level_bucketed(int n, tbb::enumerable_thread_specific<ThreadState>& states,
+                                                     PieceQueue& pieces) {
   const std::uint64_t first = ranking.level_offset(n), end = ranking.level_offset(n + 1);
   const std::uint64_t w_begin = first >> 6, w_end = ((end - 1) >> 6) + 1;
   std::uint64_t* words = bits.words();
@@ -521,9 +587,10 @@ LevelTally BoundedSolver::Impl::sieve_level_bucketed(int n, tbb::enumerable_thre
   const std::size_t first_segment = static_cast<std::size_t>(end >> config::kSegmentBitsLog2);
   const int workers = tbb::this_task_arena::max_concurrency();
   std::atomic<std::uint64_t> cursor{w_begin};
-  while (cursor.load() < w_end) {
+  while (cursor.load() < w_end || !pieces.empty()) {
     std::atomic<std::uint64_t> pending{0};
-    // Generate: one task per worker pulls chunks until the round is full.
+    // Generate: one task per worker takes pieces of large corners first,
+    // then chunks of the level, until the round is full.
     tbb::parallel_for(tbb::blocked_range<int>(0, workers, 1), [&](const tbb::blocked_range<int>&) {
       ThreadState& ts = states.local();
       if (ts.generation != n) {
@@ -531,13 +598,17 @@ LevelTally BoundedSolver::Impl::sieve_level_bucketed(int n, tbb::enumerable_thre
         ts.generation = n;
       }
       while (pending.load(std::memory_order_relaxed) < config::kRoundMarks) {
-        const std::uint64_t w0 = cursor.fetch_add(kScanChunkWords, std::memory_order_relaxed);
-        if (w0 >= w_end) break;
         const std::uint64_t e0 = ts.buckets.entries();
-        for_each_clear(words, w0, std::min(w0 + kScanChunkWords, w_end), first, end, [&](std::uint64_t r) {
-          ts.extender.extend(n, r, ts.buckets);
-          ++ts.losing;
-        });
+        if (Piece p; pieces.try_pop(p)) {
+          ts.extender.extend_piece(p, ts.buckets);
+        } else {
+          const std::uint64_t w0 = cursor.fetch_add(kScanChunkWords, std::memory_order_relaxed);
+          if (w0 >= w_end) break;
+          for_each_clear(words, w0, std::min(w0 + kScanChunkWords, w_end), first, end, [&](std::uint64_t r) {
+            ts.extender.extend(n, r, ts.buckets);
+            ++ts.losing;
+          });
+        }
         pending.fetch_add(ts.buckets.entries() - e0, std::memory_order_relaxed);
       }
     }, tbb::simple_partitioner());
@@ -563,12 +634,13 @@ void BoundedSolver::Impl::solve(const BoundedProgressFn& progress) {
   const auto start = Clock::now();
   const int max_tiles = ranking.max_tiles();
   const bool direct = ranking.total_positions() <= config::kDirectMarkBits;
-  tbb::enumerable_thread_specific<ThreadState> states([this] { return ThreadState(ranking); });
+  PieceQueue pieces;
+  tbb::enumerable_thread_specific<ThreadState> states([&] { return ThreadState(ranking, &pieces); });
   levels.assign(static_cast<std::size_t>(max_tiles) + 1, BoundedLevel{});
   bits.words()[0] |= 1;  // the empty board: won by the player to move
   levels[0] = {0, 1, 0, 0};
   for (int n = 1; n <= max_tiles; ++n) {
-    const LevelTally tally = direct ? sieve_level_direct(n) : sieve_level_bucketed(n, states);
+    const LevelTally tally = direct ? sieve_level_direct(n) : sieve_level_bucketed(n, states, pieces);
     levels[static_cast<std::size_t>(n)] = {n, ranking.positions(n), tally.losing, tally.marks};
     losing_total += tally.losing;
     marks_total += tally.marks;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 
 #include "brute_force.hpp"
@@ -164,6 +165,43 @@ TEST(BoundedSolver, SameResultWithOneAndTwoThreads) {
     EXPECT_EQ(one.levels()[n].marks, two.levels()[n].marks) << n;
   }
   for (int n = 1; n <= 144; n += 7) EXPECT_EQ(one.losing_positions(n), two.losing_positions(n)) << n;
+}
+
+TEST(BoundedSolver, LargeCornersCutIntoPiecesAgreeWithSmallDomains) {
+  // In 13 x 13 the equal-armed L's corner alone has C(24, 12) = 2.7e6
+  // extensions, more than one piece: it is cut and shared between threads.
+  // Every position whose first row and column are 13 long is winning, and
+  // sampled positions have the status they have inside their own (small,
+  // directly marked) domain.
+  const BoundedSolver box = BoundedSolver::box(13, 13);
+  std::mt19937_64 rng(11);
+  for (int k = 0; k < 300; ++k) {
+    // 13 over a first column of 13 with a block nu != 0 at (2,2): the move
+    // (2,2) leaves the L 13,1,...,1.
+    Rows p{13};
+    int cap = 1 + static_cast<int>(rng() % 12);
+    p.push_back(1 + cap);
+    for (int i = 2; i < 13; ++i) {
+      cap = static_cast<int>(rng() % static_cast<std::uint64_t>(cap + 1));
+      p.push_back(1 + cap);
+    }
+    EXPECT_FALSE(box.is_losing(p)) << rows_to_string(p);
+  }
+  int checked = 0;
+  for (int k = 0; k < 400; ++k) {
+    const int n = 1 + static_cast<int>(rng() % 169);
+    const Rows p = box.ranking().unrank(n, rng() % box.ranking().positions(n));
+    if (count_subpositions(p) > (1 << 18)) continue;
+    EXPECT_EQ(box.is_losing(p), BoundedSolver(p).is_losing(p)) << rows_to_string(p);
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
+  tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+  const BoundedSolver serial = BoundedSolver::box(13, 13);
+  for (std::size_t n = 0; n < box.levels().size(); ++n) {
+    EXPECT_EQ(serial.levels()[n].losing, box.levels()[n].losing) << n;
+    EXPECT_EQ(serial.levels()[n].marks, box.levels()[n].marks) << n;
+  }
 }
 
 TEST(BoundedSolver, KnownFactsOfChomp) {
