@@ -3,11 +3,13 @@
 /// subcommands and maps failures to exit codes (2 usage, 1 runtime).
 
 #include <algorithm>
+#include <csignal>
 #include <exception>
 #include <iostream>
 
 #include "build_info.hpp"
 #include "chomp/position.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 
 namespace chomp::app {
@@ -19,9 +21,11 @@ std::vector<CommandSpec>& command_registry() {
 
 namespace {
 std::string g_command_line;
+std::string g_program_path = "chomp";
 }
 
 const std::string& command_line() { return g_command_line; }
+const std::string& program_path() { return g_program_path; }
 
 }  // namespace chomp::app
 
@@ -31,6 +35,10 @@ int main(int argc, char** argv) {
     if (i) g_command_line.push_back(' ');
     g_command_line += argv[i];
   }
+  if (argc > 0 && argv[0][0] != '\0') g_program_path = argv[0];
+  // A file size limit (ulimit -f) must fail the write with EFBIG, which is
+  // reported like a full disk, rather than kill the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
 
   CLI::App app{"chomp: an exact, parallel sieve for the game of Chomp.\n"
                "Classifies every position, level by level in tile count, as winning or losing."};
@@ -56,8 +64,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    std::cerr << "Run 'chomp --help' or 'chomp <command> --help' for usage.\n";
+    // One line for the problem (the value echoed safely), one for help.
+    std::cerr << "chomp: " << printable(e.what(), 400) << '\n'
+              << "Run 'chomp --help' or 'chomp <command> --help' for usage.\n";
     return 2;
   }
 
@@ -68,13 +77,16 @@ int main(int argc, char** argv) {
     std::cerr << "chomp: " << e.what() << '\n';
     return 2;
   } catch (const chomp::InvalidPosition& e) {
-    std::cerr << "chomp: invalid position: " << e.what() << '\n';
+    std::cerr << "chomp: invalid position: " << printable(e.what(), 400) << '\n';
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "chomp: out of memory; try a smaller --max-tiles or free memory\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "chomp: error: " << e.what() << '\n';
+    return 1;
+  } catch (...) {
+    std::cerr << "chomp: error: an unexpected failure\n";
     return 1;
   }
   return 2;

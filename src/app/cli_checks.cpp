@@ -1,0 +1,185 @@
+/// @file cli_checks.cpp
+/// @brief Strict validators for command-line values; printable echoes of input.
+
+#include "cli_checks.hpp"
+
+#include <climits>
+#include <cmath>
+
+namespace chomp::app {
+
+namespace {
+
+/// Length of the valid UTF-8 sequence starting at s[i] (2..4), or 0.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  std::size_t len = 0;
+  unsigned min = 0;
+  if (c >= 0xC2 && c <= 0xDF) len = 2, min = 0x80;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3, min = 0x800;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4, min = 0x10000;
+  else return 0;
+  if (i + len > s.size()) return 0;
+  unsigned cp = c & (0x7F >> len);
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+bool all_digits(std::string_view s) {
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return !s.empty();
+}
+
+std::string in_quotes(const std::string& value) { return "'" + printable(value) + "'"; }
+
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (out.size() >= max_bytes) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (const std::size_t len = c >= 0x80 ? utf8_sequence(text, i) : 0; len > 0) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+      ++i;
+    }
+  }
+  return out;
+}
+
+CLI::Validator whole_number(long long lo, long long hi, const std::string& why_max) {
+  const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        if (value.empty()) return "an empty value is not a number; give a whole number from " + range;
+        if (value[0] == '-' && all_digits(std::string_view(value).substr(1)))
+          return in_quotes(value) + " is negative; give a whole number from " + range;
+        if (!all_digits(value))
+          return in_quotes(value) + " is not a whole number; give digits only, from " + range;
+        // 18 digits always fit a long long.
+        const std::size_t first = std::min(value.find_first_not_of('0'), value.size());
+        const std::string_view digits = std::string_view(value).substr(first);
+        if (digits.size() > 18 || std::stoll(std::string(digits.empty() ? "0" : digits)) > hi)
+          return in_quotes(value) + " is too large: at most " + std::to_string(hi) + why_max;
+        if (std::stoll(value) < lo) return in_quotes(value) + " is too small: at least " + std::to_string(lo);
+        return {};
+      },
+      "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+CLI::Validator output_file_name() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value.empty()) return "an empty file name; give a file to write, such as levels.h5";
+        for (char c : value)
+          if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
+            return in_quotes(value) + " contains a control character; give a plain file name";
+        if (value.back() == '/') return in_quotes(value) + " names a folder; give a file name";
+        if (value.size() >= PATH_MAX)
+          return "the file name is " + std::to_string(value.size()) + " bytes long; at most " +
+                 std::to_string(PATH_MAX - 1) + " are possible";
+        std::size_t part = 0;
+        for (std::size_t i = 0; i <= value.size(); ++i) {
+          if (i == value.size() || value[i] == '/') {
+            if (part > NAME_MAX)
+              return in_quotes(value) + " has a part of " + std::to_string(part) + " bytes; at most " +
+                     std::to_string(NAME_MAX) + " are possible";
+            part = 0;
+          } else {
+            ++part;
+          }
+        }
+        return {};
+      },
+      "FILE");
+}
+
+std::optional<std::uint64_t> parse_byte_size(std::string_view text, std::string& why) {
+  const std::string shown = in_quotes(std::string(text));
+  const std::string form = "; give a size such as 512M or 20G (K, M, G, T are powers of 1024)";
+  std::size_t i = 0;
+  while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
+  const std::string_view number = text.substr(0, i);
+  std::string unit(text.substr(i));
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::size_t dot = number.find('.');
+  const std::string_view whole = number.substr(0, dot);
+  const std::string_view frac = dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+  if (text.empty()) {
+    why = "an empty size" + form;
+    return std::nullopt;
+  }
+  if (!all_digits(whole) || (dot != std::string_view::npos && !all_digits(frac))) {
+    why = shown + " is not a size" + form;
+    return std::nullopt;
+  }
+  int shift = -1;
+  const char* units[][3] = {{"", "B", ""}, {"K", "KB", "KIB"}, {"M", "MB", "MIB"}, {"G", "GB", "GIB"}, {"T", "TB", "TIB"}};
+  for (int u = 0; u < 5; ++u)
+    for (const char* name : units[u])
+      if (unit == name && (*name || u == 0)) shift = 10 * u;
+  if (shift < 0) {
+    why = shown + " has an unknown unit" + form;
+    return std::nullopt;
+  }
+  if (whole.size() > 15 || frac.size() > 15) {
+    why = shown + " is too large" + form;
+    return std::nullopt;
+  }
+  const long double value =
+      std::stold(std::string(whole) + (frac.empty() ? "" : "." + std::string(frac))) * std::ldexp(1.0L, shift);
+  if (value >= 18446744073709551615.0L) {
+    why = shown + " does not fit 64 bits" + form;
+    return std::nullopt;
+  }
+  if (value < 1) {
+    why = shown + " is zero" + form;
+    return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(value);
+}
+
+CLI::Validator byte_size() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        std::string why;
+        return parse_byte_size(value, why) ? std::string() : why;
+      },
+      "SIZE");
+}
+
+std::string shell_quote(const std::string& text) {
+  bool plain = !text.empty();
+  for (char c : text)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' || c == '-' ||
+          c == '+' || c == ',' || c == ':' || c == '='))
+      plain = false;
+  if (plain) return text;
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
+  }
+  return out + "'";
+}
+
+}  // namespace chomp::app

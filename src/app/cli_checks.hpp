@@ -1,0 +1,48 @@
+/// @file cli_checks.hpp
+/// @brief Strict checks of command-line values, and safe echoing of hostile input.
+///
+/// CLI11's own conversions accept " 5", "+5" and "0x10"; these validators
+/// accept digits only, so what a batch script passes is exactly what runs,
+/// and every refusal is one line that says what was wrong and what is
+/// allowed. Values are echoed through printable(): control bytes and broken
+/// UTF-8 are escaped and very long values cut, so a message stays one line.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace chomp::app {
+
+/// text made safe for one line of a terminal or log: control characters and
+/// bytes that are not valid UTF-8 become \xNN, and text longer than
+/// max_bytes is cut with "...".
+std::string printable(std::string_view text, std::size_t max_bytes = 60);
+
+/// A whole number in [lo, hi], digits only. why_max, if given, explains the
+/// upper bound (it follows "at most hi").
+CLI::Validator whole_number(long long lo, long long hi, const std::string& why_max = "");
+
+/// A file name for writing: not empty, no control characters, not ending in
+/// '/', at most PATH_MAX bytes with no part longer than NAME_MAX.
+CLI::Validator output_file_name();
+
+/// Bytes from "512M", "20G", "1.5GiB", "4096" or "4096B": K, M, G and T
+/// (with or without a trailing B or iB, any case) are powers of 1024. On
+/// failure returns nullopt and says why in `why`.
+std::optional<std::uint64_t> parse_byte_size(std::string_view text, std::string& why);
+
+/// A validator for parse_byte_size.
+CLI::Validator byte_size();
+
+/// text quoted for a POSIX shell when it needs it, for printing a command
+/// that can be pasted.
+std::string shell_quote(const std::string& text);
+
+/// The program as it was invoked (argv[0]), for printing commands to run next.
+const std::string& program_path();
+
+}  // namespace chomp::app
