@@ -1,7 +1,8 @@
 /// @file h5_output.hpp
-/// @brief The sieve's HDF5 result file: one row per level, provenance attributes.
+/// @brief The sieve's HDF5 result file: one row per level, provenance attributes,
+/// and the losing ranks a killed run resumes from.
 ///
-/// Layout (format_version 1; the README documents it for users):
+/// Layout (format_version 2; the README documents it for users):
 ///
 ///     /levels/tiles             uint32   tile count n
 ///     /levels/positions         uint64   p(n)
@@ -10,13 +11,33 @@
 ///     /levels/hypothesis_ratio  float64  L(n) / (p(n) / ln p(n)), NaN where ln p(n) = 0
 ///     /levels/seconds           float64  wall time of the level
 ///     /levels/marks             uint64   winning marks applied (work counter)
+///     /resume/losing_ranks      uint64   the losing ranks of every finished level, level
+///                                        after level, each level starting at a multiple
+///                                        of its level_alignment attribute (a chunk):
+///                                        level n's L(n) entries start at the sum over
+///                                        m < n of ceil(L(m) / alignment) * alignment
 ///
 /// Every dataset is 1-D, chunked, extendible, Fletcher-32 checksummed, and has
-/// a `description` attribute. Rows are appended and the file flushed as each
-/// level completes, so a killed run keeps every finished level.
+/// a `description` attribute; /resume/losing_ranks is also shuffled and
+/// deflated. As each level completes its ranks are appended and flushed
+/// first, then its /levels row, then the file is flushed again, so a row
+/// never exists without its ranks. No chunk holding a finished level is
+/// ever written again (one row per chunk; each level's ranks start a new
+/// chunk): a kill can tear only the chunk being written.
+///
+/// The file is written in HDF5's single-writer/multiple-reader (SWMR) mode:
+/// HDF5 then orders its metadata writes so that the file on disk is readable
+/// at every instant, which is what lets a run killed at any moment (SIGKILL,
+/// power to the process cut) keep every finished level. SWMR forbids creating
+/// objects once writing starts, which is why the ranks of all levels share one
+/// dataset and why the --store-losing datasets are made up front. A file
+/// whose writer was killed still carries HDF5's "open for SWMR writing" mark:
+/// this library reads it, `chomp sieve --resume` continues it, and other
+/// tools need `h5clear -s FILE` first (or h5py's `swmr=True`).
 ///
 /// With `chomp sieve --store-losing K`, the losing positions of levels 1..K
-/// (K <= 63) are stored too, one dataset per level:
+/// (K <= 63) are stored too, one dataset per level (empty until the level
+/// is finished):
 ///
 ///     /losing_positions/level_NNN  uint64  one lattice path per losing position
 ///
@@ -28,9 +49,14 @@
 ///
 /// Root attributes: program, version, git_revision, format_version,
 /// command_line, max_tiles, threads, store_losing, hdf5_version, tbb_version, compiler,
-/// build_type, host, start_utc, end_utc, complete (1 only once every level
-/// was written; 0 while running or after an interrupted run) and status
-/// ("running", "complete", "interrupted" or "failed").
+/// build_type, host, start_utc, end_utc, resume_history (one line per
+/// `--resume`: when, which levels were restored, threads, command line),
+/// complete (1 only once every level was written; 0 while running or after
+/// an interrupted run) and status ("running", "complete", "interrupted" or
+/// "failed"; a killed run stays "running").
+///
+/// format_version 1 files (no /resume group) are still read; they cannot be
+/// resumed.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +78,9 @@ class H5Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr int kFormatVersion = 1;
+inline constexpr int kFormatVersion = 2;
+/// The oldest format read_level_file still reads (version 1 lacks /resume).
+inline constexpr int kOldestReadableFormatVersion = 1;
 
 /// Where a run came from; written as root attributes.
 struct Provenance {
@@ -61,6 +89,7 @@ struct Provenance {
   int threads = 0;
   int store_losing = 0;  ///< levels 1..store_losing keep their losing positions
   std::string start_utc;
+  std::string resume_history;  ///< empty for a run that was never resumed
 };
 
 /// Library and machine facts for provenance.
@@ -71,22 +100,39 @@ std::string tbb_version();
 
 class LevelFileWriter {
  public:
-  /// Creates (truncating) the file and writes the provenance with
-  /// complete = 0 and status "running". Throws H5Error.
+  /// Creates (truncating) the file, writes the provenance with complete = 0
+  /// and status "running", makes every dataset, and starts SWMR writing.
+  /// Throws H5Error.
   LevelFileWriter(const std::string& path, const Provenance& provenance);
   ~LevelFileWriter();
   LevelFileWriter(const LevelFileWriter&) = delete;
   LevelFileWriter& operator=(const LevelFileWriter&) = delete;
 
-  /// Appends one row to every dataset and flushes the file to disk.
-  void append(const LevelResult& level);
+  /// Appends level n = rows() + 1: its losing ranks (increasing) to
+  /// /resume/losing_ranks, flushed, then its /levels row, flushed.
+  void append(const LevelResult& level, std::span<const std::uint64_t> losing_ranks);
 
-  /// Stores the losing positions of level n as 64-bit lattice paths.
+  /// Stores the losing positions of level n <= store_losing as 64-bit lattice
+  /// paths; call it before append() of that level.
   void write_losing_positions(int n, std::span<const std::uint64_t> path_words);
 
-  /// Records end_utc and status; complete = 1 only for status "complete".
+  /// Moves the file to a new name (same file system) and keeps writing it.
+  void rename_to(const std::string& new_path);
+
+  /// Ends SWMR writing and records end_utc and status; complete = 1 only for
+  /// status "complete". The writer is closed afterwards.
   void finish(const std::string& status);
 
+  /// After a failed write (a full disk): lets go of the file without
+  /// closing it, which would write HDF5's superblock over a file whose last
+  /// writes failed. The file is left as a killed run leaves it: readable,
+  /// resumable, status "running".
+  void abandon();
+
+  /// The number of /levels rows written.
+  std::uint64_t rows() const;
+  /// Levels 1..store_losing() keep their losing positions.
+  int store_losing() const;
   const std::string& path() const { return path_; }
 
  private:
@@ -106,7 +152,46 @@ struct LevelTable {
   std::vector<double> seconds;
   std::map<std::string, std::string> text_attributes;    ///< string root attributes
   std::map<std::string, std::int64_t> number_attributes;  ///< integer root attributes
+  /// True only for a run that wrote every level (attribute complete = 1).
   bool complete() const;
+  /// The status attribute: "running" (or killed), "complete", "interrupted", "failed".
+  std::string status() const;
+};
+
+/// Reads a result file, also one whose writer was killed. Opening checks that
+/// it is a chomp result of a readable format version; every read is checked
+/// against the datasets' Fletcher-32 checksums. Throws H5Error naming the
+/// file and the problem.
+class LevelFileReader {
+ public:
+  explicit LevelFileReader(const std::string& path);
+  ~LevelFileReader();
+  LevelFileReader(const LevelFileReader&) = delete;
+  LevelFileReader& operator=(const LevelFileReader&) = delete;
+
+  /// The /levels table and the root attributes. A row that a killed writer
+  /// left in only some of the /levels datasets is dropped.
+  const LevelTable& table() const;
+
+  /// True when the file has /resume/losing_ranks (format_version >= 2).
+  bool has_resume_data() const;
+  /// Entries in /resume/losing_ranks (0 without resume data).
+  std::uint64_t stored_losing_ranks() const;
+  /// Each level's ranks start at a multiple of this (the chunk size).
+  std::uint64_t losing_ranks_alignment() const;
+  /// count entries of /resume/losing_ranks from index first.
+  std::vector<std::uint64_t> losing_ranks(std::uint64_t first, std::uint64_t count) const;
+
+  /// The stored losing positions of level n (lattice path words); empty if
+  /// the level was not stored.
+  std::vector<std::uint64_t> losing_positions(int n) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
 };
 
 /// The stored losing positions of level n (lattice path words); empty if

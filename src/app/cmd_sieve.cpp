@@ -1,20 +1,28 @@
 /// @file cmd_sieve.cpp
-/// @brief `chomp sieve`: the level-by-level table of losing positions.
+/// @brief `chomp sieve`: the level-by-level table of losing positions, made
+/// for batch runs: --resume after a kill, clean stops on SIGINT and SIGTERM,
+/// no silent overwrite, and a memory guard before anything is allocated.
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
 #include "chomp/h5_output.hpp"
+#include "chomp/resume.hpp"
 #include "chomp/sieve.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 
 namespace chomp::app {
@@ -25,9 +33,14 @@ struct SieveArgs {
   std::string output = "chomp-levels.h5";
   int threads = 0;
   bool force = false;
+  bool resume = false;
   bool dry_run = false;
   bool quiet = false;
   int store_losing = 0;
+  std::string memory_limit;
+  // Whether the user gave them: a resumed run otherwise takes the file's.
+  const CLI::Option* max_tiles_option = nullptr;
+  const CLI::Option* store_losing_option = nullptr;
 };
 
 std::string human_bytes(double b) {
@@ -39,15 +52,73 @@ std::string human_bytes(double b) {
   return buf;
 }
 
-/// MemAvailable from /proc/meminfo, in bytes; 0 if unknown.
-std::uint64_t available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return 0;
+/// Memory this process may still use, in bytes, and what bounds it; 0 if
+/// unknown. The least of MemAvailable, the room left under a cgroup v2
+/// limit (batch schedulers and containers set one), and ulimit -v.
+std::pair<std::uint64_t, std::string> available_memory() {
+  std::uint64_t best = 0;
+  std::string source;
+  auto consider = [&](std::uint64_t bytes, const char* what) {
+    if (bytes > 0 && (best == 0 || bytes < best)) best = bytes, source = what;
+  };
+  {
+    std::ifstream in("/proc/meminfo");
+    std::string key, unit;
+    std::uint64_t kb = 0;
+    while (in >> key >> kb >> unit)
+      if (key == "MemAvailable:") consider(kb * 1024, "available (MemAvailable)");
+  }
+  {
+    std::ifstream max_in("/sys/fs/cgroup/memory.max"), cur_in("/sys/fs/cgroup/memory.current");
+    std::uint64_t max = 0, cur = 0;
+    if (max_in >> max && cur_in >> cur) consider(max > cur ? max - cur : 1, "left under the cgroup memory.max");
+  }
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    consider(static_cast<std::uint64_t>(as.rlim_cur), "allowed by ulimit -v");
+  return {best, source};
+}
+
+// Set by SIGINT / SIGTERM; the sieve polls the flag and stops the level in
+// progress. Lock-free atomics are safe to store to from a signal handler.
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal.store(sig);
+  g_stop.store(true);
+}
+
+/// Installs the stop handlers for the scope of a run. SA_RESETHAND: a
+/// second Ctrl-C kills at once, for a user who will not wait.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
+
+/// The command that continues the run in `output`.
+std::string resume_command(const std::string& output) {
+  return shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --resume";
 }
 
 /// Progress on stderr: a line rewritten in place on a terminal, an
@@ -77,56 +148,142 @@ class ProgressLine {
   long calls_ = 0;
 };
 
-int run_sieve(const SieveArgs& a) {
-  const MemoryPlan plan = plan_memory(a.max_tiles);
-  const std::uint64_t avail = available_memory();
-  std::cerr << "plan: max level p(" << a.max_tiles << ") bitmap " << human_bytes(plan.bitmap_bytes)
+/// Checks the arguments against each other and the file system; nothing is
+/// written before this passes.
+void check_arguments(const SieveArgs& a, bool output_exists) {
+  if (a.force && a.resume)
+    throw UsageError("--force and --resume contradict each other: --force starts over, --resume continues "
+                     "the run in --output; give one of them");
+  std::error_code ec;
+  if (std::filesystem::is_directory(a.output, ec))
+    throw UsageError("--output " + printable(a.output) + " is a folder; give a file name");
+  if (output_exists && !a.force && !a.resume)
+    throw UsageError("output file " + printable(a.output) +
+                     " already exists; pass --resume to continue it, --force to start over, or choose "
+                     "another --output");
+}
+
+/// Refuses (usage error, exit 2) a run whose memory plan exceeds
+/// --memory-limit or what the machine has left, naming the numbers;
+/// otherwise prints the plan.
+void check_memory(int max_tiles, const SieveArgs& a) {
+  const MemoryPlan plan = plan_memory(max_tiles);
+  const auto [avail, avail_source] = available_memory();
+  const std::string needs = "--max-tiles " + std::to_string(max_tiles) + " needs about " +
+                            human_bytes(plan.total()) + " (bitmap " + human_bytes(plan.bitmap_bytes) +
+                            ", losing store " + human_bytes(plan.store_bytes) + ", mark buckets " +
+                            human_bytes(plan.bucket_bytes) + ")";
+  if (!a.memory_limit.empty()) {
+    std::string why;
+    const std::uint64_t limit = parse_byte_size(a.memory_limit, why).value_or(0);
+    if (plan.total() > limit)
+      throw UsageError(needs + " but --memory-limit is " + human_bytes(limit) +
+                       "; choose a smaller --max-tiles or a larger limit");
+  }
+  if (avail && plan.total() > avail)
+    throw UsageError(needs + " but only " + human_bytes(avail) + " is " + avail_source +
+                     "; choose a smaller --max-tiles");
+  std::cerr << "plan: max level p(" << max_tiles << ") bitmap " << human_bytes(plan.bitmap_bytes)
             << ", losing store ~" << human_bytes(plan.store_bytes) << ", mark buckets ~"
             << human_bytes(plan.bucket_bytes) << "; total ~" << human_bytes(plan.total());
-  if (avail) std::cerr << " of " << human_bytes(avail) << " available";
+  if (avail) std::cerr << " of " << human_bytes(avail) << " " << avail_source;
   std::cerr << '\n';
-  if (a.dry_run) return 0;
-  if (a.store_losing > a.max_tiles)
-    throw UsageError("--store-losing " + std::to_string(a.store_losing) + " exceeds --max-tiles " +
-                     std::to_string(a.max_tiles));
-  if (avail && plan.total() > avail)
-    throw UsageError("--max-tiles " + std::to_string(a.max_tiles) + " needs about " +
-                     human_bytes(plan.total()) + " but only " + human_bytes(avail) +
-                     " is available; choose a smaller --max-tiles");
+}
 
-  if (std::filesystem::exists(a.output) && !a.force)
-    throw UsageError("output file " + a.output +
-                     " already exists; pass --force to overwrite it or choose another --output");
+/// "1 thread", "2 threads".
+std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
+
+int run_sieve(const SieveArgs& a) {
+  std::error_code ec;
+  const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
+  check_arguments(a, output_exists);
+
+  std::optional<Resume> resume;
+  int max_tiles = a.max_tiles;
+  int store_losing = a.store_losing;
+  if (a.resume && output_exists) {
+    ResumeRequest request;
+    request.path = a.output;
+    request.max_tiles = a.max_tiles_option->count() ? a.max_tiles : 0;
+    request.store_losing = a.store_losing_option->count() ? a.store_losing : -1;
+    try {
+      resume.emplace(request);
+    } catch (const ResumeMismatch& e) {
+      throw UsageError(e.what());
+    }
+    const ResumeState& st = resume->state();
+    for (const std::string& note : st.notes) std::cerr << "note: " << note << '\n';
+    if (st.complete && st.max_tiles == st.file_max_tiles) {
+      std::cerr << a.output << " is complete (levels 1.." << st.file_max_tiles
+                << "); nothing to resume. A larger --max-tiles extends it.\n";
+      return 0;
+    }
+    max_tiles = st.max_tiles;
+    store_losing = st.store_losing;
+  } else if (a.resume) {
+    std::cerr << "no " << a.output << " yet: starting a new run\n";
+  }
+  if (store_losing > max_tiles)
+    throw UsageError("--store-losing " + std::to_string(store_losing) + " exceeds --max-tiles " +
+                     std::to_string(max_tiles));
+  check_memory(max_tiles, a);
+  if (a.dry_run) return 0;
 
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                             static_cast<std::size_t>(threads));
+  g_stop.store(false);
+  const StopSignals stop_signals;
 
   Provenance prov;
-  prov.command_line = command_line();
-  prov.max_tiles = a.max_tiles;
+  if (resume) {
+    prov = resume->state().provenance;
+    if (!prov.resume_history.empty()) prov.resume_history += '\n';
+    prov.resume_history += utc_now() + ": restored levels 1.." + std::to_string(resume->state().levels) +
+                           " with " + threads_text(threads) + ": " + command_line();
+  } else {
+    prov.command_line = command_line();
+    prov.start_utc = utc_now();
+    prov.max_tiles = max_tiles;
+    prov.store_losing = store_losing;
+  }
   prov.threads = threads;
-  prov.store_losing = a.store_losing;
-  prov.start_utc = utc_now();
-  LevelFileWriter out(a.output, prov);
+  // The file is made as FILE.partial and renamed to FILE once it is whole:
+  // for a new run once its empty datasets are made (a kill while HDF5 builds
+  // them would leave a file it cannot open), for a resumed run once the
+  // trusted levels are copied in. A kill at any point leaves a readable
+  // FILE, or none, and nothing writes into a file whose writer was killed.
+  const std::string partial = a.output + ".partial";
+  std::optional<LevelFileWriter> out;
+  out.emplace(partial, prov);
+  if (!resume) out->rename_to(a.output);
 
-  Sieve sieve(a.max_tiles);
+  Sieve sieve(max_tiles);
+  sieve.set_stop_flag(&g_stop);
   ProgressLine progress;
-  if (!a.quiet)
-    std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing",
-                "ratio", "seconds");
+  auto show_progress = [&](int tiles, double fraction) { progress.update(tiles, fraction); };
   double total = 0;
   try {
+    if (resume) {
+      resume->restore(sieve, *out, show_progress);
+      progress.clear();
+      out->rename_to(a.output);
+      const int restored = resume->state().levels;
+      resume.reset();
+      std::cerr << "resumed " << a.output << ": ";
+      if (restored > 0)
+        std::cerr << "levels 1.." << restored << " restored (level " << restored << " computed again and checked)";
+      else
+        std::cerr << "no finished level to restore";
+      std::cerr << "; continuing to level " << max_tiles << " with " << threads_text(threads) << '\n';
+    }
+    if (!a.quiet)
+      std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing", "ratio",
+                  "seconds");
     sieve.run(
         [&](const LevelResult& r) {
           progress.clear();
-          out.append(r);
-          if (r.tiles <= a.store_losing) {
-            std::vector<std::uint64_t> words;
-            for (const Rows& rows : sieve.losing_positions(r.tiles))
-              words.push_back(LatticePath::from_rows(rows).word());
-            out.write_losing_positions(r.tiles, words);
-          }
+          save_level(*out, sieve, r);
           total += r.seconds;
           if (!a.quiet) {
             std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles,
@@ -136,35 +293,80 @@ int run_sieve(const SieveArgs& a) {
             std::fflush(stdout);
           }
         },
-        [&](int tiles, double fraction) { progress.update(tiles, fraction); });
-  } catch (...) {
+        show_progress);
+  } catch (const SieveInterrupted&) {
     progress.clear();
-    try {
-      out.finish("failed");
-    } catch (...) {
+    const int sig = g_stop_signal.load();
+    if (out->path() == partial) {
+      // Stopped while checking the old file: it is untouched.
+      out.reset();
+      std::filesystem::remove(partial, ec);
+      std::cerr << "chomp: stopped by " << signal_name(sig) << " before resuming; " << a.output
+                << " is unchanged\n";
+    } else {
+      out->finish("interrupted");
+      std::cerr << "chomp: stopped by " << signal_name(sig) << " during level " << sieve.levels_done() + 1
+                << "; levels 1.." << sieve.levels_done() << " are saved in " << a.output
+                << " (status \"interrupted\")\n";
     }
-    throw;
+    std::cerr << "chomp: to continue: " << resume_command(a.output) << '\n';
+    return 128 + (sig > 0 ? sig : SIGINT);
+  } catch (const std::exception& e) {
+    progress.clear();
+    if (out->path() == partial) {
+      out.reset();
+      std::filesystem::remove(partial, ec);
+      throw;
+    }
+    if (dynamic_cast<const H5Error*>(&e)) {
+      // A write failed: closing would write HDF5's superblock over the
+      // failed writes; leave the file as a kill would (status "running").
+      out->abandon();
+    } else {
+      try {
+        out->finish("failed");
+      } catch (...) {
+        // The file keeps status "running"; its finished levels stay readable.
+      }
+    }
+    if (out->rows() == 0 || dynamic_cast<const std::bad_alloc*>(&e)) throw;
+    throw std::runtime_error(std::string(e.what()) + "\nchomp: levels 1.." + std::to_string(out->rows()) +
+                             " are saved in " + a.output + "; once the problem is fixed, continue with: " +
+                             resume_command(a.output));
   }
-  out.finish("complete");
-  std::cerr << "wrote " << a.output << " (levels 1.." << a.max_tiles << ", " << threads
-            << " threads, " << std::fixed << std::setprecision(2) << total << " s)\n";
+  out->finish("complete");
+  std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", "
+            << std::fixed << std::setprecision(2) << total << " s)\n";
   return 0;
 }
 
 const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tiles tiles; write the per-level table to HDF5",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<SieveArgs>();
-  sub.add_option("-n,--max-tiles", a->max_tiles, "Largest tile count (level) to classify")
-      ->check(CLI::Range(1, kMaxTiles))
+  a->max_tiles_option =
+      sub.add_option("-n,--max-tiles", a->max_tiles, "Largest tile count (level) to classify")
+          ->check(whole_number(1, kMaxTiles,
+                               " (a position is stored as a lattice path of at most 256 steps, rows "
+                               "plus columns, which holds every position of up to 255 tiles)"))
+          ->capture_default_str();
+  sub.add_option("-o,--output", a->output, "HDF5 file for the per-level table")
+      ->check(output_file_name())
       ->capture_default_str();
-  sub.add_option("-o,--output", a->output, "HDF5 file for the per-level table")->capture_default_str();
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")
-      ->check(CLI::Range(1, 4096));
-  sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists");
-  sub.add_option("--store-losing", a->store_losing,
-                 "Also store the losing positions of levels 1..K in the file (K <= 63)")
-      ->check(CLI::Range(0, 63));
-  sub.add_flag("--dry-run", a->dry_run, "Print the memory plan and exit");
+      ->check(whole_number(1, 4096));
+  sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
+  sub.add_flag("-r,--resume", a->resume,
+               "Continue the run in the output file (after a kill or a stop); starts one if there is "
+               "none. A larger --max-tiles extends a finished run");
+  a->store_losing_option =
+      sub.add_option("--store-losing", a->store_losing,
+                     "Also store the losing positions of levels 1..K in the file (K <= 63)")
+          ->check(whole_number(0, 63, " (stored positions are 64-bit lattice paths, which hold every "
+                                      "position of up to 63 tiles)"));
+  sub.add_option("--memory-limit", a->memory_limit,
+                 "Refuse to start if the memory plan exceeds SIZE (e.g. 512M, 20G; powers of 1024)")
+      ->check(byte_size());
+  sub.add_flag("--dry-run", a->dry_run, "Print the memory plan, check it, and exit");
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
   return [a] { return run_sieve(*a); };
 });
