@@ -9,6 +9,7 @@
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -20,11 +21,16 @@
 #include <string>
 #include <utility>
 
+#include "chomp/process_group.hpp"
 #include "config.hpp"
 #include "buckets.hpp"
 #include "extensions.hpp"
+#include "sieve_testing.hpp"
 
 namespace chomp {
+
+std::atomic<std::uint64_t> detail::g_round_marks_for_testing{0};
+std::atomic<std::uint64_t> detail::g_window_bytes_for_testing{0};
 
 double hypothesis_ratio(std::uint64_t positions, std::uint64_t losing) {
   const double lp = std::log(static_cast<double>(positions));
@@ -60,12 +66,22 @@ std::uint64_t segment_aligned_bits(std::uint64_t bits) {
   return (bits + config::kSegmentBits - 1) & ~(config::kSegmentBits - 1);
 }
 
+/// The bits of a window (segment aligned) that one of `processes` processes
+/// holds at most: its share of the segments, rounded up.
+std::uint64_t share_bits(std::uint64_t bits, int processes) {
+  const std::uint64_t segments = bits >> config::kSegmentBitsLog2, p = static_cast<std::uint64_t>(processes);
+  return ((segments + p - 1) / p) << config::kSegmentBitsLog2;
+}
+
 /// The last level of the window that starts at n0: as many levels as
-/// config::kWindowBytes holds, at least one.
-int window_end(const PartitionTable& t, int n0, int max) {
+/// config::kWindowBytes holds (per process, when processes share the
+/// window), at least one.
+int window_end(const PartitionTable& t, int n0, int max, int processes = 1) {
+  const std::uint64_t forced = detail::g_window_bytes_for_testing.load(std::memory_order_relaxed);
+  const std::uint64_t window_bytes = forced ? forced : config::kWindowBytes;
   std::uint64_t bits = segment_aligned_bits(t.positions(n0));
   int n1 = n0;
-  while (n1 < max && (bits + segment_aligned_bits(t.positions(n1 + 1))) / 8 <= config::kWindowBytes) {
+  while (n1 < max && share_bits(bits + segment_aligned_bits(t.positions(n1 + 1)), processes) / 8 <= window_bytes) {
     ++n1;
     bits += segment_aligned_bits(t.positions(n1));
   }
@@ -87,6 +103,83 @@ struct ThreadState {
   std::vector<std::uint64_t> chunk;
   detail::MarkBuckets buckets;
   int generation = -1;               // the window pass the buckets were prepared for
+  // Distributed sieve: marks for other processes' segments, per process (RoutedSink).
+  std::vector<std::vector<std::uint64_t>> outgoing;
+};
+
+/// How marks travel between processes: 64-bit window bit numbers; a range
+/// is its first bit with kRangeStart set, then its length with kRangeLength
+/// set, so a reader that starts anywhere can tell a length from a mark.
+constexpr std::uint64_t kRangeStart = std::uint64_t{1} << 63;
+constexpr std::uint64_t kRangeLength = std::uint64_t{1} << 62;
+
+/// Losing ranks a process broadcasts at a time (128 MiB): large enough that
+/// latency does not matter, small enough beside a level's bitmap.
+constexpr std::uint64_t kSharePiece = std::uint64_t{1} << 24;
+
+/// Distributed sieve: files the marks that land in this process's segments
+/// into its buckets (bit numbers relative to its first segment) and queues
+/// the others for the process that owns them.
+struct RoutedSink {
+  detail::MarkBuckets* local;
+  std::vector<std::uint64_t>* outgoing;  // one queue per process
+  const std::uint64_t* bounds;           // process p owns window bits [bounds[p], bounds[p + 1])
+  int processes;
+  int me;
+  std::uint64_t queued = 0;              // values queued for others
+
+  int owner(std::uint64_t bit) const {
+    return static_cast<int>(std::upper_bound(bounds, bounds + processes + 1, bit) - bounds) - 1;
+  }
+  void point(std::uint64_t bit) {
+    const std::uint64_t lo = bounds[me];
+    if (bit - lo < bounds[me + 1] - lo) {
+      local->point(bit - lo);
+    } else {
+      outgoing[owner(bit)].push_back(bit);
+      ++queued;
+    }
+  }
+  void range(std::uint64_t first, std::uint64_t count) {
+    while (count) {
+      const int p = owner(first);
+      const std::uint64_t len = std::min(count, bounds[p + 1] - first);
+      if (p == me) {
+        local->range(first - bounds[me], len);
+      } else {
+        outgoing[p].push_back(first | kRangeStart);
+        outgoing[p].push_back(len | kRangeLength);
+        queued += 2;
+      }
+      first += len;
+      count -= len;
+    }
+  }
+};
+
+/// Reports the fraction of a pass's items done, from whichever thread gets
+/// the lock, at most every config::kProgressIntervalSeconds.
+class ProgressThrottle {
+ public:
+  ProgressThrottle(const ProgressFn& fn, int tiles, std::size_t items) : fn_(fn), tiles_(tiles), items_(items) {}
+  void item_done() {
+    const std::size_t done_items = finished_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (!fn_) return;
+    std::unique_lock lock(lock_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    const auto now = Clock::now();
+    if (std::chrono::duration<double>(now - last_report_).count() < config::kProgressIntervalSeconds) return;
+    last_report_ = now;
+    fn_(tiles_, static_cast<double>(done_items) / static_cast<double>(items_));
+  }
+
+ private:
+  const ProgressFn& fn_;
+  int tiles_;
+  std::size_t items_;
+  std::mutex lock_;
+  Clock::time_point last_report_ = Clock::now();
+  std::atomic<std::size_t> finished_{0};
 };
 
 /// A chunk of stored losing positions of one level, to be extended into
@@ -107,8 +200,10 @@ struct WorkItem {
 /// source costs about as much as a few of its marks, so sharing it between
 /// levels saves a good part of the work.
 struct Sieve::Impl {
-  explicit Impl(int max_tiles)
-      : table(max_tiles), store(max_tiles), max(max_tiles), states([this] { return ThreadState(table); }) {}
+  Impl(int max_tiles, ProcessGroup* g)
+      : table(max_tiles), store(max_tiles), max(max_tiles), states([this] { return ThreadState(table); }) {
+    if (g && g->size() > 1) group = g, procs = g->size(), me = g->index();
+  }
 
   PartitionTable table;
   LosingStore store;
@@ -125,7 +220,14 @@ struct Sieve::Impl {
   tbb::enumerable_thread_specific<ThreadState> states;
   int generation = 0;
   const std::atomic<bool>* stop = nullptr;
+  // Distributed sieve (procs > 1): process `me` of `group` holds window
+  // segments [own_lo, own_hi) only; one process alone holds them all.
+  ProcessGroup* group = nullptr;
+  int procs = 1, me = 0;
+  std::uint64_t own_lo = 0, own_hi = 0;
+  std::uint64_t group_threads = 0;  // every process's threads together
 
+  bool distributed() const { return group != nullptr; }
   bool stop_requested() const { return stop && stop->load(std::memory_order_relaxed); }
 
 
@@ -149,22 +251,78 @@ struct Sieve::Impl {
     }
   }
 
-  /// Marks the extensions of every item into the window.
-  void mark(const std::vector<WorkItem>& items, int lo, const ProgressFn& progress) {
-    const std::uint64_t window_bits = base.back();
+  /// One round's first half: every thread pulls items from the cursor and
+  /// marks them with file(ts, item), which returns the entries the item left
+  /// pending, until the round's budget is used or the items run out.
+  template <class Prepare, class File>
+  void generate_round(const std::vector<WorkItem>& items, std::atomic<std::size_t>& cursor,
+                      ProgressThrottle& progress, Prepare& prepare, File&& file) {
+    std::atomic<std::uint64_t> pending{0};
+    const std::uint64_t forced = detail::g_round_marks_for_testing.load(std::memory_order_relaxed);
+    const std::uint64_t budget = forced ? forced : config::kRoundMarks;
+    const int workers = tbb::this_task_arena::max_concurrency();
+    // simple_partitioner: one task per worker, so every thread gets one
+    // (the auto partitioner may keep a range of two in one task).
+    tbb::parallel_for(tbb::blocked_range<int>(0, workers, 1), [&](const tbb::blocked_range<int>&) {
+      ThreadState& ts = states.local();
+      prepare(ts);
+      while (pending.load(std::memory_order_relaxed) < budget) {
+        if (stop_requested()) {
+          cursor.store(items.size());
+          break;
+        }
+        const std::size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
+        if (i >= items.size()) break;
+        pending.fetch_add(file(ts, items[i]), std::memory_order_relaxed);
+        progress.item_done();
+      }
+    }, tbb::simple_partitioner());
+  }
+
+  /// One round's second half: each of this process's segments ORs every
+  /// thread's bucket while it is in cache (one owner per segment).
+  void apply_round(int gen, std::vector<std::uint64_t>& segment_marks) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, segment_marks.size(), 1),
+                      [&](const tbb::blocked_range<std::size_t>& range) {
+      for (std::size_t s = range.begin(); s != range.end(); ++s) {
+        std::uint64_t* seg = bitmap.get() + (s << (config::kSegmentBitsLog2 - 6));
+        std::uint64_t applied = 0;
+        for (ThreadState& ts : states)
+          if (ts.generation == gen) applied += ts.buckets.apply_segment(s, seg);
+        segment_marks[s] += applied;
+      }
+    });
+    for (ThreadState& ts : states) ts.buckets.recycle();
+  }
+
+  /// Adds the marks applied to this process's segments to their levels.
+  void count_segment_marks(std::vector<std::uint64_t>& segment_marks) {
     const std::size_t W = static_cast<std::size_t>(n1 - n0 + 1);
+    for (std::size_t k = 0; k < W; ++k) {
+      const std::uint64_t first = std::max(base[k] >> config::kSegmentBitsLog2, own_lo);
+      const std::uint64_t last = std::min(base[k + 1] >> config::kSegmentBitsLog2, own_hi);
+      for (std::uint64_t s = first; s < last; ++s) window_marks[k] += std::exchange(segment_marks[s - own_lo], 0);
+    }
+  }
+
+  /// Marks the extensions of every item into the window. Returns whether
+  /// the stop flag was raised (agreed on by every process of a group): the
+  /// window may then be partly marked.
+  bool mark(const std::vector<WorkItem>& items, int lo, const ProgressFn& progress) {
+    if (distributed()) return mark_distributed(items, lo, progress);
+    const std::uint64_t window_bits = base.back();
     if (window_bits <= config::kDirectMarkBits) {
       // Small windows: one thread, level by level so the marks are counted.
       ThreadState ts(table);
       DirectSink sink{bitmap.get()};
       for (const WorkItem& it : items)
         for (int k = it.lo; k <= it.hi; ++k) {
-          if (stop_requested()) return;
+          if (stop_requested()) return true;
           const std::uint64_t before = sink.marks;
           extend_chunk(ts, WorkItem{it.level, it.chunk, k, k}, sink);
           window_marks[static_cast<std::size_t>(k - n0)] += sink.marks - before;
         }
-      return;
+      return stop_requested();
     }
     const std::size_t segments = static_cast<std::size_t>(window_bits >> config::kSegmentBitsLog2);
     std::vector<std::uint64_t> segment_marks(segments, 0);
@@ -174,59 +332,162 @@ struct Sieve::Impl {
       ts.buckets.prepare(segments);
       ts.generation = gen;
     };
-
-    std::mutex progress_lock;
-    auto last_report = Clock::now();
-    std::atomic<std::size_t> cursor{0}, finished{0};
-    const int workers = tbb::this_task_arena::max_concurrency();
+    ProgressThrottle throttle(progress, lo, items.size());
+    std::atomic<std::size_t> cursor{0};
     while (cursor.load() < items.size()) {
-      std::atomic<std::uint64_t> pending{0};
       // Generate: threads pull chunks until the round's bucket budget is used.
-      // simple_partitioner: one task per worker, so every thread gets one
-      // (the auto partitioner may keep a range of two in one task).
-      tbb::parallel_for(tbb::blocked_range<int>(0, workers, 1), [&](const tbb::blocked_range<int>&) {
+      generate_round(items, cursor, throttle, prepare, [&](ThreadState& ts, const WorkItem& item) {
+        const std::uint64_t e0 = ts.buckets.entries();
+        extend_chunk(ts, item, ts.buckets);
+        return ts.buckets.entries() - e0;
+      });
+      // Apply: each segment ORs every thread's bucket while it is in cache.
+      apply_round(gen, segment_marks);
+    }
+    count_segment_marks(segment_marks);
+    return stop_requested();
+  }
+
+  /// The distributed form of mark: this process extends its share of the
+  /// items (my_share); each round, the marks queued for other processes are
+  /// exchanged (all-to-all) and filed into their owners' buckets before
+  /// every process applies its own segments. Rounds go on, on every process, until no
+  /// process has items left or one of them raised the stop flag.
+  bool mark_distributed(const std::vector<WorkItem>& all_items, int lo, const ProgressFn& progress) {
+    if (all_items.empty()) return false;  // the same on every process: no round, nothing marked
+    const std::vector<WorkItem> items = my_share(all_items);
+    const std::uint64_t segments = own_hi - own_lo;
+    const std::uint64_t window_segments = base.back() >> config::kSegmentBitsLog2;
+    std::vector<std::uint64_t> bounds;  // process p owns window bits [bounds[p], bounds[p + 1])
+    for (int p = 0; p <= procs; ++p)
+      bounds.push_back(window_segments * static_cast<std::uint64_t>(p) / static_cast<std::uint64_t>(procs)
+                       << config::kSegmentBitsLog2);
+    std::vector<std::uint64_t> segment_marks(segments, 0);
+    const int gen = ++generation;
+    auto prepare = [&](ThreadState& ts) {
+      if (ts.generation == gen) return;
+      ts.buckets.prepare(segments);
+      ts.outgoing.resize(static_cast<std::size_t>(procs));
+      for (auto& q : ts.outgoing) q.clear();
+      ts.generation = gen;
+    };
+    ProgressThrottle throttle(progress, lo, items.size());
+    std::atomic<std::size_t> cursor{0};
+    std::vector<std::uint64_t> send, received;
+    std::vector<std::size_t> send_counts(static_cast<std::size_t>(procs)), received_counts;
+    bool stopped = false;
+    for (;;) {
+      generate_round(items, cursor, throttle, prepare, [&](ThreadState& ts, const WorkItem& item) {
+        RoutedSink sink{&ts.buckets, ts.outgoing.data(), bounds.data(), procs, me};
+        const std::uint64_t e0 = ts.buckets.entries();
+        extend_chunk(ts, item, sink);
+        // A queued value takes 8 bytes, two of the buckets' 4-byte entries.
+        return ts.buckets.entries() - e0 + 2 * sink.queued;
+      });
+      const RoundFlags flags = exchange_marks(gen, prepare, cursor.load() < items.size(), send, send_counts,
+                                              received, received_counts);
+      apply_round(gen, segment_marks);
+      if (flags.stop) stopped = true;
+      if (flags.stop || !flags.more) break;
+    }
+    count_segment_marks(segment_marks);
+    return stopped;
+  }
+
+  /// This process's items: every process makes the same split of all_items
+  /// into shares of about equal estimated work, biggest items first (each
+  /// to the least loaded process), and takes its own, biggest first so that
+  /// its threads end together too. An item's work is estimated as its
+  /// sources times the sum over its target levels k of p(k - m): a source of
+  /// level m has about that many extensions to level k. (Work differs by
+  /// orders of magnitude between items: a static split by count leaves one
+  /// process waiting for another at every exchange.) The same program, the
+  /// same items and the same arithmetic give every process the same split.
+  std::vector<WorkItem> my_share(const std::vector<WorkItem>& all_items) const {
+    std::vector<std::pair<double, std::size_t>> work;  // (estimate, index)
+    work.reserve(all_items.size());
+    for (std::size_t i = 0; i < all_items.size(); ++i) {
+      const WorkItem& it = all_items[i];
+      const LosingLevel& level = store.level(it.level);
+      const std::uint64_t sources =
+          std::min<std::uint64_t>(config::kStoreChunk, level.size() - std::uint64_t{it.chunk} * config::kStoreChunk);
+      double per_source = 0;
+      for (int k = it.lo; k <= it.hi; ++k) per_source += static_cast<double>(table.positions(k - it.level));
+      work.emplace_back(static_cast<double>(sources) * per_source, i);
+    }
+    std::stable_sort(work.begin(), work.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<double> load(static_cast<std::size_t>(procs), 0.0);
+    std::vector<WorkItem> mine;
+    for (const auto& [w, i] : work) {
+      const auto least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      load[least] += w;
+      if (least == static_cast<std::size_t>(me)) mine.push_back(all_items[i]);
+    }
+    return mine;
+  }
+
+  /// Whether any process has sources left, or raised the stop flag.
+  struct RoundFlags {
+    bool more = false, stop = false;
+  };
+
+  /// Sends every thread's queued marks to their owners and files the marks
+  /// received into this process's buckets. Each process's message to each
+  /// other ends with two values, whether it has sources left and whether it
+  /// was told to stop, so the round needs no further agreement.
+  template <class Prepare>
+  RoundFlags exchange_marks(int gen, Prepare& prepare, bool more, std::vector<std::uint64_t>& send,
+                            std::vector<std::size_t>& send_counts, std::vector<std::uint64_t>& received,
+                            std::vector<std::size_t>& received_counts) {
+    const std::size_t P = static_cast<std::size_t>(procs);
+    std::fill(send_counts.begin(), send_counts.end(), 2);  // the two flags
+    for (ThreadState& ts : states)
+      if (ts.generation == gen)
+        for (std::size_t p = 0; p < P; ++p) send_counts[p] += ts.outgoing[p].size();
+    std::vector<std::size_t> at(P, 0);
+    for (std::size_t p = 1; p < P; ++p) at[p] = at[p - 1] + send_counts[p - 1];
+    send.resize(at[P - 1] + send_counts[P - 1]);
+    for (ThreadState& ts : states)
+      if (ts.generation == gen)
+        for (std::size_t p = 0; p < P; ++p) {
+          std::copy(ts.outgoing[p].begin(), ts.outgoing[p].end(), send.begin() + static_cast<std::ptrdiff_t>(at[p]));
+          at[p] += ts.outgoing[p].size();
+          ts.outgoing[p].clear();
+        }
+    const bool stop_here = stop_requested();
+    for (std::size_t p = 0; p < P; ++p) {
+      send[at[p]] = more ? 1 : 0;
+      send[at[p] + 1] = stop_here ? 1 : 0;
+    }
+    group->exchange(send, send_counts, received, received_counts);
+    RoundFlags flags;
+    const std::uint64_t first_bit = own_lo << config::kSegmentBitsLog2;
+    std::size_t from = 0;
+    for (std::size_t q = 0; q < P; ++q) {
+      const std::size_t end = from + received_counts[q] - 2;
+      flags.more = flags.more || received[end] != 0;
+      flags.stop = flags.stop || received[end + 1] != 0;
+      // File process q's marks in parallel; a piece that starts on a range's
+      // length leaves it to the piece before, which reads one value past its end.
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(from, end, std::size_t{1} << 16),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
         ThreadState& ts = states.local();
         prepare(ts);
-        while (pending.load(std::memory_order_relaxed) < config::kRoundMarks) {
-          if (stop_requested()) {
-            cursor.store(items.size());
-            break;
+        std::size_t i = r.begin();
+        if (received[i] & kRangeLength) ++i;
+        for (; i < r.end(); ++i) {
+          const std::uint64_t v = received[i];
+          if (v & kRangeStart) {
+            ts.buckets.range((v & ~kRangeStart) - first_bit, received[i + 1] & ~kRangeLength);
+            ++i;
+          } else {
+            ts.buckets.point(v - first_bit);
           }
-          const std::size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
-          if (i >= items.size()) break;
-          const std::uint64_t e0 = ts.buckets.entries();
-          extend_chunk(ts, items[i], ts.buckets);
-          pending.fetch_add(ts.buckets.entries() - e0, std::memory_order_relaxed);
-          const std::size_t done_items = finished.fetch_add(1, std::memory_order_relaxed) + 1;
-          if (progress) {
-            std::unique_lock lock(progress_lock, std::try_to_lock);
-            if (lock.owns_lock()) {
-              const auto now = Clock::now();
-              if (std::chrono::duration<double>(now - last_report).count() >=
-                  config::kProgressIntervalSeconds) {
-                last_report = now;
-                progress(lo, static_cast<double>(done_items) / static_cast<double>(items.size()));
-              }
-            }
-          }
-        }
-      }, tbb::simple_partitioner());
-      // Apply: each segment ORs every thread's bucket while it is in cache.
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, segments, 1),
-                        [&](const tbb::blocked_range<std::size_t>& range) {
-        for (std::size_t s = range.begin(); s != range.end(); ++s) {
-          std::uint64_t* seg = bitmap.get() + (s << (config::kSegmentBitsLog2 - 6));
-          std::uint64_t applied = 0;
-          for (ThreadState& ts : states)
-            if (ts.generation == gen) applied += ts.buckets.apply_segment(s, seg);
-          segment_marks[s] += applied;  // one owner per segment
         }
       });
-      for (ThreadState& ts : states) ts.buckets.recycle();
+      from = end + 2;
     }
-    for (std::size_t k = 0; k < W; ++k)
-      for (std::uint64_t s = base[k] >> config::kSegmentBitsLog2; s < base[k + 1] >> config::kSegmentBitsLog2; ++s)
-        window_marks[k] += std::exchange(segment_marks[s], 0);
+    return flags;
   }
 
   /// Work items that extend the losing positions of levels from..to into
@@ -236,8 +497,10 @@ struct Sieve::Impl {
   std::vector<WorkItem> items_of_levels(int from, int to, int lo) const {
     std::size_t chunks = 0;
     for (int m = from; m <= to; ++m) chunks += store.level(m).chunks();
-    const std::size_t wanted = config::kItemsPerThread *
-                               static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+    // Every process of a group must make the same items: they share them out.
+    const std::size_t threads = distributed() ? static_cast<std::size_t>(group_threads)
+                                              : static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+    const std::size_t wanted = config::kItemsPerThread * threads;
     const int levels = n1 - lo + 1;
     const int pieces = chunks >= wanted ? 1
                        : static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(levels),
@@ -256,10 +519,16 @@ struct Sieve::Impl {
   /// finished level.
   void open_window(const ProgressFn& progress) {
     n0 = done + 1;
-    n1 = window_end(table, n0, max);
+    n1 = window_end(table, n0, max, procs);
     base.assign(1, 0);
     for (int k = n0; k <= n1; ++k) base.push_back(base.back() + segment_aligned_bits(table.positions(k)));
-    const std::uint64_t words = base.back() / 64;
+    // This process's segments: a contiguous share of the window's (all of
+    // them for one process alone).
+    const std::uint64_t segments = base.back() >> config::kSegmentBitsLog2;
+    const auto P = static_cast<std::uint64_t>(procs), I = static_cast<std::uint64_t>(me);
+    own_lo = segments * I / P;
+    own_hi = segments * (I + 1) / P;
+    const std::uint64_t words = (own_hi - own_lo) << (config::kSegmentBitsLog2 - 6);
     if (words > bitmap_words) {
       bitmap.reset();  // release before allocating the larger one
       bitmap.reset(new std::uint64_t[words]);
@@ -270,26 +539,38 @@ struct Sieve::Impl {
       std::memset(bitmap.get() + r.begin(), 0, (r.end() - r.begin()) * sizeof(std::uint64_t));
     });
     window_marks.assign(static_cast<std::size_t>(n1 - n0 + 1), 0);
+    if (distributed()) {
+      std::uint64_t threads = static_cast<std::uint64_t>(tbb::this_task_arena::max_concurrency());
+      group->sum(std::span<std::uint64_t>(&threads, 1));
+      group_threads = threads;
+    }
     mark(items_of_levels(1, n0 - 1, n0), n0, progress);
   }
 
-  /// Ranks of the clear bits of window level n, in increasing order.
+  /// Ranks of the clear bits of window level n, in increasing order (in a
+  /// distributed sieve: of this process's segments of the level).
   std::vector<std::uint64_t> scan_losing(int n) {
     const std::uint64_t p = table.positions(n);
-    const std::uint64_t* level = bitmap.get() + base[static_cast<std::size_t>(n - n0)] / 64;
+    const std::size_t k = static_cast<std::size_t>(n - n0);
     const std::uint64_t words = (p + 63) / 64;
     const std::uint64_t per_seg = config::kSegmentBits / 64;
-    const std::size_t segments = static_cast<std::size_t>((words + per_seg - 1) / per_seg);
-    std::vector<std::vector<std::uint64_t>> found(segments);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, segments, 1),
-                      [&](const tbb::blocked_range<std::size_t>& range) {
-      for (std::size_t s = range.begin(); s != range.end(); ++s) {
+    const std::uint64_t segments = (words + per_seg - 1) / per_seg;
+    // The level's segments s0..s1-1 (of its own 0..segments-1) are this process's.
+    const std::uint64_t first = base[k] >> config::kSegmentBitsLog2;
+    const std::uint64_t s0 = std::clamp(own_lo, first, first + segments) - first;
+    const std::uint64_t s1 = std::clamp(own_hi, first, first + segments) - first;
+    std::vector<std::vector<std::uint64_t>> found(static_cast<std::size_t>(s1 - s0));
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(s0, s1, 1),
+                      [&](const tbb::blocked_range<std::uint64_t>& range) {
+      for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
+        const std::uint64_t* seg = bitmap.get() + (first + s - own_lo) * per_seg;
+        std::vector<std::uint64_t>& f = found[static_cast<std::size_t>(s - s0)];
         const std::uint64_t w0 = s * per_seg, w1 = std::min(words, w0 + per_seg);
         for (std::uint64_t w = w0; w < w1; ++w) {
-          std::uint64_t clear = ~level[w];
+          std::uint64_t clear = ~seg[w - w0];
           if (w == words - 1 && (p & 63)) clear &= (std::uint64_t{1} << (p & 63)) - 1;
           while (clear) {
-            found[s].push_back(w * 64 + static_cast<std::uint64_t>(std::countr_zero(clear)));
+            f.push_back(w * 64 + static_cast<std::uint64_t>(std::countr_zero(clear)));
             clear &= clear - 1;
           }
         }
@@ -300,47 +581,88 @@ struct Sieve::Impl {
     return all;
   }
 
+  /// Distributed sieve: stores level n's losing ranks, those of every
+  /// process (`mine`: the ones this process scanned), and fills in the
+  /// level's count and marks. One sum carries every process's count, the
+  /// level's marks and the stop flag: if any process was told to stop, all
+  /// abandon the level. Then each process in turn broadcasts its ranks, in
+  /// pieces of kSharePiece so that none holds a whole level at 8 bytes a
+  /// rank; processes own increasing ranges, so the ranks arrive in order.
+  void share_level(int n, const std::vector<std::uint64_t>& mine, LevelResult& res) {
+    const auto P = static_cast<std::size_t>(procs);
+    std::vector<std::uint64_t> v(P + 2, 0);
+    v[static_cast<std::size_t>(me)] = mine.size();
+    v[P] = window_marks[static_cast<std::size_t>(n - n0)];
+    v[P + 1] = stop_requested() ? 1 : 0;
+    group->sum(v);
+    if (v[P + 1]) throw interrupted(n);
+    LosingLevel& level = store.level(n);
+    std::vector<std::uint64_t> piece;
+    res.losing = 0;
+    for (std::size_t r = 0; r < P; ++r) {
+      for (std::uint64_t at = 0; at < v[r]; at += kSharePiece) {
+        piece.resize(static_cast<std::size_t>(std::min(kSharePiece, v[r] - at)));
+        if (r == static_cast<std::size_t>(me))
+          std::copy_n(mine.begin() + static_cast<std::ptrdiff_t>(at), piece.size(), piece.begin());
+        group->broadcast(piece, static_cast<int>(r));
+        level.append(piece);
+      }
+      res.losing += v[r];
+    }
+    res.marks = v[P];
+  }
+
+  SieveInterrupted interrupted(int n) const {
+    return SieveInterrupted("level " + std::to_string(n) + " was interrupted; levels 1.." + std::to_string(done) +
+                            " are complete");
+  }
+
   void close_window() { n0 = 0, n1 = -1; }
 
   LevelResult next_level(const ProgressFn& progress) {
     if (done >= max) throw std::logic_error("sieve already reached its last level");
     const auto start = Clock::now();
     const int n = done + 1;
+    LevelResult res;
+    res.tiles = n;
+    res.positions = table.positions(n);
     try {
       if (n > n1) open_window(progress);
-      if (stop_requested())
-        throw SieveInterrupted("level " + std::to_string(n) + " was interrupted; levels 1.." +
-                               std::to_string(done) + " are complete");
+      // A distributed sieve agrees on the stop flag along with the level's
+      // counts (share_level).
+      if (distributed()) share_level(n, scan_losing(n), res);
+      else if (stop_requested()) throw interrupted(n);
     } catch (...) {
       close_window();  // partly marked bitmaps must not be reused
       throw;
     }
-    const std::vector<std::uint64_t> losing = scan_losing(n);
-    store.level(n).append(losing);
+    if (!distributed()) {
+      const std::vector<std::uint64_t> losing = scan_losing(n);
+      store.level(n).append(losing);
+      res.losing = losing.size();
+      res.marks = window_marks[static_cast<std::size_t>(n - n0)];
+    }
     done = n;
 
-    LevelResult res;
-    res.tiles = n;
-    res.positions = table.positions(n);
-    res.losing = losing.size();
-    res.marks = window_marks[static_cast<std::size_t>(n - n0)];
     // The new losing positions mark the rest of the window right away, so
     // the next level only has to be scanned.
     if (n < n1) {
+      bool stopped = false;
       try {
-        mark(items_of_levels(n, n, n + 1), n + 1, {});
+        stopped = mark(items_of_levels(n, n, n + 1), n + 1, {});
       } catch (...) {
         close_window();
         throw;
       }
-      if (stop_requested()) close_window();
+      if (stopped) close_window();
     }
     res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return res;
   }
 };
 
-Sieve::Sieve(int max_tiles) : impl_(std::make_unique<Impl>(max_tiles)) {}
+Sieve::Sieve(int max_tiles) : impl_(std::make_unique<Impl>(max_tiles, nullptr)) {}
+Sieve::Sieve(int max_tiles, ProcessGroup* group) : impl_(std::make_unique<Impl>(max_tiles, group)) {}
 Sieve::~Sieve() = default;
 
 int Sieve::max_tiles() const { return impl_->max; }
@@ -354,6 +676,15 @@ void Sieve::restore_level(int n, std::span<const std::uint64_t> losing_ranks, st
   if (n != levels_done() + 1 || n > max_tiles())
     throw std::invalid_argument("cannot restore level " + std::to_string(n) + " after level " +
                                 std::to_string(levels_done()));
+  std::vector<std::uint64_t> sent;  // a distributed sieve restores process 0's ranks
+  if (impl_->distributed()) {
+    std::uint64_t count = losing_ranks.size();
+    impl_->group->broadcast(std::span<std::uint64_t>(&count, 1), 0);
+    sent.resize(static_cast<std::size_t>(count));
+    if (impl_->me == 0) std::copy(losing_ranks.begin(), losing_ranks.end(), sent.begin());
+    impl_->group->broadcast(sent, 0);
+    losing_ranks = sent;
+  }
   const std::uint64_t p = impl_->table.positions(n);
   if (!losing_ranks.empty() && losing_ranks.back() >= p)
     throw std::invalid_argument("restored rank beyond p(" + std::to_string(n) + ")");
@@ -389,15 +720,16 @@ bool Sieve::is_losing(std::span<const int> rows) const {
   return impl_->store.level(static_cast<int>(n)).contains(impl_->table.rank(rows));
 }
 
-MemoryPlan plan_memory(int max_tiles) {
+MemoryPlan plan_memory(int max_tiles, int processes) {
   const PartitionTable t(max_tiles);
   MemoryPlan plan;
-  // The largest window's bitmaps (the windows the sieve will really use).
+  // The largest window's bitmaps (the windows the sieve will really use),
+  // or a process's share of them.
   for (int n0 = 1; n0 <= max_tiles;) {
-    const int n1 = window_end(t, n0, max_tiles);
+    const int n1 = window_end(t, n0, max_tiles, processes);
     std::uint64_t bits = 0;
     for (int k = n0; k <= n1; ++k) bits += segment_aligned_bits(t.positions(k));
-    plan.bitmap_bytes = std::max(plan.bitmap_bytes, bits / 8);
+    plan.bitmap_bytes = std::max(plan.bitmap_bytes, share_bits(bits, processes) / 8);
     n0 = n1 + 1;
   }
   // Losing positions: about 0.3 p / ln p per level (the conjectured density),
@@ -413,6 +745,9 @@ MemoryPlan plan_memory(int max_tiles) {
   plan.bucket_bytes = config::kRoundMarks * sizeof(std::uint32_t) +
                       plan.bitmap_bytes * 8 / config::kSegmentBits * 4096 *
                           static_cast<std::uint64_t>(tbb::this_task_arena::max_concurrency());
+  // Processes of a group also hold a round's marks for the others twice
+  // (queued per thread, then packed to send) and about as many received.
+  if (processes > 1) plan.bucket_bytes += 3 * config::kRoundMarks * sizeof(std::uint32_t);
   return plan;
 }
 

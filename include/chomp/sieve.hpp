@@ -28,6 +28,8 @@
 
 namespace chomp {
 
+class ProcessGroup;  // process_group.hpp
+
 /// What one finished level contributes to the table.
 struct LevelResult {
   int tiles = 0;
@@ -57,8 +59,10 @@ struct MemoryPlan {
 };
 
 /// The plan for a run to max_tiles (estimates the losing store from the
-/// conjectured density; the bitmap and buckets are exact).
-MemoryPlan plan_memory(int max_tiles);
+/// conjectured density; the bitmap and buckets are exact). With several
+/// processes (a distributed sieve) the figures are per process: each holds
+/// its share of the bitmaps, its own buckets and the whole losing store.
+MemoryPlan plan_memory(int max_tiles, int processes = 1);
 
 /// Thrown by Sieve::next_level when the stop flag was raised; the level in
 /// progress is abandoned and every finished level stays intact.
@@ -73,6 +77,12 @@ class Sieve {
   /// until the first level. The thread count is oneTBB's (set it with
   /// tbb::global_control).
   explicit Sieve(int max_tiles);
+  /// A sieve shared by the processes of `group` (an MPI job; nullptr or a
+  /// group of one: this process alone). Each holds its share of every
+  /// window's bitmap and the whole losing store; next_level, run and
+  /// restore_level are collective (every process calls them in step) and
+  /// give every process the same results. group must outlive the sieve.
+  Sieve(int max_tiles, ProcessGroup* group);
   ~Sieve();
   Sieve(const Sieve&) = delete;
   Sieve& operator=(const Sieve&) = delete;
@@ -90,6 +100,8 @@ class Sieve {
 
   /// Re-installs a level finished earlier (resuming a run): n must be
   /// levels_done() + 1 and ranks the level's losing ranks, increasing.
+  /// In a distributed sieve, process 0's ranks are sent to all (the others
+  /// may pass none).
   void restore_level(int n, std::span<const std::uint64_t> losing_ranks, std::uint64_t marks);
 
   /// Runs the remaining levels, calling on_level after each.

@@ -1,0 +1,32 @@
+/// @file sieve_testing.hpp
+/// @brief Test seams of the sieve (internal, not part of the library's
+/// interface): smaller rounds and windows, so that small test runs take the
+/// many-round and many-window paths that only large runs reach with
+/// config::kRoundMarks and config::kWindowBytes.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace chomp::detail {
+
+/// Marks pending per round (per process) when not 0; config::kRoundMarks
+/// otherwise. Read when a marking pass starts.
+extern std::atomic<std::uint64_t> g_round_marks_for_testing;
+
+/// Window bytes (per process) when not 0; config::kWindowBytes otherwise.
+extern std::atomic<std::uint64_t> g_window_bytes_for_testing;
+
+/// Sets a seam for the lifetime of the object (tests only).
+class ForTesting {
+ public:
+  ForTesting(std::atomic<std::uint64_t>& seam, std::uint64_t value) : seam_(seam) { seam_ = value; }
+  ~ForTesting() { seam_ = 0; }
+  ForTesting(const ForTesting&) = delete;
+  ForTesting& operator=(const ForTesting&) = delete;
+
+ private:
+  std::atomic<std::uint64_t>& seam_;
+};
+
+}  // namespace chomp::detail
