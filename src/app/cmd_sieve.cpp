@@ -24,6 +24,7 @@
 #include "chomp/sieve.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "sieve_cluster.hpp"
 
 namespace chomp::app {
 namespace {
@@ -166,8 +167,8 @@ void check_arguments(const SieveArgs& a, bool output_exists) {
 /// Refuses (usage error, exit 2) a run whose memory plan exceeds
 /// --memory-limit or what the machine has left, naming the numbers;
 /// otherwise prints the plan.
-void check_memory(int max_tiles, const SieveArgs& a) {
-  const MemoryPlan plan = plan_memory(max_tiles);
+void check_memory(int max_tiles, const SieveArgs& a, int processes = 1) {
+  const MemoryPlan plan = plan_memory(max_tiles, processes);
   const auto [avail, avail_source] = available_memory();
   const std::string needs = "--max-tiles " + std::to_string(max_tiles) + " needs about " +
                             human_bytes(plan.total()) + " (bitmap " + human_bytes(plan.bitmap_bytes) +
@@ -186,6 +187,7 @@ void check_memory(int max_tiles, const SieveArgs& a) {
   std::cerr << "plan: max level p(" << max_tiles << ") bitmap " << human_bytes(plan.bitmap_bytes)
             << ", losing store ~" << human_bytes(plan.store_bytes) << ", mark buckets ~"
             << human_bytes(plan.bucket_bytes) << "; total ~" << human_bytes(plan.total());
+  if (processes > 1) std::cerr << " per process (" << processes << " MPI processes)";
   if (avail) std::cerr << " of " << human_bytes(avail) << " " << avail_source;
   std::cerr << '\n';
 }
@@ -193,7 +195,7 @@ void check_memory(int max_tiles, const SieveArgs& a) {
 /// "1 thread", "2 threads".
 std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
 
-int run_sieve(const SieveArgs& a) {
+int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   std::error_code ec;
   const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
   check_arguments(a, output_exists);
@@ -226,7 +228,7 @@ int run_sieve(const SieveArgs& a) {
   if (store_losing > max_tiles)
     throw UsageError("--store-losing " + std::to_string(store_losing) + " exceeds --max-tiles " +
                      std::to_string(max_tiles));
-  check_memory(max_tiles, a);
+  check_memory(max_tiles, a, cluster.processes());
   if (a.dry_run) return 0;
 
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
@@ -258,7 +260,8 @@ int run_sieve(const SieveArgs& a) {
   out.emplace(partial, prov);
   if (!resume) out->rename_to(a.output);
 
-  Sieve sieve(max_tiles);
+  cluster.start(max_tiles, resume ? resume->state().levels : 0);
+  Sieve sieve(max_tiles, cluster.group());
   sieve.set_stop_flag(&g_stop);
   ProgressLine progress;
   auto show_progress = [&](int tiles, double fraction) { progress.update(tiles, fraction); };
@@ -305,6 +308,7 @@ int run_sieve(const SieveArgs& a) {
                 << " is unchanged\n";
     } else {
       out->finish("interrupted");
+      cluster.record(a.output);
       std::cerr << "chomp: stopped by " << signal_name(sig) << " during level " << sieve.levels_done() + 1
                 << "; levels 1.." << sieve.levels_done() << " are saved in " << a.output
                 << " (status \"interrupted\")\n";
@@ -335,9 +339,28 @@ int run_sieve(const SieveArgs& a) {
                              resume_command(a.output));
   }
   out->finish("complete");
+  cluster.record(a.output);
   std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", "
             << std::fixed << std::setprecision(2) << total << " s)\n";
   return 0;
+}
+
+/// A process other than the leader of an MPI run: takes its share of the
+/// leader's run and stops with the others on SIGINT or SIGTERM.
+int follow_sieve(const SieveArgs& a, ClusterRun& cluster) {
+  g_stop.store(false);
+  const StopSignals stop_signals;
+  try {
+    return cluster.follow(a.threads, &g_stop);
+  } catch (const SieveInterrupted&) {
+    const int sig = g_stop_signal.load();
+    return 128 + (sig > 0 ? sig : SIGINT);
+  }
+}
+
+int run_sieve(const SieveArgs& a) {
+  ClusterRun cluster;  // the processes of an MPI job, when mpirun or srun started this one
+  return cluster.guard([&] { return cluster.leader() ? lead_sieve(a, cluster) : follow_sieve(a, cluster); });
 }
 
 const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tiles tiles; write the per-level table to HDF5",

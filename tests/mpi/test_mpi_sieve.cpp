@@ -1,0 +1,158 @@
+/// @file test_mpi_sieve.cpp
+/// @brief `chomp sieve` under mpirun on this machine (built with
+/// CHOMP_WITH_MPI): every count and every losing rank equals the
+/// single-process run's for 2 and 3 processes, also resumed with another
+/// process count; a process that fails stops the whole job with a message;
+/// a usage error ends every process cleanly.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "chomp/h5_output.hpp"
+
+namespace {
+
+constexpr int kTiles = 75;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+/// The tests' folder (in the build tree), made once.
+const std::string& folder() {
+  static const std::string dir = [] {
+    std::filesystem::create_directories(CHOMP_MPI_TEST_DIR);
+    return std::string(CHOMP_MPI_TEST_DIR);
+  }();
+  return dir;
+}
+
+std::string path(const std::string& name) { return folder() + "/" + name; }
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Runs a shell command in the tests' folder; a hang ends after 240 s.
+Result sh(const std::string& command) {
+  const std::string out = path("stdout.txt"), err = path("stderr.txt");
+  const std::string line = "cd '" + folder() + "' && timeout 240 " + command + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(line.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+/// mpirun for this machine: more processes than cores, as root in CI,
+/// waiting processes yield their core.
+std::string mpirun(int processes) {
+  return std::string(CHOMP_MPIEXEC) + " --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -np " +
+         std::to_string(processes);
+}
+
+const std::string kChomp = CHOMP_BINARY;
+
+/// The single-process run, made once.
+const std::string& single_process_file() {
+  static const std::string file = [] {
+    const std::string f = path("one-process.h5");
+    const Result r = sh(kChomp + " sieve -n " + std::to_string(kTiles) + " -o " + f + " --force -q");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return f;
+  }();
+  return file;
+}
+
+std::int64_t number(const chomp::LevelTable& t, const char* name) {
+  const auto it = t.number_attributes.find(name);
+  return it == t.number_attributes.end() ? -1 : it->second;
+}
+
+/// Every level's counts and losing ranks equal the single-process run's.
+void expect_same_levels(const std::string& file, int processes) {
+  const chomp::LevelFileReader got(file), want(single_process_file());
+  const chomp::LevelTable &a = got.table(), &b = want.table();
+  EXPECT_TRUE(a.complete());
+  EXPECT_EQ(number(a, "mpi_ranks"), processes);
+  EXPECT_EQ(number(b, "mpi_ranks"), 1);
+  ASSERT_EQ(a.tiles.size(), static_cast<std::size_t>(kTiles));
+  ASSERT_EQ(b.tiles.size(), static_cast<std::size_t>(kTiles));
+  for (std::size_t i = 0; i < a.tiles.size(); ++i) {
+    EXPECT_EQ(a.tiles[i], b.tiles[i]);
+    EXPECT_EQ(a.positions[i], b.positions[i]) << "n = " << i + 1;
+    EXPECT_EQ(a.losing[i], b.losing[i]) << "n = " << i + 1;
+    EXPECT_EQ(a.marks[i], b.marks[i]) << "n = " << i + 1;
+  }
+  ASSERT_EQ(got.stored_losing_ranks(), want.stored_losing_ranks());
+  EXPECT_TRUE(got.losing_ranks(0, got.stored_losing_ranks()) == want.losing_ranks(0, want.stored_losing_ranks()))
+      << "the losing positions differ";
+}
+
+void run_and_compare(int processes) {
+  const std::string f = path("processes-" + std::to_string(processes) + ".h5");
+  const Result r = sh(mpirun(processes) + " " + kChomp + " sieve -n " + std::to_string(kTiles) + " -o " + f + " --force");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Only process 0 prints: one table, one plan line.
+  EXPECT_EQ(r.out.find(" tiles "), r.out.rfind(" tiles ")) << r.out;
+  EXPECT_NE(r.err.find("per process (" + std::to_string(processes) + " MPI processes)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("plan:"), r.err.rfind("plan:")) << r.err;
+  expect_same_levels(f, processes);
+}
+
+}  // namespace
+
+TEST(MpiSieve, TwoProcessesFindTheSingleProcessLevels) { run_and_compare(2); }
+
+TEST(MpiSieve, ThreeProcessesFindTheSingleProcessLevels) { run_and_compare(3); }
+
+TEST(MpiSieve, ResumesWithAnotherProcessCount) {
+  const std::string f = path("resumed.h5");
+  Result r = sh(mpirun(2) + " " + kChomp + " sieve -n 68 -o " + f + " --force -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = sh(mpirun(3) + " " + kChomp + " sieve -n " + std::to_string(kTiles) + " -o " + f + " --resume -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("levels 1..68 restored"), std::string::npos) << r.err;
+  expect_same_levels(f, 3);
+}
+
+TEST(MpiSieve, AFailingProcessStopsTheJobWithAMessage) {
+  // Process 0 may write only 256 KiB: the file fills up a few levels in,
+  // while process 1 waits for it in the next exchange. The job must end
+  // (not hang), say why and how to continue, and keep the finished levels.
+  const std::string f = path("full-disk.h5");
+  std::filesystem::remove(f);
+  const std::string args = " sieve -n " + std::to_string(kTiles) + " -o " + f + " -q";
+  const Result r = sh(mpirun(1) + " bash -c 'ulimit -f 256; exec " + kChomp + args + "' : -np 1 " + kChomp + args);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("process 0 of 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stopping all 2 processes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  const chomp::LevelTable t = chomp::read_level_file(f);
+  EXPECT_FALSE(t.complete());
+  EXPECT_GT(t.tiles.size(), 10U);
+}
+
+TEST(MpiSieve, AUsageErrorEndsEveryProcessCleanly) {
+  // Process 0 refuses to overwrite a file; the others are told, and every
+  // process finalises MPI (no abort).
+  const std::string f = path("exists.h5");
+  std::ofstream(f) << "not a result file";
+  const Result r = sh(mpirun(3) + " " + kChomp + " sieve -n 30 -o " + f);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("MPI_Abort"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("already exists"), r.err.rfind("already exists")) << "only process 0 speaks:\n" << r.err;
+}
