@@ -267,21 +267,28 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
     return [decode_path(w) for w in words]
 
 
-def default_levels_file() -> Path:
-    """The committed result file: the data/levels-N.h5 with the largest N."""
+def default_levels_file(with_positions: bool = False) -> Path:
+    """The committed result file: the data/levels-N.h5 with the largest N
+    (with `with_positions`, the largest one that stores losing positions)."""
     found = []
     for p in DATA_DIR.glob("levels-*.h5"):
         if m := re.fullmatch(r"levels-(\d+)\.h5", p.name):
+            if with_positions and not stored_levels(p):
+                continue
             found.append((int(m.group(1)), p))
     if not found:
-        raise FileNotFoundError(f"no data/levels-N.h5 in {DATA_DIR}")
+        raise FileNotFoundError(f"no data/levels-N.h5 in {DATA_DIR}"
+                                + (" with stored losing positions" if with_positions else ""))
     return max(found)[1]
 
 
 def levels_file(env_var: str = "CHOMP_LEVELS_FILE") -> Path:
-    """The file named by the environment variable, else `default_levels_file()`."""
+    """The file named by the environment variable, else the default one
+    (`CHOMP_POSITIONS_FILE` defaults to a file that stores positions)."""
     value = os.environ.get(env_var)
-    return Path(value) if value else default_levels_file()
+    if value:
+        return Path(value)
+    return default_levels_file(with_positions=(env_var == "CHOMP_POSITIONS_FILE"))
 
 
 def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:

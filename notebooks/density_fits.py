@@ -160,7 +160,9 @@ def first_separation(curves, threshold: float, n_from: int, lnp_all: np.ndarray)
 def bytes_text(b: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
         if b < 1024 or unit == "EiB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+            if unit == "B":
+                return f"{b:.0f} {unit}"
+            return f"{b:.3g} {unit}" if b >= 1e4 else f"{b:.1f} {unit}"
         b /= 1024
 
 
