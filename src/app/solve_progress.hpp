@@ -18,11 +18,16 @@ namespace chomp::app {
 inline constexpr std::uint64_t kQuietSolvePositions = std::uint64_t{1} << 26;
 
 /// Rewrites one line on a terminal (at most every half second), and on a log
-/// writes a plain line every 30 s; end() clears the terminal line.
+/// writes a plain line every 30 s; end() clears the terminal line. Levels
+/// near the start cost more than their share of positions (their losing
+/// positions reach far), so the level count is the better guide.
 class SolveProgress {
  public:
   explicit SolveProgress(std::uint64_t positions)
-      : shown_(positions >= kQuietSolvePositions), tty_(isatty(STDERR_FILENO) == 1), last_(Clock::now()) {}
+      : shown_(positions >= kQuietSolvePositions),
+        tty_(isatty(STDERR_FILENO) == 1),
+        start_(Clock::now()),
+        last_(start_) {}
 
   BoundedProgressFn callback() {
     if (!shown_) return {};
@@ -31,8 +36,11 @@ class SolveProgress {
       const double since = std::chrono::duration<double>(now - last_).count();
       if (since < (tty_ ? 0.5 : 30.0) && tiles < max_tiles) return;
       last_ = now;
-      std::fprintf(stderr, tty_ ? "\rsolving: level %d of %d, %3.0f%% of the positions " : "solving: level %d of %d, %.0f%% of the positions\n",
-                   tiles, max_tiles, 100 * fraction);
+      const double elapsed = std::chrono::duration<double>(now - start_).count();
+      std::fprintf(stderr,
+                   tty_ ? "\rsolving: level %d of %d (%3.0f%% of the positions), %.0f s " :
+                          "solving: level %d of %d (%.0f%% of the positions), %.0f s\n",
+                   tiles, max_tiles, 100 * fraction, elapsed);
       std::fflush(stderr);
     };
   }
@@ -44,7 +52,7 @@ class SolveProgress {
  private:
   using Clock = std::chrono::steady_clock;
   bool shown_, tty_;
-  Clock::time_point last_;
+  Clock::time_point start_, last_;
 };
 
 }  // namespace chomp::app
