@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <cstdio>
 #include <string>
 
 namespace chomp {
@@ -19,6 +20,21 @@ constexpr std::size_t kMaxInputChars = 4096;
 [[noreturn]] void fail(const std::string& what) { throw InvalidPosition(what); }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/// A character of the input as a message may show it: quoted if printable,
+/// else its byte value, so that what() stays one printable line.
+std::string describe(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u >= 0x20 && u < 0x7F) return std::string("'") + c + "'";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "byte 0x%02X", u);
+  return buf;
+}
+
+/// At most the first dozen characters of a long number.
+std::string shorten(std::string_view digits) {
+  return digits.size() <= 12 ? std::string(digits) : std::string(digits.substr(0, 12)) + "...";
+}
 
 }  // namespace
 
@@ -201,15 +217,17 @@ Rows parse_rows(std::string_view text) {
       if (c == '+') fail("row lengths are plain numbers without a '+' sign");
       if (c == ',') fail("empty row length between commas; write rows as 7,3,3,1,1");
       if (c >= 0x80) fail("position contains a non-ASCII character; use digits and commas only");
-      fail(std::string("unexpected character '") + static_cast<char>(c) +
-           "' in position; use row lengths such as 7,3,3,1,1");
+      fail("unexpected character " + describe(static_cast<char>(c)) +
+           " in position; use row lengths such as 7,3,3,1,1");
     }
-    if (i - start > 3)
-      fail("row length " + std::string(text.substr(start, i - start)) +
+    std::size_t first = start;  // leading zeros do not make a number large
+    while (first + 1 < i && text[first] == '0') ++first;
+    if (i - first > 3)
+      fail("row length " + shorten(text.substr(start, i - start)) +
            " is too large; a position may have at most " + std::to_string(kMaxPathSteps - 1) +
            " columns");
     int value = 0;
-    std::from_chars(text.data() + start, text.data() + i, value);
+    std::from_chars(text.data() + first, text.data() + i, value);
     rows.push_back(value);
     if (rows.size() > static_cast<std::size_t>(kMaxPathSteps))
       fail("position has more than " + std::to_string(kMaxPathSteps - 1) + " rows");
@@ -219,8 +237,8 @@ Rows parse_rows(std::string_view text) {
       const unsigned char c = static_cast<unsigned char>(text[i]);
       if (c >= 0x80) fail("position contains a non-ASCII character; use digits and commas only");
       if (c >= '0' && c <= '9') fail("two numbers without a comma between them in position");
-      fail(std::string("unexpected character '") + static_cast<char>(c) +
-           "' in position; separate row lengths with commas");
+      fail("unexpected character " + describe(static_cast<char>(c)) +
+           " in position; separate row lengths with commas");
     }
     ++i;
   }
@@ -253,8 +271,8 @@ Rows parse_picture(std::string_view text) {
     if (ended) fail("blank line inside the picture (line " + std::to_string(line_no) + ")");
     for (char c : line)
       if (c != '#')
-        fail("line " + std::to_string(line_no) + " of the picture has '" + std::string(1, c) +
-             "'; draw each row with '#' only");
+        fail("line " + std::to_string(line_no) + " of the picture has " + describe(c) +
+             "; draw each row with '#' only");
     rows.push_back(static_cast<int>(line.size()));
     if (rows.size() > static_cast<std::size_t>(kMaxPathSteps))
       fail("picture has more than " + std::to_string(kMaxPathSteps - 1) + " rows");
