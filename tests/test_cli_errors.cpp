@@ -1,0 +1,214 @@
+/// @file test_cli_errors.cpp
+/// @brief Hostile input and hostile machines, through the `chomp` program:
+/// every bad argument or position gets one clear line on stderr, exit code 2,
+/// and no file; an unwritable path, a full disk and a file size limit get a
+/// clear error, exit code 1, and leave the finished levels readable.
+
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+
+#include <filesystem>
+
+#include "chomp/h5_output.hpp"
+#include "chomp/ranking.hpp"
+#include "chomp_process.hpp"
+
+using namespace chomp;
+using namespace chomp::testing;
+
+namespace {
+
+struct HostileCase {
+  std::vector<std::string> args;
+  int exit_code;
+  std::string says;  ///< a piece of the message
+};
+
+std::string describe(const HostileCase& c) {
+  std::string s;
+  for (const std::string& a : c.args) s += "[" + (a.size() > 40 ? a.substr(0, 40) + "..." : a) + "] ";
+  return s;
+}
+
+/// The levels a failed run left: readable, not complete, every count right.
+void expect_levels_intact(const std::string& path, int at_least) {
+  const LevelTable t = read_level_file(path);
+  EXPECT_FALSE(t.complete());
+  EXPECT_GE(static_cast<int>(t.tiles.size()), at_least);
+  const PartitionTable table(static_cast<int>(t.tiles.size()) + 1);
+  for (std::size_t i = 0; i < t.tiles.size(); ++i) EXPECT_EQ(t.positions[i], table.positions(static_cast<int>(i) + 1));
+  const LevelFileReader reader(path);  // the ranks read back, checksums pass
+  EXPECT_NO_THROW(reader.losing_ranks(0, reader.stored_losing_ranks()));
+}
+
+}  // namespace
+
+TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
+  const std::string huge(5000, '9');
+  const std::vector<HostileCase> cases{
+      // --max-tiles
+      {{"sieve", "-n", ""}, 2, "empty value"},
+      {{"sieve", "-n", " 5"}, 2, "not a whole number"},
+      {{"sieve", "-n", "5 "}, 2, "not a whole number"},
+      {{"sieve", "-n", "+5"}, 2, "not a whole number"},
+      {{"sieve", "-n", "0x10"}, 2, "not a whole number"},
+      {{"sieve", "-n", "1e3"}, 2, "not a whole number"},
+      {{"sieve", "-n", "12.5"}, 2, "not a whole number"},
+      {{"sieve", "-n", "abc"}, 2, "not a whole number"},
+      {{"sieve", "-n", "-5"}, 2, "is negative"},
+      {{"sieve", "-n", "0"}, 2, "at least 1"},
+      {{"sieve", "-n", "256"}, 2, "at most 255 (a position is stored as a lattice path"},
+      {{"sieve", "-n", "99999999999999999999"}, 2, "too large: at most 255"},
+      {{"sieve", "-n", huge}, 2, "too large"},
+      {{"sieve", "-n", "\xff\xfe"}, 2, "'\\xFF\\xFE' is not a whole number"},
+      {{"sieve", "-n", "\xd9\xa3"}, 2, "not a whole number"},  // ARABIC-INDIC DIGIT THREE
+      {{"sieve", "-n", "5", "-n", "6"}, 2, "--max-tiles"},
+      {{"sieve", "-n"}, 2, "--max-tiles"},
+      // --threads, --store-losing, --memory-limit
+      {{"sieve", "-t", "0"}, 2, "at least 1"},
+      {{"sieve", "-t", "-1"}, 2, "negative"},
+      {{"sieve", "-t", "99999"}, 2, "at most 4096"},
+      {{"sieve", "-t", "two"}, 2, "not a whole number"},
+      {{"sieve", "--store-losing", "64"}, 2, "at most 63 (stored positions are 64-bit"},
+      {{"sieve", "--store-losing", "20", "-n", "10"}, 2, "--store-losing 20 exceeds --max-tiles 10"},
+      {{"sieve", "--memory-limit", ""}, 2, "empty size"},
+      {{"sieve", "--memory-limit", "12Q"}, 2, "unknown unit"},
+      {{"sieve", "--memory-limit", "0"}, 2, "is zero"},
+      {{"sieve", "--memory-limit", "-5G"}, 2, "not a size"},
+      {{"sieve", "--memory-limit", "1.5.5G"}, 2, "not a size"},
+      {{"sieve", "--memory-limit", "99999999999999T"}, 2, "does not fit 64 bits"},
+      {{"sieve", "--memory-limit", "1M", "-n", "50"}, 2, "needs about"},
+      {{"sieve", "-n", "255"}, 2, "is available"},  // far beyond any machine
+      // --output
+      {{"sieve", "-o", ""}, 2, "empty file name"},
+      {{"sieve", "-o", "a\nb.h5"}, 2, "control character"},
+      {{"sieve", "-o", "out/"}, 2, "names a folder"},
+      {{"sieve", "-o", "."}, 2, "is a folder"},
+      {{"sieve", "-o", std::string(300, 'a')}, 2, "has a part of 300 bytes"},
+      {{"sieve", "-o", std::string(5000, 'a')}, 2, "bytes long"},
+      // flags and words
+      {{"sieve", "--force", "--resume"}, 2, "contradict"},
+      {{"sieve", "--bogus"}, 2, "--bogus"},
+      {{"sieve", "extra"}, 2, "extra"},
+      {{}, 2, "subcommand"},
+      {{"nosuch"}, 2, "subcommand"},
+      {{""}, 2, ""},
+      // positions (chomp analyze)
+      {{"analyze", ""}, 2, "empty position"},
+      {{"analyze", "   "}, 2, "empty position"},
+      {{"analyze", "abc"}, 2, "unexpected character 'a'"},
+      {{"analyze", "-3,1"}, 2, "negative row length"},
+      {{"analyze", "3,0"}, 2, "row 2 has length 0"},
+      {{"analyze", "1,2"}, 2, "must not increase"},
+      {{"analyze", "3,,1"}, 2, "between commas"},
+      {{"analyze", "99999999999999999999"}, 2, "too large"},
+      {{"analyze", "3,\x01"}, 2, "byte 0x01"},
+      {{"analyze", "\xef\xbc\x93,1"}, 2, "non-ASCII"},  // FULLWIDTH DIGIT THREE
+      {{"analyze", "256"}, 2, "rows + columns <= 256"},
+      {{"analyze", "9999999999999999999999999999999"}, 2, "row length 999999999999... is too large"},
+      {{"analyze", std::string(5000, '1')}, 2, "at most 4096"},
+  };
+  for (const HostileCase& c : cases) {
+    SCOPED_TRACE(describe(c));
+    ScratchDir dir;
+    ProcessOptions opts;
+    opts.cwd = dir.path().string();
+    const ProcessResult r = run_chomp(c.args, opts);
+    EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    // One line that says what is wrong (CLI11's refusals add one pointing
+    // to --help); nothing longer than a screen line or two.
+    const auto problem_lines = std::count(r.err.begin(), r.err.end(), '\n') -
+                               (r.err.find("for usage.") != std::string::npos ? 1 : 0);
+    EXPECT_EQ(problem_lines, 1) << r.err;
+    EXPECT_LT(r.err.size(), 700U) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(dir.entries().empty()) << "a refused command wrote " << dir.entries().front();
+  }
+}
+
+TEST(CliErrors, UnwritablePathsFailCleanly) {
+  ScratchDir dir;
+  std::ofstream(dir.file("plain-file")) << "x";
+  for (const std::string& out : {dir.file("no/such/folder/run.h5"), dir.file("plain-file/run.h5")}) {
+    const ProcessResult r = run_chomp({"sieve", "-n", "10", "-q", "-o", out});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("cannot create " + out + ".partial"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << "the plan and the error: " << r.err;
+  }
+  // A folder this process may not write to: by permissions when not root
+  // (root ignores them), by a read-only mount when root.
+  const std::filesystem::path locked = dir.path() / "locked";
+  std::filesystem::create_directory(locked);
+  bool mounted = false;
+  if (geteuid() == 0) {
+    mounted = mount("tmpfs", locked.c_str(), "tmpfs", MS_RDONLY, "size=64k") == 0;
+    if (!mounted) GTEST_SKIP() << "running as root without permission to mount a read-only tmpfs";
+  } else {
+    std::filesystem::permissions(locked, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  }
+  const ProcessResult r = run_chomp({"sieve", "-n", "10", "-q", "-o", (locked / "run.h5").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.err.find("Read-only file system") != std::string::npos ||
+              r.err.find("Permission denied") != std::string::npos)
+      << r.err;
+  if (mounted) umount(locked.c_str());
+  std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
+}
+
+// A file size limit (ulimit -f): SIGXFSZ is ignored, the write fails with
+// EFBIG, the error says so in one line and how to continue, and the levels
+// finished before it stay readable and resumable.
+TEST(CliErrors, FileSizeLimitFailsCleanlyAndKeepsFinishedLevels) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  ProcessOptions opts;
+  opts.file_size_limit = 100 * 1024;  // the whole run needs 270 KiB
+  const ProcessResult r = run_chomp({"sieve", "-n", "60", "-q", "-o", out}, opts);
+  EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  expect_levels_intact(out, 20);
+
+  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", out});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_TRUE(read_level_file(out).complete());
+}
+
+// A full disk, made with a small tmpfs (needs root; skipped otherwise, and
+// the file size limit above covers the same path).
+TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
+  ScratchDir dir;
+  const std::filesystem::path small = dir.path() / "small";
+  std::filesystem::create_directory(small);
+  if (geteuid() != 0 || mount("tmpfs", small.c_str(), "tmpfs", 0, "size=256k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount(path.c_str()); }
+  } unmount{small.string()};
+  const std::string out = (small / "run.h5").string();
+  const ProcessResult r = run_chomp({"sieve", "-n", "60", "-q", "-o", out});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  expect_levels_intact(out, 20);
+
+  // Moved to a roomy disk, the run continues.
+  const std::string moved = dir.file("run.h5");
+  std::filesystem::copy_file(out, moved);
+  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", moved});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_TRUE(read_level_file(moved).complete());
+}
+
+TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
+  ScratchDir dir;
+  const ProcessResult ok = run_chomp({"sieve", "-n", "40", "--memory-limit", "20G", "--dry-run", "-o", dir.file("a.h5")});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  const ProcessResult refused = run_chomp({"sieve", "-n", "40", "--memory-limit", "100K", "-o", dir.file("a.h5")});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--memory-limit is 100.0 KiB"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("bitmap"), std::string::npos) << refused.err;
+  EXPECT_TRUE(dir.entries().empty());
+}

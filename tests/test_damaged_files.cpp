@@ -1,0 +1,311 @@
+/// @file test_damaged_files.cpp
+/// @brief `chomp sieve --resume` on damaged, foreign and tampered files:
+/// each is refused with a clear message and left as it was; the traces a
+/// kill leaves (ranks of a cut-off level, a half-appended row) are ignored.
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "chomp/h5_output.hpp"
+#include "chomp/resume.hpp"
+#include "chomp_process.hpp"
+
+using namespace chomp;
+using namespace chomp::testing;
+
+namespace {
+
+constexpr int kLevels = 50;
+
+/// A finished run to 50 tiles, made once per test program.
+const std::string& base_file() {
+  static ScratchDir dir;
+  static const std::string path = [] {
+    const std::string p = dir.file("base.h5");
+    const ProcessResult r = run_chomp({"sieve", "-n", std::to_string(kLevels), "-q", "-o", p});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return p;
+  }();
+  return path;
+}
+
+/// Opens a result file for writing with the HDF5 C API, for tampering.
+class RawFile {
+ public:
+  explicit RawFile(const std::string& path) : id_(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT)) {
+    EXPECT_GE(id_, 0) << "cannot open " << path;
+  }
+  ~RawFile() { H5Fclose(id_); }
+  hid_t get() const { return id_; }
+
+  /// File offset and stored size of chunk `index` of a dataset.
+  std::pair<haddr_t, hsize_t> chunk(const char* dataset, hsize_t index) const {
+    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
+    const hid_t space = H5Dget_space(ds);  // HDF5 1.10 does not take H5S_ALL here
+    hsize_t offset = 0, size = 0;
+    haddr_t addr = 0;
+    unsigned mask = 0;
+    EXPECT_GE(H5Dget_chunk_info(ds, space, index, &offset, &mask, &addr, &size), 0) << dataset;
+    H5Sclose(space);
+    H5Dclose(ds);
+    return {addr, size};
+  }
+  hsize_t chunks(const char* dataset) const {
+    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
+    const hid_t space = H5Dget_space(ds);
+    hsize_t n = 0;
+    EXPECT_GE(H5Dget_num_chunks(ds, space, &n), 0) << dataset;
+    H5Sclose(space);
+    H5Dclose(ds);
+    return n;
+  }
+
+  template <class T>
+  std::vector<T> read(const char* dataset, hid_t mem_type) const {
+    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
+    const hid_t space = H5Dget_space(ds);
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(space, &n, nullptr);
+    std::vector<T> out(n);
+    EXPECT_GE(H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0);
+    H5Sclose(space);
+    H5Dclose(ds);
+    return out;
+  }
+
+  /// Rewrites a whole dataset (its checksums are recomputed: a consistent lie).
+  template <class T>
+  void write(const char* dataset, hid_t mem_type, const std::vector<T>& values) const {
+    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
+    const hsize_t n = values.size();
+    EXPECT_GE(H5Dset_extent(ds, &n), 0);
+    EXPECT_GE(H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+    H5Dclose(ds);
+  }
+
+  void set_int_attribute(const char* name, std::int64_t value) const {
+    const hid_t attr = H5Aopen(id_, name, H5P_DEFAULT);
+    EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &value), 0);
+    H5Aclose(attr);
+  }
+
+ private:
+  hid_t id_;
+};
+
+void flip_byte(const std::string& path, std::uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.get(c);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put(static_cast<char>(c ^ 0x5A));
+}
+
+/// Level n's losing ranks start here in /resume/losing_ranks.
+std::uint64_t first_rank_index(const std::vector<std::uint64_t>& losing, int n, std::uint64_t alignment) {
+  std::uint64_t at = 0;
+  for (int m = 1; m < n; ++m) at += (losing[m - 1] + alignment - 1) / alignment * alignment;
+  return at;
+}
+
+struct Outcome {
+  ProcessResult result;
+  bool unchanged = false;
+};
+
+/// Resumes `path` and reports whether the file was left byte for byte as it was.
+Outcome resume(const std::string& path) {
+  const std::string before = read_text(path);
+  Outcome o;
+  o.result = run_chomp({"sieve", "--resume", "-q", "-o", path});
+  o.unchanged = read_text(path) == before;
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial")) << "a refused resume leaves no .partial";
+  return o;
+}
+
+void expect_refused(const Outcome& o, const std::string& says) {
+  EXPECT_EQ(o.result.exit_code, 1) << o.result.err;
+  EXPECT_NE(o.result.err.find(says), std::string::npos) << o.result.err;
+  EXPECT_NE(o.result.err.find("cannot resume"), std::string::npos) << o.result.err;
+  // One line says why (a refusal found while restoring follows the memory plan line).
+  EXPECT_EQ(o.result.err.find("chomp: "), o.result.err.rfind("chomp: ")) << o.result.err;
+  EXPECT_EQ(o.result.err.back(), '\n');
+  EXPECT_TRUE(o.unchanged);
+}
+
+class DamagedFile : public ::testing::Test {
+ protected:
+  // The finished run, marked as not finished: a resume then reads and
+  // checks every level (a complete file has nothing to resume).
+  void SetUp() override {
+    path_ = dir_.file("run.h5");
+    std::filesystem::copy_file(base_file(), path_);
+    RawFile(path_).set_int_attribute("complete", 0);
+  }
+  ScratchDir dir_;
+  std::string path_;
+};
+
+}  // namespace
+
+TEST_F(DamagedFile, TruncatedFileIsRefused) {
+  std::filesystem::resize_file(path_, std::filesystem::file_size(path_) / 2);
+  expect_refused(resume(path_), "truncated");
+}
+
+TEST_F(DamagedFile, EmptyOrForeignFilesAreRefused) {
+  std::filesystem::resize_file(path_, 0);
+  expect_refused(resume(path_), "not an HDF5 file");
+  std::ofstream(path_) << "tiles,positions,losing\n1,1,1\n";
+  expect_refused(resume(path_), "not an HDF5 file");
+
+  // An HDF5 file that some other program wrote.
+  std::filesystem::remove(path_);
+  const hid_t f = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hsize_t n = 3;
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  H5Dclose(H5Dcreate2(f, "levels", H5T_STD_U64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  H5Sclose(space);
+  H5Fclose(f);
+  expect_refused(resume(path_), "not a chomp result");
+}
+
+TEST_F(DamagedFile, FlippedByteInTheRanksFailsTheChecksum) {
+  std::pair<haddr_t, hsize_t> chunk;
+  {
+    RawFile raw(path_);
+    // The chunk holding level 40's ranks, well inside the run.
+    const auto losing = raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64);
+    const std::uint64_t alignment = LevelFileReader(base_file()).losing_ranks_alignment();
+    const hsize_t index = first_rank_index(losing, 40, alignment) / alignment;
+    ASSERT_LT(index, raw.chunks("resume/losing_ranks"));
+    chunk = raw.chunk("resume/losing_ranks", index);
+  }
+  flip_byte(path_, chunk.first + chunk.second / 2);
+  expect_refused(resume(path_), "Fletcher32");
+}
+
+TEST_F(DamagedFile, FlippedByteInTheTableFailsTheChecksum) {
+  std::pair<haddr_t, hsize_t> chunk;
+  {
+    RawFile raw(path_);
+    chunk = raw.chunk("levels/losing", 29);  // one row per chunk: level 30
+  }
+  flip_byte(path_, chunk.first + 2);
+  expect_refused(resume(path_), "Fletcher32");
+  // The project's reader reports it too.
+  try {
+    read_level_file(path_);
+    ADD_FAILURE() << "read_level_file accepted a damaged file";
+  } catch (const H5Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Fletcher32"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(DamagedFile, OtherFormatVersionsAreRefused) {
+  { RawFile(path_).set_int_attribute("format_version", 1); }
+  expect_refused(resume(path_), "format_version 1");
+  EXPECT_EQ(read_level_file(path_).tiles.size(), static_cast<std::size_t>(kLevels)) << "version 1 is still read";
+  { RawFile(path_).set_int_attribute("format_version", 99); }
+  expect_refused(resume(path_), "format_version 99");
+}
+
+TEST_F(DamagedFile, StoredPositionCountThatContradictsTheEngineIsRefused) {
+  {
+    RawFile raw(path_);
+    auto positions = raw.read<std::uint64_t>("levels/positions", H5T_NATIVE_UINT64);
+    positions[29] += 1;
+    raw.write("levels/positions", H5T_NATIVE_UINT64, positions);
+  }
+  expect_refused(resume(path_), "p(30) = 5605 but the engine computes 5604");
+}
+
+TEST_F(DamagedFile, LastLevelThatContradictsTheEngineIsRefused) {
+  {
+    RawFile raw(path_);
+    auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+    const auto losing = raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64);
+    const std::uint64_t at = first_rank_index(losing, kLevels, LevelFileReader(base_file()).losing_ranks_alignment());
+    // Move one losing rank of the last level to a winning neighbour,
+    // keeping the list increasing: a consistent file with one wrong fact.
+    std::uint64_t k = at;
+    while (ranks[k + 1] - ranks[k] < 3) ++k;
+    ranks[k] += 1;
+    raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
+  }
+  expect_refused(resume(path_), "not the same ones");
+}
+
+TEST_F(DamagedFile, RanksThatAreNotIncreasingAreRefused) {
+  {
+    RawFile raw(path_);
+    auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+    const auto losing = raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64);
+    const std::uint64_t at = first_rank_index(losing, 45, LevelFileReader(base_file()).losing_ranks_alignment());
+    std::swap(ranks[at + 3], ranks[at + 4]);
+    raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
+  }
+  expect_refused(resume(path_), "level 45: its stored losing ranks are not increasing");
+}
+
+// What a kill leaves: the ranks of the level in progress without its row,
+// and a row appended to only some columns. Both are ignored, the level is
+// computed again, and the result is the uninterrupted run's.
+TEST_F(DamagedFile, TracesOfAKillAreIgnored) {
+  {
+    RawFile raw(path_);
+    // Drop the last row from every column but tiles: a half-appended row.
+    for (const char* name : {"levels/positions", "levels/losing", "levels/marks"}) {
+      auto v = raw.read<std::uint64_t>(name, H5T_NATIVE_UINT64);
+      v.pop_back();
+      raw.write(name, H5T_NATIVE_UINT64, v);
+    }
+    for (const char* name : {"levels/losing_fraction", "levels/hypothesis_ratio", "levels/seconds"}) {
+      auto v = raw.read<double>(name, H5T_NATIVE_DOUBLE);
+      v.pop_back();
+      raw.write(name, H5T_NATIVE_DOUBLE, v);
+    }
+  }
+  const Outcome o = resume(path_);
+  EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
+  EXPECT_NE(o.result.err.find("levels 1..49 restored"), std::string::npos) << o.result.err;
+  EXPECT_NE(o.result.err.find("ignored"), std::string::npos) << o.result.err;
+  const LevelFileReader done(path_), ref(base_file());
+  EXPECT_TRUE(done.table().complete());
+  EXPECT_EQ(done.table().losing, ref.table().losing);
+  EXPECT_EQ(done.table().marks, ref.table().marks);
+  EXPECT_EQ(done.losing_ranks(0, done.stored_losing_ranks()), ref.losing_ranks(0, ref.stored_losing_ranks()));
+}
+
+// In-process: levels without losing positions (L(2) = L(4) = 0) as the last
+// finished ones, whose ranks would start past the end of the stored ones.
+TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
+  ScratchDir dir;
+  for (int stop_after : {2, 4}) {
+    const std::string path = dir.file("stop" + std::to_string(stop_after) + ".h5");
+    {
+      Provenance prov;
+      prov.max_tiles = 12;
+      LevelFileWriter out(path, prov);
+      Sieve sieve(12);
+      for (int n = 1; n <= stop_after; ++n) save_level(out, sieve, sieve.next_level());
+      out.finish("interrupted");
+    }
+    Resume resume(ResumeRequest{path, 0, -1});
+    EXPECT_EQ(resume.state().levels, stop_after);
+    const std::string continued = path + ".continued";
+    LevelFileWriter out(continued, resume.state().provenance);
+    Sieve sieve(12);
+    resume.restore(sieve, out);
+    sieve.run([&](const LevelResult& r) { save_level(out, sieve, r); });
+    out.finish("complete");
+    const LevelTable t = read_level_file(continued);
+    const std::vector<std::uint64_t> expected{1, 0, 1, 0, 3, 0, 3, 2, 5, 2, 3, 10};  // small_counts.csv
+    EXPECT_EQ(t.losing, expected);
+  }
+}

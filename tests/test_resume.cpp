@@ -1,0 +1,337 @@
+/// @file test_resume.cpp
+/// @brief Batch runs through the `chomp` program: SIGKILL at any moment then
+/// --resume (with other thread counts) gives the uninterrupted run's file;
+/// SIGINT and SIGTERM stop cleanly; no silent overwrite; thread counts agree.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <random>
+#include <regex>
+
+#include "chomp/h5_output.hpp"
+#include "chomp/ranking.hpp"
+#include "chomp/sieve.hpp"
+#include "chomp_process.hpp"
+
+using namespace chomp;
+using namespace chomp::testing;
+
+namespace {
+
+/// L(n) from both reference tables (1..30, then 40, 50, ..., 90).
+std::map<int, std::uint64_t> reference_losing() {
+  std::map<int, std::uint64_t> out;
+  for (const char* name : {"small_counts.csv", "caribou_density.csv"}) {
+    std::ifstream in(std::string(CHOMP_DATA_DIR) + "/reference/" + name);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      int tiles = 0;
+      unsigned long long positions = 0, losing = 0;
+      char c = 0;
+      std::istringstream row(line);
+      if (row >> tiles >> c >> positions >> c >> losing) out[tiles] = losing;
+    }
+  }
+  return out;
+}
+
+/// Every level's counts against p(n) and the reference tables.
+void expect_matches_references(const LevelTable& t) {
+  const PartitionTable table(static_cast<int>(t.tiles.size()) + 1);
+  const auto ref = reference_losing();
+  for (std::size_t i = 0; i < t.tiles.size(); ++i) {
+    const int n = static_cast<int>(i) + 1;
+    EXPECT_EQ(t.tiles[i], static_cast<std::uint32_t>(n));
+    EXPECT_EQ(t.positions[i], table.positions(n)) << "n = " << n;
+    if (const auto it = ref.find(n); it != ref.end()) {
+      EXPECT_EQ(t.losing[i], it->second) << "n = " << n;
+    }
+  }
+}
+
+/// Two result files hold the same levels: every count and every losing rank.
+void expect_same_levels(const std::string& a_path, const std::string& b_path) {
+  const LevelFileReader a(a_path), b(b_path);
+  const LevelTable &ta = a.table(), &tb = b.table();
+  EXPECT_EQ(ta.tiles, tb.tiles);
+  EXPECT_EQ(ta.positions, tb.positions);
+  EXPECT_EQ(ta.losing, tb.losing);
+  EXPECT_EQ(ta.marks, tb.marks);
+  ASSERT_EQ(a.stored_losing_ranks(), b.stored_losing_ranks());
+  EXPECT_TRUE(a.losing_ranks(0, a.stored_losing_ranks()) == b.losing_ranks(0, b.stored_losing_ranks()))
+      << "the losing ranks differ";
+  for (std::size_t i = 0; i < ta.tiles.size() && i < tb.tiles.size(); ++i) {
+    EXPECT_DOUBLE_EQ(ta.losing_fraction[i], tb.losing_fraction[i]);
+    if (!std::isnan(ta.hypothesis_ratio[i])) {
+      EXPECT_DOUBLE_EQ(ta.hypothesis_ratio[i], tb.hypothesis_ratio[i]);
+    }
+  }
+}
+
+std::int64_t number(const LevelTable& t, const char* name) {
+  const auto it = t.number_attributes.find(name);
+  return it == t.number_attributes.end() ? -1 : it->second;
+}
+
+std::string text(const LevelTable& t, const char* name) {
+  const auto it = t.text_attributes.find(name);
+  return it == t.text_attributes.end() ? "<missing>" : it->second;
+}
+
+void expect_complete(const LevelTable& t, int levels) {
+  EXPECT_TRUE(t.complete());
+  EXPECT_EQ(t.status(), "complete");
+  EXPECT_EQ(static_cast<int>(t.tiles.size()), levels);
+}
+
+/// Sizes: the full-size runs take a few seconds in Release; Debug and
+/// sanitizer builds go through the same steps on smaller levels.
+constexpr int kKillMax = kFullSize ? 85 : 58;
+constexpr int kKillAfter = kFullSize ? 76 : 50;
+
+}  // namespace
+
+// The central promise: a run killed at an arbitrary moment, then resumed
+// (killed again while resuming, resumed again), each time with another
+// thread count, ends with exactly the file of an uninterrupted run.
+TEST(Resume, KilledTwiceMidLevelThenResumedEqualsUninterruptedRun) {
+  ScratchDir dir;
+  const std::string ref = dir.file("ref.h5"), out = dir.file("run.h5");
+  const std::string max = std::to_string(kKillMax);
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("CHOMP_TEST_SEED=" + std::to_string(seed));
+
+  ChompProcess reference({"sieve", "-n", max, "-t", "2", "-q", "-o", ref});
+
+  ChompProcess first({"sieve", "-n", max, "-t", "2", "-o", out});
+  ASSERT_TRUE(first.wait_until([&] { return first.last_level_printed() >= kKillAfter; })) << first.err();
+  // Somewhere inside one of the next levels (each takes 0.2-0.6 s).
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 400)(rng)));
+  first.send(SIGKILL);
+  const ProcessResult killed = first.wait();
+  ASSERT_EQ(killed.signal, SIGKILL) << "the run ended before it was killed: " << killed.err;
+  int saved = 0;
+  {
+    const LevelTable t = read_level_file(out);  // a killed file is readable
+    EXPECT_FALSE(t.complete());
+    EXPECT_EQ(t.status(), "running");
+    saved = static_cast<int>(t.tiles.size());
+    EXPECT_GE(saved, kKillAfter);
+    EXPECT_LT(saved, kKillMax);
+  }
+
+  // Killed again inside a level after the first new one.
+  ChompProcess second({"sieve", "--resume", "-t", "1", "-o", out});
+  ASSERT_TRUE(second.wait_until([&] { return second.last_level_printed() > saved; })) << second.err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(rng)));
+  second.send(SIGKILL);
+  const ProcessResult killed_again = second.wait();
+  ASSERT_TRUE(killed_again.signal == SIGKILL || killed_again.exit_code == 0) << killed_again.err;
+  EXPECT_NE(killed_again.err.find("resumed "), std::string::npos) << killed_again.err;
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+
+  const ProcessResult third = run_chomp({"sieve", "--resume", "-t", "2", "-q", "-o", out});
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+
+  const ProcessResult r = reference.wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_same_levels(ref, out);
+  const LevelTable t = read_level_file(out);
+  expect_complete(t, kKillMax);
+  expect_matches_references(t);
+  EXPECT_EQ(number(t, "max_tiles"), kKillMax);
+  EXPECT_NE(text(t, "resume_history").find("restored levels 1.." + std::to_string(saved) + " "),
+            std::string::npos)
+      << text(t, "resume_history");
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+}
+
+// Many kills at random moments of a short run: early (while the file is
+// made), during small levels whose writes take a large share of the time,
+// and late. Each is resumed and compared with an uninterrupted run.
+// CHOMP_KILL_ROUNDS sets the number of rounds (default 6).
+TEST(Resume, KillsAtRandomMomentsAlwaysResume) {
+  ScratchDir dir;
+  const int max = kFullSize ? 62 : 45;
+  const std::string ref = dir.file("ref.h5");
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult r = run_chomp({"sieve", "-n", std::to_string(max), "-t", "1", "-q", "-o", ref});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double run_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const int rounds = std::getenv("CHOMP_KILL_ROUNDS") ? std::atoi(std::getenv("CHOMP_KILL_ROUNDS")) : 6;
+  const auto seed = test_seed();
+  SCOPED_TRACE("CHOMP_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < rounds; ++round) {
+    const std::string out = dir.file("run" + std::to_string(round) + ".h5");
+    const int delay_us = std::uniform_int_distribution<int>(0, static_cast<int>(run_ms * 1000))(rng);
+    SCOPED_TRACE("round " + std::to_string(round) + ", killed after " + std::to_string(delay_us) + " us");
+    {
+      ChompProcess run({"sieve", "-n", std::to_string(max), "-t", "2", "-q", "-o", out});
+      std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+      run.send(SIGKILL);
+      run.wait();
+    }
+    const ProcessResult resumed = run_chomp({"sieve", "--resume", "-n", std::to_string(max), "-t", "1", "-q", "-o", out});
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    expect_same_levels(ref, out);
+    expect_complete(read_level_file(out), max);
+  }
+}
+
+// SIGINT: the level in progress is dropped, the finished ones are kept, the
+// file says "interrupted", the exit code is 130 and stderr gives the exact
+// command that continues the run; running that command finishes it.
+TEST(Resume, SigintStopsCleanlyAndPrintsTheResumeCommand) {
+  ScratchDir dir;
+  const std::string out = dir.file("run with space.h5");
+  const int max = kFullSize ? 80 : 55, stop_after = kFullSize ? 70 : 45;
+  ChompProcess run({"sieve", "-n", std::to_string(max), "-t", "2", "-o", out});
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= stop_after; })) << run.err();
+  const auto sent = std::chrono::steady_clock::now();
+  run.send(SIGINT);
+  const ProcessResult r = run.wait();
+  const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_LT(stop_s, 5.0) << "stopping should take a fraction of a level";
+  EXPECT_NE(r.err.find("stopped by SIGINT"), std::string::npos) << r.err;
+
+  const LevelTable t = read_level_file(out);
+  EXPECT_FALSE(t.complete());
+  EXPECT_EQ(t.status(), "interrupted");
+  EXPECT_EQ(static_cast<int>(t.tiles.size()), run.last_level_printed()) << "every printed level is saved";
+  EXPECT_NE(text(t, "end_utc"), "");
+
+  // "chomp: to continue: <command>": run exactly that.
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(r.err, found, std::regex("to continue: ([^\n]+)"));
+    return found;
+  }();
+  ASSERT_EQ(m.size(), 2U) << r.err;
+  const std::string command = m[1].str();
+  EXPECT_NE(command.find("--resume"), std::string::npos);
+  const int rc = std::system(("cd / && " + command + " -q >/dev/null 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << command;
+  const LevelTable done = read_level_file(out);
+  expect_complete(done, max);
+  expect_matches_references(done);
+}
+
+// SIGTERM (what batch schedulers send at the end of a time limit): exit 143;
+// the stored losing positions (--store-losing) survive the resume.
+TEST(Resume, SigtermStopsCleanlyAndStoredPositionsSurvive) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  const int max = kFullSize ? 78 : 52, stop_after = kFullSize ? 66 : 42, store = 40;
+  ChompProcess run({"sieve", "-n", std::to_string(max), "-t", "1", "--store-losing", std::to_string(store), "-o", out});
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= stop_after; })) << run.err();
+  run.send(SIGTERM);
+  const ProcessResult r = run.wait();
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_NE(r.err.find("stopped by SIGTERM"), std::string::npos) << r.err;
+  EXPECT_EQ(read_level_file(out).status(), "interrupted");
+
+  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-t", "2", "-q", "-o", out});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const LevelTable t = read_level_file(out);
+  expect_complete(t, max);
+  expect_matches_references(t);
+  EXPECT_EQ(number(t, "store_losing"), store);
+
+  Sieve sieve(store);
+  sieve.run({});
+  for (int n : {1, 5, 17, store}) {
+    std::vector<std::uint64_t> words;
+    for (const Rows& rows : sieve.losing_positions(n)) words.push_back(LatticePath::from_rows(rows).word());
+    EXPECT_EQ(read_losing_positions(out, n), words) << "level " << n;
+  }
+}
+
+TEST(Resume, CompleteFileHasNothingToDoAndALargerMaxTilesExtendsIt) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "30", "-q", "-o", out}).exit_code, 0);
+  const auto before = std::filesystem::last_write_time(out);
+  const std::string bytes = read_text(out);
+
+  const ProcessResult again = run_chomp({"sieve", "--resume", "-q", "-o", out});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("nothing to resume"), std::string::npos) << again.err;
+  EXPECT_EQ(read_text(out), bytes) << "a complete file is left alone";
+  EXPECT_EQ(std::filesystem::last_write_time(out), before);
+
+  const ProcessResult extend = run_chomp({"sieve", "--resume", "-n", "40", "-q", "-o", out});
+  ASSERT_EQ(extend.exit_code, 0) << extend.err;
+  const LevelTable t = read_level_file(out);
+  expect_complete(t, 40);
+  expect_matches_references(t);
+  EXPECT_EQ(number(t, "max_tiles"), 40);
+  EXPECT_NE(text(t, "resume_history").find("restored levels 1..30"), std::string::npos);
+}
+
+TEST(Resume, RefusesParametersThatContradictTheFile) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "30", "--store-losing", "5", "-q", "-o", out}).exit_code, 0);
+  const std::string bytes = read_text(out);
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  for (const Case& c : {Case{{"-n", "20"}, "--max-tiles 30"}, Case{{"--store-losing", "6"}, "--store-losing 5"},
+                        Case{{"--force"}, "contradict"}}) {
+    std::vector<std::string> args{"sieve", "--resume", "-q", "-o", out};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const ProcessResult r = run_chomp(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  }
+  EXPECT_EQ(read_text(out), bytes);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"run.h5"});
+}
+
+// No silent overwrite: an existing file is refused unless --force (start
+// over) or --resume; --resume without a file starts a new run.
+TEST(Resume, ExistingOutputNeedsForceOrResume) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "12", "-q", "-o", out}).exit_code, 0);
+  const std::string bytes = read_text(out);
+
+  const ProcessResult refused = run_chomp({"sieve", "-n", "15", "-q", "-o", out});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("already exists"), std::string::npos) << refused.err;
+  EXPECT_EQ(read_text(out), bytes);
+
+  const ProcessResult forced = run_chomp({"sieve", "-n", "15", "-q", "--force", "-o", out});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  expect_complete(read_level_file(out), 15);
+
+  const std::string fresh = dir.file("fresh.h5");
+  const ProcessResult started = run_chomp({"sieve", "-n", "14", "-q", "--resume", "-o", fresh});
+  EXPECT_EQ(started.exit_code, 0) << started.err;
+  EXPECT_NE(started.err.find("starting a new run"), std::string::npos) << started.err;
+  expect_complete(read_level_file(fresh), 14);
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"fresh.h5", "run.h5"}));
+}
+
+// The result does not depend on the number of threads, through the program.
+TEST(Resume, OneAndTwoThreadsWriteTheSameLevels) {
+  ScratchDir dir;
+  const std::string max = kFullSize ? "72" : "50";
+  ChompProcess one({"sieve", "-n", max, "-t", "1", "-q", "-o", dir.file("t1.h5")});
+  const ProcessResult two = run_chomp({"sieve", "-n", max, "-t", "2", "-q", "-o", dir.file("t2.h5")});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  ASSERT_EQ(one.wait().exit_code, 0);
+  expect_same_levels(dir.file("t1.h5"), dir.file("t2.h5"));
+  EXPECT_EQ(number(read_level_file(dir.file("t1.h5")), "threads"), 1);
+  EXPECT_EQ(number(read_level_file(dir.file("t2.h5")), "threads"), 2);
+}
