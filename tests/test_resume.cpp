@@ -323,6 +323,25 @@ TEST(Resume, ExistingOutputNeedsForceOrResume) {
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"fresh.h5", "run.h5"}));
 }
 
+// A second run on the file a run is writing (a batch job submitted twice) is
+// refused, --force included; the running file can be read meanwhile.
+TEST(Resume, SecondRunOnTheSameOutputIsRefusedWhileTheFirstWrites) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  ChompProcess first({"sieve", "-n", kFullSize ? "85" : "60", "-t", "1", "-o", out});
+  ASSERT_TRUE(first.wait_until([&] { return first.last_level_printed() >= 20; })) << first.err();
+  for (const char* flag : {"--resume", "--force"}) {
+    const ProcessResult second = run_chomp({"sieve", flag, "-n", "85", "-q", "-o", out});
+    EXPECT_EQ(second.exit_code, 1) << second.err;
+    EXPECT_NE(second.err.find("being written by another chomp"), std::string::npos) << second.err;
+  }
+  const LevelTable live = read_level_file(out);
+  EXPECT_GE(live.tiles.size(), 20U);
+  EXPECT_EQ(live.status(), "running");
+  first.send(SIGTERM);
+  EXPECT_EQ(first.wait().exit_code, 143);
+}
+
 // The result does not depend on the number of threads, through the program.
 TEST(Resume, OneAndTwoThreadsWriteTheSameLevels) {
   ScratchDir dir;

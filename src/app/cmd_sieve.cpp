@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -118,6 +119,43 @@ class StopSignals {
 const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
 
 /// The command that continues the run in `output`.
+/// An advisory lock on the file a run writes, so that a second chomp on the
+/// same --output (a batch job submitted twice, a requeue while the first
+/// still runs) refuses instead of replacing the file under it. It is an
+/// open-file-description lock (F_OFD_SETLK): HDF5's own flock locks, and
+/// readers of the running file, are not affected, and closing other
+/// descriptors of the file does not drop it. The lock moves with the file
+/// when FILE.partial is renamed to FILE.
+class RunLock {
+ public:
+  /// True when another process holds the lock on path.
+  static bool held_elsewhere(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    const bool held = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    close(fd);
+    return held;
+  }
+  explicit RunLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CLOEXEC)) {
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (fd_ < 0 || fcntl(fd_, F_OFD_SETLK, &fl) != 0)
+      throw std::runtime_error("another chomp is writing " + path + " (a second run on the same --output?)");
+  }
+  ~RunLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 std::string resume_command(const std::string& output) {
   return shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --resume";
 }
@@ -199,6 +237,10 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   std::error_code ec;
   const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
   check_arguments(a, output_exists);
+  for (const std::string& path : {a.output, a.output + ".partial"})
+    if (RunLock::held_elsewhere(path))
+      throw std::runtime_error(path + " is being written by another chomp process; let it finish, or stop "
+                               "it (SIGINT or SIGTERM) and then resume");
 
   std::optional<Resume> resume;
   int max_tiles = a.max_tiles;
@@ -258,6 +300,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   const std::string partial = a.output + ".partial";
   std::optional<LevelFileWriter> out;
   out.emplace(partial, prov);
+  const RunLock lock(partial);
   if (!resume) out->rename_to(a.output);
 
   cluster.start(max_tiles, resume ? resume->state().levels : 0);
