@@ -12,6 +12,12 @@
 /// bitmap segment it lands in; then each segment applies its buckets while it
 /// sits in cache, one owner per segment, no atomics. The result does not
 /// depend on the number of threads (marks are ORed).
+///
+/// Distributed (process_group.hpp; `mpirun -np K chomp sieve` in the MPI
+/// build): each of K processes holds a contiguous share of the segments,
+/// extends its share of the sources, sends marks to the segments' owners
+/// once per round, scans its own segments and broadcasts the losing ranks it
+/// found, so every process keeps the whole store and finds the same levels.
 #pragma once
 
 #include <atomic>
