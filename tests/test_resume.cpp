@@ -90,8 +90,8 @@ void expect_complete(const LevelTable& t, int levels) {
 
 /// Sizes: the full-size runs take a few seconds in Release; Debug and
 /// sanitizer builds go through the same steps on smaller levels.
-constexpr int kKillMax = kFullSize ? 85 : 58;
-constexpr int kKillAfter = kFullSize ? 76 : 50;
+constexpr int kKillMax = kFullSize ? 78 : 58;
+constexpr int kKillAfter = kFullSize ? 70 : 50;
 
 }  // namespace
 
