@@ -103,21 +103,26 @@ Handle string_type() {
   return t;
 }
 
-void write_string_attr(hid_t obj, const char* name, const std::string& value) {
-  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
-  Handle type = string_type();
+/// The attribute `name` of obj, made with `type` if it does not exist yet.
+/// An existing attribute is written over in place, which SWMR writing
+/// allows (deleting and re-creating it would not be).
+Handle scalar_attr(hid_t obj, const char* name, hid_t type) {
+  if (H5Aexists(obj, name) > 0)
+    return check(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, std::string("cannot open attribute ") + name);
   Handle space = check(H5Screate(H5S_SCALAR), H5Sclose, "cannot make a dataspace");
-  Handle attr = check(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                      H5Aclose, std::string("cannot create attribute ") + name);
+  return check(H5Acreate2(obj, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+               std::string("cannot create attribute ") + name);
+}
+
+void write_string_attr(hid_t obj, const char* name, const std::string& value) {
+  Handle type = string_type();
+  Handle attr = scalar_attr(obj, name, type.get());
   const char* p = value.c_str();
   check(H5Awrite(attr.get(), type.get(), &p), std::string("cannot write attribute ") + name);
 }
 
 void write_int_attr(hid_t obj, const char* name, std::int64_t value) {
-  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
-  Handle space = check(H5Screate(H5S_SCALAR), H5Sclose, "cannot make a dataspace");
-  Handle attr = check(H5Acreate2(obj, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                      H5Aclose, std::string("cannot create attribute ") + name);
+  Handle attr = scalar_attr(obj, name, H5T_STD_I64LE);
   check(H5Awrite(attr.get(), H5T_NATIVE_INT64, &value), std::string("cannot write attribute ") + name);
 }
 
@@ -390,19 +395,17 @@ void LevelFileWriter::rename_to(const std::string& new_path) {
 }
 
 void LevelFileWriter::finish(const std::string& status) {
-  if (impl_->file.valid()) {
-    impl_->close_datasets();
-    close_file(impl_->file, "cannot close " + path_);
-  }
-  // Attributes cannot change under SWMR, so the status is written after
-  // reopening the file normally; that takes a few milliseconds.
-  Handle fapl = latest_format_access();
-  Handle file = check(H5Fopen(path_.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose,
-                      "cannot reopen " + path_ + " to record its status");
-  write_string_attr(file.get(), "end_utc", utc_now());
-  write_string_attr(file.get(), "status", status);
-  write_int_attr(file.get(), "complete", status == "complete" ? 1 : 0);
-  close_file(file, "cannot record the status of " + path_);
+  if (!impl_->file.valid()) throw H5Error(path_ + " is already finished");
+  // Written over in place while SWMR writing goes on: the file is never
+  // open without SWMR, whose "open for writing" mark would make a file
+  // killed at this moment unreadable (seen once in 300 random kills when
+  // finish reopened the file to write these).
+  const hid_t f = impl_->file.get();
+  write_string_attr(f, "end_utc", utc_now());
+  write_string_attr(f, "status", status);
+  write_int_attr(f, "complete", status == "complete" ? 1 : 0);
+  impl_->close_datasets();
+  close_file(impl_->file, "cannot record the status of " + path_);
 }
 
 bool LevelTable::complete() const {
@@ -488,7 +491,13 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
   // A file whose SWMR writer was killed (or is still running) opens only
   // for SWMR reading.
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0) id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+  if (id < 0) {
+    // Without the SWMR mark the first attempt's reason is the one to give.
+    const std::string first = hdf5_reason();
+    id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+    if (id < 0 && hdf5_reason().find("not already open for SWMR") != std::string::npos)
+      throw H5Error("cannot open " + path + " (truncated or damaged?): " + first);
+  }
   impl_->file = check(id, H5Fclose, "cannot open " + path + " (truncated or damaged?)");
   const hid_t f = impl_->file.get();
   LevelTable& t = impl_->table;

@@ -119,8 +119,8 @@ class LevelFileWriter {
   /// Moves the file to a new name (same file system) and keeps writing it.
   void rename_to(const std::string& new_path);
 
-  /// Ends SWMR writing and records end_utc and status; complete = 1 only for
-  /// status "complete". The writer is closed afterwards.
+  /// Records end_utc and status (complete = 1 only for status "complete"),
+  /// written over in place while SWMR writing goes on, and closes the file.
   void finish(const std::string& status);
 
   /// After a failed write (a full disk): lets go of the file without
