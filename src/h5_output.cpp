@@ -280,6 +280,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
   write_string_attr(f, "command_line", prov.command_line);
   write_int_attr(f, "max_tiles", prov.max_tiles);
   write_int_attr(f, "threads", prov.threads);
+  write_int_attr(f, "mpi_ranks", prov.processes);
   write_int_attr(f, "store_losing", prov.store_losing);
   write_string_attr(f, "hdf5_version", hdf5_version());
   write_string_attr(f, "tbb_version", tbb_version());

@@ -48,7 +48,7 @@
 /// bottom row first. notebooks/chomp_positions.py has a decoder.
 ///
 /// Root attributes: program, version, git_revision, format_version,
-/// command_line, max_tiles, threads, store_losing, hdf5_version, tbb_version, compiler,
+/// command_line, max_tiles, threads, mpi_ranks, store_losing, hdf5_version, tbb_version, compiler,
 /// build_type, host, start_utc, end_utc, resume_history (one line per
 /// `--resume`: when, which levels were restored, threads, command line),
 /// complete (1 only once every level was written; 0 while running or after
@@ -87,6 +87,7 @@ struct Provenance {
   std::string command_line;
   int max_tiles = 0;
   int threads = 0;
+  int processes = 1;     ///< MPI processes sharing the run (attribute mpi_ranks)
   int store_losing = 0;  ///< levels 1..store_losing keep their losing positions
   std::string start_utc;
   std::string resume_history;  ///< empty for a run that was never resumed

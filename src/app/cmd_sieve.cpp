@@ -292,6 +292,9 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     prov.store_losing = store_losing;
   }
   prov.threads = threads;
+  // Written with the rest of the provenance: every attribute is in place
+  // before SWMR writing starts, so the file is never reopened without it.
+  prov.processes = cluster.processes();
   // The file is made as FILE.partial and renamed to FILE once it is whole:
   // for a new run once its empty datasets are made (a kill while HDF5 builds
   // them would leave a file it cannot open), for a resumed run once the
@@ -351,7 +354,6 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
                 << " is unchanged\n";
     } else {
       out->finish("interrupted");
-      cluster.record(a.output);
       std::cerr << "chomp: stopped by " << signal_name(sig) << " during level " << sieve.levels_done() + 1
                 << "; levels 1.." << sieve.levels_done() << " are saved in " << a.output
                 << " (status \"interrupted\")\n";
@@ -382,7 +384,6 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
                              resume_command(a.output));
   }
   out->finish("complete");
-  cluster.record(a.output);
   std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", "
             << std::fixed << std::setprecision(2) << total << " s)\n";
   return 0;
