@@ -93,6 +93,20 @@ void expect_complete(const LevelTable& t, int levels) {
 constexpr int kKillMax = kFullSize ? 78 : 58;
 constexpr int kKillAfter = kFullSize ? 70 : 50;
 
+/// SIGKILLs a run at a random moment of the level after `level`: it times
+/// level `level` and sleeps a random part of that (the next level takes
+/// about 15% longer), so the kill lands mid-level on any machine and build.
+template <class Rng>
+void kill_inside_next_level(ChompProcess& run, int level, Rng& rng) {
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= level - 1; })) << run.err();
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= level; })) << run.err();
+  const auto took = std::chrono::steady_clock::now() - start;
+  std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(
+      took * std::uniform_real_distribution<double>(0.0, 1.0)(rng)));
+  run.send(SIGKILL);
+}
+
 }  // namespace
 
 // The central promise: a run killed at an arbitrary moment, then resumed
@@ -109,10 +123,7 @@ TEST(Resume, KilledTwiceMidLevelThenResumedEqualsUninterruptedRun) {
   ChompProcess reference({"sieve", "-n", max, "-t", "2", "-q", "-o", ref});
 
   ChompProcess first({"sieve", "-n", max, "-t", "2", "-o", out});
-  ASSERT_TRUE(first.wait_until([&] { return first.last_level_printed() >= kKillAfter; })) << first.err();
-  // Somewhere inside one of the next levels (each takes 0.2-0.6 s).
-  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 400)(rng)));
-  first.send(SIGKILL);
+  kill_inside_next_level(first, kKillAfter, rng);
   const ProcessResult killed = first.wait();
   ASSERT_EQ(killed.signal, SIGKILL) << "the run ended before it was killed: " << killed.err;
   int saved = 0;
@@ -127,9 +138,7 @@ TEST(Resume, KilledTwiceMidLevelThenResumedEqualsUninterruptedRun) {
 
   // Killed again inside a level after the first new one.
   ChompProcess second({"sieve", "--resume", "-t", "1", "-o", out});
-  ASSERT_TRUE(second.wait_until([&] { return second.last_level_printed() > saved; })) << second.err();
-  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(rng)));
-  second.send(SIGKILL);
+  kill_inside_next_level(second, saved + 2, rng);
   const ProcessResult killed_again = second.wait();
   ASSERT_TRUE(killed_again.signal == SIGKILL || killed_again.exit_code == 0) << killed_again.err;
   EXPECT_NE(killed_again.err.find("resumed "), std::string::npos) << killed_again.err;
@@ -328,7 +337,8 @@ TEST(Resume, ExistingOutputNeedsForceOrResume) {
 TEST(Resume, SecondRunOnTheSameOutputIsRefusedWhileTheFirstWrites) {
   ScratchDir dir;
   const std::string out = dir.file("run.h5");
-  ChompProcess first({"sieve", "-n", kFullSize ? "85" : "60", "-t", "1", "-o", out});
+  // Long enough in any build to outlast the checks; stopped once they are done.
+  ChompProcess first({"sieve", "-n", "85", "-t", "1", "-o", out});
   ASSERT_TRUE(first.wait_until([&] { return first.last_level_printed() >= 20; })) << first.err();
   for (const char* flag : {"--resume", "--force"}) {
     const ProcessResult second = run_chomp({"sieve", flag, "-n", "85", "-q", "-o", out});
