@@ -348,18 +348,32 @@ LevelFileWriter::~LevelFileWriter() = default;
 std::uint64_t LevelFileWriter::rows() const { return impl_->rows; }
 int LevelFileWriter::store_losing() const { return impl_->store_losing; }
 
-void LevelFileWriter::append(const LevelResult& level, std::span<const std::uint64_t> ranks) {
+void LevelFileWriter::append(const LevelResult& level, const LosingLevel& losing) {
   if (!impl_->file.valid()) throw H5Error(path_ + " is already finished");
-  if (static_cast<hsize_t>(level.tiles) != impl_->rows + 1 || ranks.size() != level.losing)
-    throw H5Error("level " + std::to_string(level.tiles) + " with " + std::to_string(ranks.size()) +
+  if (static_cast<hsize_t>(level.tiles) != impl_->rows + 1 || losing.size() != level.losing)
+    throw H5Error("level " + std::to_string(level.tiles) + " with " + std::to_string(losing.size()) +
                   " ranks cannot follow row " + std::to_string(impl_->rows) + " of " + path_);
   const std::string where = " of level " + std::to_string(level.tiles) + " to " + path_;
   const hsize_t start = (impl_->ranks_end + kRankChunk - 1) / kRankChunk * kRankChunk;
-  append_values(impl_->ranks.get(), start, ranks.size(), H5T_NATIVE_UINT64, ranks.data(),
-                "cannot write the losing ranks" + where);
+  // Whole chunks per write, four at a time: each chunk is written once.
+  constexpr std::size_t kBlock = 4 * kRankChunk;
+  hsize_t at = start;
+  std::vector<std::uint64_t> block, piece;
+  auto write = [&](std::size_t count) {
+    append_values(impl_->ranks.get(), at, count, H5T_NATIVE_UINT64, block.data(),
+                  "cannot write the losing ranks" + where);
+    at += count;
+    block.erase(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(count));
+  };
+  for (std::size_t c = 0; c < losing.chunks(); ++c) {
+    losing.decode_chunk(c, piece);
+    block.insert(block.end(), piece.begin(), piece.end());
+    if (block.size() >= kBlock) write(block.size() / kRankChunk * kRankChunk);
+  }
+  if (!block.empty()) write(block.size());
   // The ranks reach the file before the row that vouches for them.
   impl_->flush("cannot flush the losing ranks" + where);
-  if (!ranks.empty()) impl_->ranks_end = start + ranks.size();
+  if (at > start) impl_->ranks_end = at;
 
   const std::uint32_t tiles = static_cast<std::uint32_t>(level.tiles);
   const double fraction = level.losing_fraction(), ratio = level.hypothesis_ratio();

@@ -173,7 +173,7 @@ void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& lev
       words.push_back(LatticePath::from_rows(rows).word());
     out.write_losing_positions(level.tiles, words);
   }
-  out.append(level, sieve.losing().level(level.tiles).all());
+  out.append(level, sieve.losing().level(level.tiles));
 }
 
 }  // namespace chomp

@@ -109,9 +109,11 @@ class LevelFileWriter {
   LevelFileWriter(const LevelFileWriter&) = delete;
   LevelFileWriter& operator=(const LevelFileWriter&) = delete;
 
-  /// Appends level n = rows() + 1: its losing ranks (increasing) to
-  /// /resume/losing_ranks, flushed, then its /levels row, flushed.
-  void append(const LevelResult& level, std::span<const std::uint64_t> losing_ranks);
+  /// Appends level n = rows() + 1: its losing ranks to /resume/losing_ranks,
+  /// flushed, then its /levels row, flushed. The ranks are streamed from the
+  /// sieve's store a few chunks at a time, so writing a level costs no copy
+  /// of it (8 bytes a rank, gigabytes for the largest levels).
+  void append(const LevelResult& level, const LosingLevel& losing);
 
   /// Stores the losing positions of level n <= store_losing as 64-bit lattice
   /// paths; call it before append() of that level.
