@@ -81,16 +81,46 @@ class Source {
     return col[R] - col[R - q * v];
   }
 
+  /// A corner being extended: rows of length c, and the parts of the rank
+  /// that do not depend on nu. With R tiles left in the corner's rows and
+  /// below, the rows of length c that follow nu contribute ccol[R] (the
+  /// identity above), so a leaf needs nothing else from the corner.
+  template <class Sink>
   struct Corner {
-    int c;                      // length of the corner's rows in mu
-    int rt;                     // tiles of mu in the corner's rows and below
+    const PartitionTable& t;
+    int c;
     std::uint64_t base;         // pre_d + constant part of the suffix
     const std::uint64_t* ccol;  // P(., c)
-  };
+    Sink& sink;
 
-  template <class Sink>
-  void block(const Corner& k, int vcap, int e, int parts_left, int R, std::uint64_t acc, int rows,
-             Sink& sink) const;
+    /// nu's remaining e tiles form one part (e <= its cap).
+    void one(int e, int R, std::uint64_t acc) const {
+      const int ce = c + e;
+      const std::uint64_t* col = t.col(ce);
+      sink.point(base + acc + col[R] - col[R - ce] + ccol[R - ce]);
+    }
+
+    /// nu's remaining e tiles form at most two parts of at most vcap.
+    void two(int vcap, int e, int R, std::uint64_t acc) const {
+      if (e <= vcap) one(e, R, acc);
+      for (int x = (vcap < e - 1 ? vcap : e - 1); 2 * x >= e; --x) {
+        const int cx = c + x, y = e - x;
+        const std::uint64_t* col = t.col(cx);
+        const std::uint64_t a = acc + col[R];
+        if (x == y) {
+          sink.point(base + a - col[R - 2 * cx] + ccol[R - 2 * cx]);
+        } else {
+          const int cy = c + y, Ry = R - cx;
+          const std::uint64_t* ycol = t.col(cy);
+          sink.point(base + a - col[Ry] + ycol[Ry] - ycol[Ry - cy] + ccol[Ry - cy]);
+        }
+      }
+    }
+
+    /// nu's remaining e tiles form at most `parts` parts of at most vcap
+    /// (parts >= 3), a run of equal parts at a time.
+    void many(int vcap, int e, int parts, int R, std::uint64_t acc) const;
+  };
 
   const PartitionTable& t_;
   int m_ = 0;
@@ -105,39 +135,34 @@ class Source {
 };
 
 template <class Sink>
-void Source::block(const Corner& k, int vcap, int e, int parts_left, int R, std::uint64_t acc,
-                   int rows, Sink& sink) const {
+void Source::Corner<Sink>::many(int vcap, int e, int parts, int R, std::uint64_t acc) const {
   // Next run of nu: value v (rows of length c + v), multiplicity q. Parts
-  // below v must still be able to hold what is left: v >= ceil(e / parts_left).
-  const int v_lo = (e + parts_left - 1) / parts_left;
-  for (int v = vcap < e ? vcap : e; v >= v_lo; --v) {
-    const int cv = k.c + v;
-    const std::uint64_t* col = t_.col(cv);
-    const std::uint64_t top = col[R];
-    // After q parts of v, at most (parts_left - q) parts of at most v - 1
-    // must hold e - q v, so q >= e - parts_left (v - 1).
-    const int q_lo = e - parts_left * (v - 1);
-    for (int q = q_lo > 1 ? q_lo : 1; q <= parts_left && q * v <= e; ++q) {
+  // below v must still be able to hold what is left: v parts * v >= e.
+  for (int v = vcap < e ? vcap : e; v * parts >= e; --v) {
+    const int cv = c + v;
+    const std::uint64_t* col = t.col(cv);
+    const std::uint64_t top = acc + col[R];
+    // After q parts of v, at most (parts - q) parts of at most v - 1 must
+    // hold e - q v, so q >= e - parts (v - 1).
+    const int q_lo = e - parts * (v - 1);
+    for (int q = q_lo > 1 ? q_lo : 1; q <= parts && q * v <= e; ++q) {
       const int left = e - q * v;
       const int Rq = R - q * cv;
-      const std::uint64_t a = acc + top - col[Rq];
+      const std::uint64_t a = top - col[Rq];
       if (left == 0) {
         // nu is complete; the corner's remaining rows of length c follow.
-        sink.point(k.base + a + k.ccol[k.rt - (rows + q) * k.c]);
+        sink.point(base + a + ccol[Rq]);
         break;
       }
-      if (left <= (parts_left - q) * (v - 1)) {
-        if (parts_left - q == 1) {
-          // Only one part is left, so it is `left`: finish here instead of
-          // recursing (most leaves end this way; a call costs more than
-          // the leaf itself).
-          const int cl = k.c + left;
-          const std::uint64_t* lcol = t_.col(cl);
-          sink.point(k.base + a + lcol[Rq] - lcol[Rq - cl] + k.ccol[k.rt - (rows + q + 1) * k.c]);
-        } else {
-          block(k, v - 1, left, parts_left - q, Rq, a, rows + q, sink);
-        }
-      }
+      // Most leaves end with one or two parts: finish those here (a call
+      // costs more than the leaves themselves).
+      const int rest = parts - q;
+      if (rest == 1)
+        one(left, Rq, a);
+      else if (rest == 2)
+        two(v - 1, left, Rq, a);
+      else
+        many(v - 1, left, rest, Rq, a);
     }
   }
 }
@@ -154,14 +179,14 @@ void Source::for_each_extension(int d, Sink& sink) const {
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
       const std::uint64_t* ccol = t_.col(c);
       const std::uint64_t base = pre + (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
-      if (k == 1) {
-        // One row: the block is a single row of d tiles (d <= w here).
-        const std::uint64_t* col = t_.col(c + d);
-        sink.point(base + col[rt + d] - col[rt - c] + ccol[rt - c]);
-      } else {
-        const Corner corner{c, rt, base, ccol};
-        block(corner, w < d ? w : d, d, k < d ? k : d, rt + d, 0, 0, sink);
-      }
+      const Corner<Sink> corner{t_, c, base, ccol, sink};
+      const int parts = k < d ? k : d, vcap = w < d ? w : d;
+      if (parts == 1)
+        corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)
+      else if (parts == 2)
+        corner.two(vcap, d, rt + d, 0);
+      else
+        corner.many(vcap, d, parts, rt + d, 0);
     }
     pre += run_term(rt + d, c, k);
   }
