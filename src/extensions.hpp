@@ -67,10 +67,12 @@ class Source {
   int run_length(int t) const { return c_[t]; }
   int run_rows(int t) const { return k_[t]; }
 
-  /// Calls sink.point(rank) for every extension with d more tiles that is not
-  /// in the new-row corner, and sink.range(first, count) once for that corner.
+  /// Calls sink.point(offset + rank) for every extension with d more tiles
+  /// that is not in the new-row corner, and sink.range(offset + first, count)
+  /// once for that corner. (The offset places the target level in a window
+  /// of levels at no cost per mark.)
   template <class Sink>
-  void for_each_extension(int d, Sink& sink) const;
+  void for_each_extension(int d, Sink& sink, std::uint64_t offset = 0) const;
 
  private:
   void descend(int t, int max_part, std::uint64_t rank_left);
@@ -168,8 +170,9 @@ void Source::Corner<Sink>::many(int vcap, int e, int parts, int R, std::uint64_t
 }
 
 template <class Sink>
-void Source::for_each_extension(int d, Sink& sink) const {
-  std::uint64_t pre = 0;  // rank terms of the rows above the corner, d tiles more
+void Source::for_each_extension(int d, Sink& sink, std::uint64_t offset) const {
+  // offset + rank terms of the rows above the corner, d tiles more
+  std::uint64_t pre = offset;
   for (int t = 1; t <= T_; ++t) {
     const int c = c_[t], k = k_[t], rt = R_[t];
     const int w = (t == 1) ? d : c_[t - 1] - c;

@@ -88,15 +88,6 @@ int window_end(const PartitionTable& t, int n0, int max, int processes = 1) {
   return n1;
 }
 
-/// Shifts a level's ranks to where its bitmap starts in the window.
-template <class Inner>
-struct LevelSink {
-  Inner* inner;
-  std::uint64_t base;
-  void point(std::uint64_t r) { inner->point(base + r); }
-  void range(std::uint64_t first, std::uint64_t count) { inner->range(base + first, count); }
-};
-
 struct ThreadState {
   explicit ThreadState(const PartitionTable& t) : source(t) {}
   detail::Source source;
@@ -245,8 +236,8 @@ struct Sieve::Impl {
         ts.source.seek(r);
       first = false;
       for (int k = item.lo; k <= item.hi; ++k) {
-        LevelSink<Inner> sink{&inner, base[static_cast<std::size_t>(k - n0)]};
-        ts.source.for_each_extension(k - m, sink);
+        // Level k's bits start at base[k - n0] in the window.
+        ts.source.for_each_extension(k - m, inner, base[static_cast<std::size_t>(k - n0)]);
       }
     }
   }
