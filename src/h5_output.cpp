@@ -17,114 +17,16 @@
 #include <utility>
 
 #include "build_info.hpp"
+#include "h5_util.hpp"
 
 namespace chomp {
 
 namespace {
 
-/// Owns one HDF5 identifier and closes it with the matching function.
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle() = default;
-  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
-  Handle(Handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
-  Handle& operator=(Handle&& o) noexcept {
-    reset();
-    id_ = std::exchange(o.id_, H5I_INVALID_HID);
-    close_ = o.close_;
-    return *this;
-  }
-  ~Handle() { reset(); }
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  /// Gives up ownership without closing.
-  void release() { id_ = H5I_INVALID_HID; }
-  void reset() {
-    if (id_ >= 0 && close_) close_(id_);
-    id_ = H5I_INVALID_HID;
-  }
-
- private:
-  hid_t id_ = H5I_INVALID_HID;
-  Closer close_ = nullptr;
-};
-
-/// HDF5 prints its own error stack by default; we report errors ourselves.
-/// Its exit-time cleanup is turned off: after a failed write (a full disk)
-/// the file cannot be closed, and HDF5 1.10 crashes when its atexit handler
-/// meets such a file. Every file we open is closed by its owner before exit.
-struct SilenceHdf5 {
-  SilenceHdf5() {
-    H5dont_atexit();
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-};
-const SilenceHdf5 silence_hdf5;
-
-herr_t keep_innermost(unsigned n, const H5E_error2_t* err, void* data) {
-  if (n == 0 && err->desc) *static_cast<std::string*>(data) = err->desc;
-  return 0;
-}
-
-/// The most specific entry of HDF5's error stack: for a failed read or write
-/// of the file it carries the system's message ("No space left on device"),
-/// which is what a user can act on; otherwise HDF5's own words.
-std::string hdf5_reason() {
-  std::string desc;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &desc);
-  const std::string key = "error message = '";
-  const auto p = desc.find(key);
-  if (p != std::string::npos) {
-    const auto q = desc.find('\'', p + key.size());
-    return desc.substr(p + key.size(), q == std::string::npos ? std::string::npos : q - p - key.size());
-  }
-  return desc;
-}
-
-[[noreturn]] void fail(const std::string& what) {
-  const std::string reason = hdf5_reason();
-  throw H5Error(reason.empty() ? what : what + ": " + reason);
-}
-
-Handle check(hid_t id, Handle::Closer close, const std::string& what) {
-  if (id < 0) fail(what);
-  return Handle(id, close);
-}
-
-void check(herr_t status, const std::string& what) {
-  if (status < 0) fail(what);
-}
-
-Handle string_type() {
-  Handle t = check(H5Tcopy(H5T_C_S1), H5Tclose, "cannot make a string type");
-  check(H5Tset_size(t.get(), H5T_VARIABLE), "cannot size a string type");
-  check(H5Tset_cset(t.get(), H5T_CSET_UTF8), "cannot set a string type's character set");
-  return t;
-}
-
-/// The attribute `name` of obj, made with `type` if it does not exist yet.
-/// An existing attribute is written over in place, which SWMR writing
-/// allows (deleting and re-creating it would not be).
-Handle scalar_attr(hid_t obj, const char* name, hid_t type) {
-  if (H5Aexists(obj, name) > 0)
-    return check(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, std::string("cannot open attribute ") + name);
-  Handle space = check(H5Screate(H5S_SCALAR), H5Sclose, "cannot make a dataspace");
-  return check(H5Acreate2(obj, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-               std::string("cannot create attribute ") + name);
-}
-
-void write_string_attr(hid_t obj, const char* name, const std::string& value) {
-  Handle type = string_type();
-  Handle attr = scalar_attr(obj, name, type.get());
-  const char* p = value.c_str();
-  check(H5Awrite(attr.get(), type.get(), &p), std::string("cannot write attribute ") + name);
-}
-
-void write_int_attr(hid_t obj, const char* name, std::int64_t value) {
-  Handle attr = scalar_attr(obj, name, H5T_STD_I64LE);
-  check(H5Awrite(attr.get(), H5T_NATIVE_INT64, &value), std::string("cannot write attribute ") + name);
-}
+using h5::check;
+using h5::Handle;
+using h5::hdf5_reason;
+using h5::write_attr;
 
 struct Column {
   const char* name;
@@ -223,7 +125,7 @@ Handle make_series(hid_t loc, const std::string& name, hid_t type, hsize_t chunk
   check(H5Pset_fletcher32(dcpl.get()), what);
   Handle ds = check(H5Dcreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                     H5Dclose, what);
-  write_string_attr(ds.get(), "description", description);
+  write_attr(ds.get(), "description", description);
   return ds;
 }
 
@@ -273,32 +175,32 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
                         "cannot create " + path);
   }
   const hid_t f = impl_->file.get();
-  write_string_attr(f, "program", "chomp");
-  write_string_attr(f, "version", build::kVersion);
-  write_string_attr(f, "git_revision", build::kGitRevision);
-  write_int_attr(f, "format_version", kFormatVersion);
-  write_string_attr(f, "command_line", prov.command_line);
-  write_int_attr(f, "max_tiles", prov.max_tiles);
-  write_int_attr(f, "threads", prov.threads);
-  write_int_attr(f, "mpi_ranks", prov.processes);
-  write_int_attr(f, "store_losing", prov.store_losing);
-  write_string_attr(f, "hdf5_version", hdf5_version());
-  write_string_attr(f, "tbb_version", tbb_version());
-  write_string_attr(f, "compiler", build::kCompiler);
-  write_string_attr(f, "build_type", build::kBuildType);
-  write_string_attr(f, "host", host_name());
-  write_string_attr(f, "start_utc", prov.start_utc);
-  write_string_attr(f, "end_utc", "");
-  write_string_attr(f, "resume_history", prov.resume_history);
-  write_int_attr(f, "complete", 0);
-  write_string_attr(f, "status", "running");
+  write_attr(f, "program", "chomp");
+  write_attr(f, "version", build::kVersion);
+  write_attr(f, "git_revision", build::kGitRevision);
+  write_attr(f, "format_version", kFormatVersion);
+  write_attr(f, "command_line", prov.command_line);
+  write_attr(f, "max_tiles", prov.max_tiles);
+  write_attr(f, "threads", prov.threads);
+  write_attr(f, "mpi_ranks", prov.processes);
+  write_attr(f, "store_losing", prov.store_losing);
+  write_attr(f, "hdf5_version", hdf5_version());
+  write_attr(f, "tbb_version", tbb_version());
+  write_attr(f, "compiler", build::kCompiler);
+  write_attr(f, "build_type", build::kBuildType);
+  write_attr(f, "host", host_name());
+  write_attr(f, "start_utc", prov.start_utc);
+  write_attr(f, "end_utc", "");
+  write_attr(f, "resume_history", prov.resume_history);
+  write_attr(f, "complete", 0);
+  write_attr(f, "status", "running");
 
   // SWMR writing allows no new objects, so every dataset is made now; the
   // groups are closed before it starts (only datasets may stay open).
   {
     Handle group = check(H5Gcreate2(f, "levels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
                          "cannot create group /levels in " + path);
-    write_string_attr(group.get(), "description",
+    write_attr(group.get(), "description",
                       "one row per tile count n = 1..max_tiles, appended as each level completes");
     for (const Column& c : columns())
       impl_->columns.push_back(make_series(group.get(), c.name, c.file_type, kRowChunk, false,
@@ -308,7 +210,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
   {
     Handle group = check(H5Gcreate2(f, "resume", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
                          "cannot create group /resume in " + path);
-    write_string_attr(group.get(), "description",
+    write_attr(group.get(), "description",
                       "what `chomp sieve --resume` restores an interrupted run from");
     impl_->ranks = make_series(group.get(), "losing_ranks", H5T_STD_U64LE, kRankChunk, true,
                                "losing ranks (chomp's rank of a position among the p(n) with n tiles) "
@@ -317,17 +219,17 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
                                "from the sum over m < n of ceil(L(m) / level_alignment) * "
                                "level_alignment (L from /levels/losing); entries between levels are 0",
                                "cannot create /resume/losing_ranks in " + path);
-    write_int_attr(impl_->ranks.get(), "level_alignment", static_cast<std::int64_t>(kRankChunk));
+    write_attr(impl_->ranks.get(), "level_alignment", static_cast<std::int64_t>(kRankChunk));
   }
   impl_->store_losing = prov.store_losing;
   if (prov.store_losing > 0) {
     const std::string what = "cannot create /losing_positions in " + path;
     Handle group = check(H5Gcreate2(f, "losing_positions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                          H5Gclose, what);
-    write_string_attr(group.get(), "description",
+    write_attr(group.get(), "description",
                       "losing positions of each stored level, one dataset per level (empty until the "
                       "level is finished)");
-    write_string_attr(group.get(), "encoding",
+    write_attr(group.get(), "encoding",
                       "uint64 lattice path: bit k = step k from the bottom-left corner, 1 = north, "
                       "0 = east; the highest set bit is the last (north) step; each north step "
                       "closes a row as long as the east steps before it, bottom row first");
@@ -336,7 +238,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
                               "lattice paths of the losing positions with " + std::to_string(n) +
                                   " tiles, in increasing rank order",
                               what);
-      write_int_attr(ds.get(), "tiles", n);
+      write_attr(ds.get(), "tiles", n);
       impl_->positions.push_back(std::move(ds));
     }
   }
@@ -416,9 +318,9 @@ void LevelFileWriter::finish(const std::string& status) {
   // killed at this moment unreadable (seen once in 300 random kills when
   // finish reopened the file to write these).
   const hid_t f = impl_->file.get();
-  write_string_attr(f, "end_utc", utc_now());
-  write_string_attr(f, "status", status);
-  write_int_attr(f, "complete", status == "complete" ? 1 : 0);
+  write_attr(f, "end_utc", utc_now());
+  write_attr(f, "status", status);
+  write_attr(f, "complete", status == "complete" ? 1 : 0);
   impl_->close_datasets();
   close_file(impl_->file, "cannot record the status of " + path_);
 }
@@ -463,27 +365,6 @@ std::vector<T> read_column(hid_t group, const Column& c, const std::string& path
   return read_values<T>(ds.get(), c.mem_type, 0, extent_of(ds.get(), what), what);
 }
 
-herr_t collect_attr(hid_t loc, const char* name, const H5A_info_t*, void* data) {
-  auto* table = static_cast<LevelTable*>(data);
-  Handle attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
-  if (!attr.valid()) return 0;
-  Handle type(H5Aget_type(attr.get()), H5Tclose);
-  const H5T_class_t cls = H5Tget_class(type.get());
-  if (cls == H5T_STRING && H5Tis_variable_str(type.get()) > 0) {
-    Handle mem = string_type();
-    char* value = nullptr;
-    if (H5Aread(attr.get(), mem.get(), &value) >= 0 && value) {
-      table->text_attributes[name] = value;
-      Handle space(H5Aget_space(attr.get()), H5Sclose);
-      H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, &value);
-    }
-  } else if (cls == H5T_INTEGER) {
-    std::int64_t v = 0;
-    if (H5Aread(attr.get(), H5T_NATIVE_INT64, &v) >= 0) table->number_attributes[name] = v;
-  }
-  return 0;
-}
-
 bool link_exists(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
 
 }  // namespace
@@ -516,7 +397,11 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
   impl_->file = check(id, H5Fclose, "cannot open " + path + " (truncated or damaged?)");
   const hid_t f = impl_->file.get();
   LevelTable& t = impl_->table;
-  H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, collect_attr, &t);
+  {
+    h5::Attributes attrs = h5::read_attributes(f);
+    t.text_attributes = std::move(attrs.text);
+    t.number_attributes = std::move(attrs.numbers);
+  }
   const auto program = t.text_attributes.find("program");
   const auto fv = t.number_attributes.find("format_version");
   if (program == t.text_attributes.end() || program->second != "chomp" || fv == t.number_attributes.end())

@@ -1,7 +1,8 @@
 /// @file h5_util.hpp
-/// @brief Small RAII helpers over the HDF5 C API: owned identifiers, checked
-/// calls, attributes and whole 1-D datasets, for the result files that are
-/// written in one go (the rectangle table).
+/// @brief Small RAII helpers over the HDF5 C API shared by every result file:
+/// owned identifiers, checked calls that report HDF5's own reason, scalar
+/// attributes, and whole 1-D datasets (for files written in one go, like the
+/// rectangle table; the level file appends, see h5_output.cpp).
 #pragma once
 
 #include <hdf5.h>
@@ -33,6 +34,9 @@ class Handle {
   Handle& operator=(const Handle&) = delete;
   ~Handle() { reset(); }
   hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  /// Gives up ownership without closing.
+  void release() { id_ = H5I_INVALID_HID; }
   void reset() {
     if (id_ >= 0 && close_) close_(id_);
     id_ = H5I_INVALID_HID;
@@ -43,14 +47,22 @@ class Handle {
   Closer close_ = nullptr;
 };
 
-/// Wraps an identifier, throwing H5Error(what) when the call failed.
+/// The most specific entry of HDF5's error stack: for a failed read or write
+/// of the file it carries the system's message ("No space left on device"),
+/// which is what a user can act on; otherwise HDF5's own words.
+std::string hdf5_reason();
+
+/// Throws H5Error("what: reason"), the reason from HDF5's error stack.
+[[noreturn]] void fail(const std::string& what);
+
+/// Wraps an identifier, throwing (fail) when the call failed.
 inline Handle check(hid_t id, Handle::Closer close, const std::string& what) {
-  if (id < 0) throw H5Error(what);
+  if (id < 0) fail(what);
   return Handle(id, close);
 }
 
 inline void check(herr_t status, const std::string& what) {
-  if (status < 0) throw H5Error(what);
+  if (status < 0) fail(what);
 }
 
 /// A variable-length UTF-8 string type.
@@ -61,11 +73,20 @@ inline Handle string_type() {
   return t;
 }
 
+/// The attribute `name` of obj, made with `type` if it does not exist yet.
+/// An existing attribute is written over in place, which SWMR writing
+/// allows (deleting and re-creating it would not be).
+inline Handle scalar_attr(hid_t obj, const char* name, hid_t type) {
+  if (H5Aexists(obj, name) > 0)
+    return check(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, std::string("cannot open attribute ") + name);
+  Handle space = check(H5Screate(H5S_SCALAR), H5Sclose, "cannot make a dataspace");
+  return check(H5Acreate2(obj, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+               std::string("cannot create attribute ") + name);
+}
+
 inline void write_attr(hid_t obj, const char* name, const std::string& value) {
   Handle type = string_type();
-  Handle space = check(H5Screate(H5S_SCALAR), H5Sclose, "cannot make a dataspace");
-  Handle attr = check(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                      std::string("cannot create attribute ") + name);
+  Handle attr = scalar_attr(obj, name, type.get());
   const char* p = value.c_str();
   check(H5Awrite(attr.get(), type.get(), &p), std::string("cannot write attribute ") + name);
 }
@@ -73,16 +94,14 @@ inline void write_attr(hid_t obj, const char* name, const std::string& value) {
 inline void write_attr(hid_t obj, const char* name, const char* value) { write_attr(obj, name, std::string(value)); }
 
 inline void write_attr(hid_t obj, const char* name, std::int64_t value) {
-  Handle space = check(H5Screate(H5S_SCALAR), H5Sclose, "cannot make a dataspace");
-  Handle attr = check(H5Acreate2(obj, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                      std::string("cannot create attribute ") + name);
+  Handle attr = scalar_attr(obj, name, H5T_STD_I64LE);
   check(H5Awrite(attr.get(), H5T_NATIVE_INT64, &value), std::string("cannot write attribute ") + name);
 }
 
+inline void write_attr(hid_t obj, const char* name, int value) { write_attr(obj, name, std::int64_t{value}); }
+
 inline void write_attr(hid_t obj, const char* name, double value) {
-  Handle space = check(H5Screate(H5S_SCALAR), H5Sclose, "cannot make a dataspace");
-  Handle attr = check(H5Acreate2(obj, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                      std::string("cannot create attribute ") + name);
+  Handle attr = scalar_attr(obj, name, H5T_IEEE_F64LE);
   check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value), std::string("cannot write attribute ") + name);
 }
 
@@ -168,7 +187,7 @@ inline Attributes read_attributes(hid_t obj) {
   auto collect = [](hid_t loc, const char* name, const H5A_info_t*, void* data) -> herr_t {
     auto* a = static_cast<Attributes*>(data);
     Handle attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
-    if (attr.get() < 0) return 0;
+    if (!attr.valid()) return 0;
     Handle type(H5Aget_type(attr.get()), H5Tclose);
     const H5T_class_t cls = H5Tget_class(type.get());
     if (cls == H5T_STRING && H5Tis_variable_str(type.get()) > 0) {
