@@ -13,39 +13,12 @@
 
 #include "chomp/extensions.hpp"
 #include "chomp/sieve.hpp"
+#include "brute_force.hpp"
 
 using namespace chomp;
+using chomp::testing::BruteForce;
 
 namespace {
-
-/// Memoized recursion over moves: a position is losing iff every move leads
-/// to a winning one; taking (1,1) (leaving nothing) is never a good move.
-class BruteForce {
- public:
-  bool losing(const Rows& rows) {
-    if (rows == Rows{1}) return true;
-    auto it = memo_.find(rows);
-    if (it != memo_.end()) return it->second;
-    bool lose = true;
-    for (int i = 1; i <= static_cast<int>(rows.size()) && lose; ++i)
-      for (int j = 1; j <= rows[i - 1] && lose; ++j) {
-        if (i == 1 && j == 1) continue;
-        if (losing(apply_move(rows, {i, j}))) lose = false;
-      }
-    memo_[rows] = lose;
-    return lose;
-  }
-  std::vector<Move> winning_moves(const Rows& rows) {
-    std::vector<Move> out;
-    for (int i = 1; i <= static_cast<int>(rows.size()); ++i)
-      for (int j = 1; j <= rows[i - 1]; ++j)
-        if (!(i == 1 && j == 1) && losing(apply_move(rows, {i, j}))) out.push_back({i, j});
-    return out;
-  }
-
- private:
-  std::map<Rows, bool> memo_;
-};
 
 struct CsvRow {
   int tiles;
