@@ -77,6 +77,17 @@ std::string hdf5_version() {
 
 std::string tbb_version() { return TBB_runtime_version(); }
 
+void h5::write_build_attributes(hid_t f) {
+  write_attr(f, "program", "chomp");
+  write_attr(f, "version", build::kVersion);
+  write_attr(f, "git_revision", build::kGitRevision);
+  write_attr(f, "compiler", build::kCompiler);
+  write_attr(f, "build_type", build::kBuildType);
+  write_attr(f, "hdf5_version", hdf5_version());
+  write_attr(f, "tbb_version", tbb_version());
+  write_attr(f, "host", host_name());
+}
+
 namespace {
 
 // Chunks are written once and never rewritten. A chunk rewritten in place
@@ -175,20 +186,13 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
                         "cannot create " + path);
   }
   const hid_t f = impl_->file.get();
-  write_attr(f, "program", "chomp");
-  write_attr(f, "version", build::kVersion);
-  write_attr(f, "git_revision", build::kGitRevision);
+  h5::write_build_attributes(f);
   write_attr(f, "format_version", kFormatVersion);
   write_attr(f, "command_line", prov.command_line);
   write_attr(f, "max_tiles", prov.max_tiles);
   write_attr(f, "threads", prov.threads);
   write_attr(f, "mpi_ranks", prov.processes);
   write_attr(f, "store_losing", prov.store_losing);
-  write_attr(f, "hdf5_version", hdf5_version());
-  write_attr(f, "tbb_version", tbb_version());
-  write_attr(f, "compiler", build::kCompiler);
-  write_attr(f, "build_type", build::kBuildType);
-  write_attr(f, "host", host_name());
   write_attr(f, "start_utc", prov.start_utc);
   write_attr(f, "end_utc", "");
   write_attr(f, "resume_history", prov.resume_history);

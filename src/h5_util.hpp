@@ -105,6 +105,11 @@ inline void write_attr(hid_t obj, const char* name, double value) {
   check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value), std::string("cannot write attribute ") + name);
 }
 
+/// The provenance every result file carries about the program that wrote it:
+/// program, version, git_revision, compiler, build_type, hdf5_version,
+/// tbb_version and host (defined in h5_output.cpp, beside the build facts).
+void write_build_attributes(hid_t file);
+
 /// A 1-D dataset written whole: chunked, Fletcher-32 checksummed, shuffled
 /// and deflated, with a `description` attribute.
 template <class T>

@@ -11,7 +11,6 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "build_info.hpp"
 #include "chomp/h5_output.hpp"
 #include "h5_util.hpp"
 
@@ -63,9 +62,7 @@ void write_rectangles_h5(const RectangleTable& table, const RectangleProvenance&
     Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                         "cannot create " + tmp + " (check that the folder exists and is writable)");
     const hid_t f = file.get();
-    write_attr(f, "program", "chomp");
-    write_attr(f, "version", build::kVersion);
-    write_attr(f, "git_revision", build::kGitRevision);
+    h5::write_build_attributes(f);
     write_attr(f, "format", kFormat);
     write_attr(f, "format_version", std::int64_t{kRectanglesFormatVersion});
     write_attr(f, "command_line", prov.command_line);
@@ -76,11 +73,6 @@ void write_rectangles_h5(const RectangleTable& table, const RectangleProvenance&
     write_attr(f, "positions", static_cast<std::int64_t>(table.positions));
     write_attr(f, "threads", std::int64_t{prov.threads});
     write_attr(f, "solve_seconds", table.solve_seconds);
-    write_attr(f, "hdf5_version", hdf5_version());
-    write_attr(f, "tbb_version", tbb_version());
-    write_attr(f, "compiler", build::kCompiler);
-    write_attr(f, "build_type", build::kBuildType);
-    write_attr(f, "host", host_name());
     write_attr(f, "start_utc", prov.start_utc);
 
     std::vector<std::uint32_t> b_rows, b_cols, b_count, m_rows, m_cols, m_row, m_col;
