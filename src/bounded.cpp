@@ -3,7 +3,6 @@
 
 #include "chomp/bounded.hpp"
 
-#include <sys/mman.h>
 #include <tbb/blocked_range.h>
 #include <tbb/concurrent_queue.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -26,6 +25,7 @@
 
 #include "buckets.hpp"
 #include "config.hpp"
+#include "huge_pages.hpp"
 
 namespace chomp {
 
@@ -178,30 +178,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The bits of the domain: one per position, every level. Mapped fresh (the
-/// kernel hands out zeroed pages as they are first touched) and backed by
-/// huge pages where the kernel allows: the marks land all over gigabytes, and
-/// with 4 KiB pages nearly every one would also miss the TLB.
+/// The bits of the domain: one per position, every level, zeroed, in huge
+/// pages where the kernel allows (huge_pages.hpp): the marks land all over
+/// gigabytes.
 class Bitmap {
  public:
-  explicit Bitmap(std::uint64_t bits) : bytes_(((bits + 63) / 64) * sizeof(std::uint64_t)) {
-    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    madvise(p, bytes_, MADV_HUGEPAGE);  // advice only: failure is harmless
-    words_ = static_cast<std::uint64_t*>(p);
-  }
-  ~Bitmap() {
-    if (words_) munmap(words_, bytes_);
-  }
-  Bitmap(const Bitmap&) = delete;
-  Bitmap& operator=(const Bitmap&) = delete;
+  explicit Bitmap(std::uint64_t bits) : memory_(((bits + 63) / 64) * sizeof(std::uint64_t)) {}
 
-  std::uint64_t* words() const { return words_; }
-  bool test(std::uint64_t bit) const { return (words_[bit >> 6] >> (bit & 63)) & 1U; }
+  std::uint64_t* words() const { return memory_.as<std::uint64_t>(); }
+  bool test(std::uint64_t bit) const { return (words()[bit >> 6] >> (bit & 63)) & 1U; }
 
  private:
-  std::size_t bytes_;
-  std::uint64_t* words_ = nullptr;
+  detail::HugeBuffer memory_;
 };
 
 /// Sets winning marks straight into the bitmap with atomic ORs (threads share

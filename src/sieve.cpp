@@ -25,6 +25,7 @@
 #include "config.hpp"
 #include "buckets.hpp"
 #include "extensions.hpp"
+#include "huge_pages.hpp"
 #include "sieve_testing.hpp"
 
 namespace chomp {
@@ -205,7 +206,8 @@ struct Sieve::Impl {
   int n0 = 0, n1 = -1;
   std::vector<std::uint64_t> base;
   std::vector<std::uint64_t> window_marks;  // marks so far per window level
-  std::unique_ptr<std::uint64_t[]> bitmap;
+  detail::HugeBuffer bitmap_memory;
+  std::uint64_t* bitmap = nullptr;
   std::uint64_t bitmap_words = 0;
   // Per-thread decoders and bucket pools live as long as the sieve.
   tbb::enumerable_thread_specific<ThreadState> states;
@@ -276,7 +278,7 @@ struct Sieve::Impl {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, segment_marks.size(), 1),
                       [&](const tbb::blocked_range<std::size_t>& range) {
       for (std::size_t s = range.begin(); s != range.end(); ++s) {
-        std::uint64_t* seg = bitmap.get() + (s << (config::kSegmentBitsLog2 - 6));
+        std::uint64_t* seg = bitmap + (s << (config::kSegmentBitsLog2 - 6));
         std::uint64_t applied = 0;
         for (ThreadState& ts : states)
           if (ts.generation == gen) applied += ts.buckets.apply_segment(s, seg);
@@ -305,7 +307,7 @@ struct Sieve::Impl {
     if (window_bits <= config::kDirectMarkBits) {
       // Small windows: one thread, level by level so the marks are counted.
       ThreadState ts(table);
-      DirectSink sink{bitmap.get()};
+      DirectSink sink{bitmap};
       for (const WorkItem& it : items)
         for (int k = it.lo; k <= it.hi; ++k) {
           if (stop_requested()) return true;
@@ -521,13 +523,14 @@ struct Sieve::Impl {
     own_hi = segments * (I + 1) / P;
     const std::uint64_t words = (own_hi - own_lo) << (config::kSegmentBitsLog2 - 6);
     if (words > bitmap_words) {
-      bitmap.reset();  // release before allocating the larger one
-      bitmap.reset(new std::uint64_t[words]);
+      bitmap_memory = detail::HugeBuffer();  // release before allocating the larger one
+      bitmap_memory = detail::HugeBuffer(words * sizeof(std::uint64_t));
+      bitmap = bitmap_memory.as<std::uint64_t>();
       bitmap_words = words;
     }
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, words, 1 << 16),
                       [&](const tbb::blocked_range<std::uint64_t>& r) {
-      std::memset(bitmap.get() + r.begin(), 0, (r.end() - r.begin()) * sizeof(std::uint64_t));
+      std::memset(bitmap + r.begin(), 0, (r.end() - r.begin()) * sizeof(std::uint64_t));
     });
     window_marks.assign(static_cast<std::size_t>(n1 - n0 + 1), 0);
     if (distributed()) {
@@ -554,7 +557,7 @@ struct Sieve::Impl {
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(s0, s1, 1),
                       [&](const tbb::blocked_range<std::uint64_t>& range) {
       for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
-        const std::uint64_t* seg = bitmap.get() + (first + s - own_lo) * per_seg;
+        const std::uint64_t* seg = bitmap + (first + s - own_lo) * per_seg;
         std::vector<std::uint64_t>& f = found[static_cast<std::size_t>(s - s0)];
         const std::uint64_t w0 = s * per_seg, w1 = std::min(words, w0 + per_seg);
         for (std::uint64_t w = w0; w < w1; ++w) {
