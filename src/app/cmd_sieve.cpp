@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -312,6 +313,19 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   ProgressLine progress;
   auto show_progress = [&](int tiles, double fraction) { progress.update(tiles, fraction); };
   double total = 0;
+  // Level n is written (its losing ranks compressed into the file, seconds
+  // at the largest levels) on a thread of its own while level n + 1 is
+  // computed; level n + 1 is written only after it. A level counts as saved
+  // once its write has returned, as before.
+  std::future<void> writing;
+  auto settle_writing = [&writing]() -> std::exception_ptr {
+    try {
+      if (writing.valid()) writing.get();
+      return nullptr;
+    } catch (...) {
+      return std::current_exception();
+    }
+  };
   try {
     if (resume) {
       resume->restore(sieve, *out, show_progress);
@@ -331,8 +345,9 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
                   "seconds");
     sieve.run(
         [&](const LevelResult& r) {
+          if (writing.valid()) writing.get();  // a failed write stops the run here
           progress.clear();
-          save_level(*out, sieve, r);
+          writing = std::async(std::launch::async, [&out, &sieve, r] { save_level(*out, sieve, r); });
           total += r.seconds;
           if (!a.quiet) {
             std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles,
@@ -343,8 +358,14 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
           }
         },
         show_progress);
+    if (writing.valid()) writing.get();
   } catch (const SieveInterrupted&) {
     progress.clear();
+    if (const std::exception_ptr failed = settle_writing()) {
+      // The last level's write failed as the run was stopped: report that.
+      out->abandon();
+      std::rethrow_exception(failed);
+    }
     const int sig = g_stop_signal.load();
     if (out->path() == partial) {
       // Stopped while checking the old file: it is untouched.
@@ -362,12 +383,13 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     return 128 + (sig > 0 ? sig : SIGINT);
   } catch (const std::exception& e) {
     progress.clear();
+    const bool write_failed = settle_writing() != nullptr || dynamic_cast<const H5Error*>(&e) != nullptr;
     if (out->path() == partial) {
       out.reset();
       std::filesystem::remove(partial, ec);
       throw;
     }
-    if (dynamic_cast<const H5Error*>(&e)) {
+    if (write_failed) {
       // A write failed: closing would write HDF5's superblock over the
       // failed writes; leave the file as a kill would (status "running").
       out->abandon();
