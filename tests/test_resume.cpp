@@ -157,6 +157,9 @@ TEST(Resume, KilledTwiceMidLevelThenResumedEqualsUninterruptedRun) {
   EXPECT_NE(text(t, "resume_history").find("restored levels 1.." + std::to_string(saved) + " "),
             std::string::npos)
       << text(t, "resume_history");
+  // The resuming program names its revision (it may be another build).
+  EXPECT_NE(text(t, "resume_history").find(", revision " + text(t, "git_revision") + "): "), std::string::npos)
+      << text(t, "resume_history");
   EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
 }
 

@@ -50,7 +50,8 @@
 /// Root attributes: program, version, git_revision, format_version,
 /// command_line, max_tiles, threads, mpi_ranks, store_losing, hdf5_version, tbb_version, compiler,
 /// build_type, host, start_utc, end_utc, resume_history (one line per
-/// `--resume`: when, which levels were restored, threads, command line),
+/// `--resume`: when, which levels were restored, threads, the resuming
+/// program's version and git revision, command line),
 /// complete (1 only once every level was written; 0 while running or after
 /// an interrupted run) and status ("running", "complete", "interrupted" or
 /// "failed"; a killed run stays "running").

@@ -21,6 +21,7 @@
 #include <optional>
 #include <sstream>
 
+#include "build_info.hpp"
 #include "chomp/h5_output.hpp"
 #include "chomp/resume.hpp"
 #include "chomp/sieve.hpp"
@@ -284,8 +285,10 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   if (resume) {
     prov = resume->state().provenance;
     if (!prov.resume_history.empty()) prov.resume_history += '\n';
+    // The resuming program may be another build: its revision goes with it.
     prov.resume_history += utc_now() + ": restored levels 1.." + std::to_string(resume->state().levels) +
-                           " with " + threads_text(threads) + ": " + command_line();
+                           " with " + threads_text(threads) + " (chomp " + build::kVersion + ", revision " +
+                           build::kGitRevision + "): " + command_line();
   } else {
     prov.command_line = command_line();
     prov.start_utc = utc_now();
