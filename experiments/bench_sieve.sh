@@ -8,6 +8,7 @@
 #   experiments/bench_sieve.sh [CSV] [N...]        default: experiments/results/bench.csv 90 100 110
 #
 # Environment: THREADS (default "1 2"), NAIVE=0 to skip the naive sieve,
+# NAIVE_THREADS (default: THREADS) the thread counts it runs with,
 # NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,7 @@ shift || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(90 100 110)
 threads=${THREADS:-"1 2"}
+naive_threads=${NAIVE_THREADS:-$threads}
 naive_max=${NAIVE_MAX:-110}
 chomp=build/chomp
 naive=build/benchmarks/chomp_naive_sieve
@@ -45,8 +47,10 @@ measure() {  # program n t command...
 for n in "${sizes[@]}"; do
   for t in $threads; do
     measure chomp "$n" "$t" "$chomp" sieve --max-tiles "$n" --threads "$t" --output "out/bench-$n.h5" --force
-    if [ "${NAIVE:-1}" = 1 ] && [ "$n" -le "$naive_max" ]; then
-      measure naive "$n" "$t" "$naive" "$n" "$t"
-    fi
   done
+  if [ "${NAIVE:-1}" = 1 ] && [ "$n" -le "$naive_max" ]; then
+    for t in $naive_threads; do
+      measure naive "$n" "$t" "$naive" "$n" "$t"
+    done
+  fi
 done
