@@ -51,7 +51,9 @@
 /// command_line, max_tiles, threads, mpi_ranks, store_losing, hdf5_version, tbb_version, compiler,
 /// build_type, host, start_utc, end_utc, resume_history (one line per
 /// `--resume`: when, which levels were restored, threads, the resuming
-/// program's version and git revision, command line),
+/// program's version and git revision, command line; the build attributes
+/// version, git_revision, compiler, build_type, the library versions and host
+/// are those of the program that wrote the file last),
 /// complete (1 only once every level was written; 0 while running or after
 /// an interrupted run) and status ("running", "complete", "interrupted" or
 /// "failed"; a killed run stays "running").
