@@ -28,6 +28,7 @@
 #include "cli_checks.hpp"
 #include "commands.hpp"
 #include "sieve_cluster.hpp"
+#include "status_line.hpp"
 
 namespace chomp::app {
 namespace {
@@ -162,31 +163,22 @@ std::string resume_command(const std::string& output) {
   return shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --resume";
 }
 
-/// Progress on stderr: a line rewritten in place on a terminal, an
-/// occasional plain line in a log.
+/// The level being computed and how far it is, with its time so far.
 class ProgressLine {
  public:
-  ProgressLine() : tty_(isatty(STDERR_FILENO) == 1) {}
   void update(int tiles, double fraction) {
-    if (!tty_) {
-      // Logs get a line at most every 30 s (the sieve calls every ~0.5 s).
-      if (++calls_ % 60 != 0) return;
-      std::fprintf(stderr, "level %d: %.0f%%\n", tiles, 100 * fraction);
-      return;
-    }
-    std::fprintf(stderr, "\rlevel %d: %3.0f%% ", tiles, 100 * fraction);
-    std::fflush(stderr);
-    shown_ = true;
+    if (tiles != tiles_) tiles_ = tiles, level_start_ = line_.elapsed();
+    char text[96];
+    std::snprintf(text, sizeof text, "level %d: %3.0f%%, %.0f s", tiles, 100 * fraction,
+                  line_.elapsed() - level_start_);
+    line_.show(text);
   }
-  void clear() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
-    shown_ = false;
-  }
+  void clear() { line_.clear(); }
 
  private:
-  bool tty_;
-  bool shown_ = false;
-  long calls_ = 0;
+  StatusLine line_;
+  int tiles_ = 0;
+  double level_start_ = 0;
 };
 
 /// Checks the arguments against each other and the file system; nothing is

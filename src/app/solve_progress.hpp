@@ -3,13 +3,11 @@
 /// run one (analyze, rectangles, play's hints).
 #pragma once
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 
 #include "chomp/bounded.hpp"
+#include "status_line.hpp"
 
 namespace chomp::app {
 
@@ -17,42 +15,28 @@ namespace chomp::app {
 /// shows no progress.
 inline constexpr std::uint64_t kQuietSolvePositions = std::uint64_t{1} << 26;
 
-/// Rewrites one line on a terminal (at most every half second), and on a log
-/// writes a plain line every 30 s; end() clears the terminal line. Levels
-/// near the start cost more than their share of positions (their losing
-/// positions reach far), so the level count is the better guide.
+/// Progress of a solve, level by level. Levels near the start cost more
+/// than their share of positions (their losing positions reach far), so the
+/// level count is the better guide.
 class SolveProgress {
  public:
-  explicit SolveProgress(std::uint64_t positions)
-      : shown_(positions >= kQuietSolvePositions),
-        tty_(isatty(STDERR_FILENO) == 1),
-        start_(Clock::now()),
-        last_(start_) {}
+  explicit SolveProgress(std::uint64_t positions) : shown_(positions >= kQuietSolvePositions) {}
 
   BoundedProgressFn callback() {
     if (!shown_) return {};
     return [this](int tiles, int max_tiles, double fraction) {
-      const auto now = Clock::now();
-      const double since = std::chrono::duration<double>(now - last_).count();
-      if (since < (tty_ ? 0.5 : 30.0) && tiles < max_tiles) return;
-      last_ = now;
-      const double elapsed = std::chrono::duration<double>(now - start_).count();
-      std::fprintf(stderr,
-                   tty_ ? "\rsolving: level %d of %d (%3.0f%% of the positions), %.0f s " :
-                          "solving: level %d of %d (%.0f%% of the positions), %.0f s\n",
-                   tiles, max_tiles, 100 * fraction, elapsed);
-      std::fflush(stderr);
+      char text[128];
+      std::snprintf(text, sizeof text, "solving: level %d of %d (%3.0f%% of the positions), %.0f s", tiles,
+                    max_tiles, 100 * fraction, line_.elapsed());
+      line_.show(text, tiles == max_tiles);
     };
   }
 
-  void end() const {
-    if (shown_ && tty_) std::fprintf(stderr, "\r\033[K");
-  }
+  void end() { line_.clear(); }
 
  private:
-  using Clock = std::chrono::steady_clock;
-  bool shown_, tty_;
-  Clock::time_point start_, last_;
+  bool shown_;
+  StatusLine line_;
 };
 
 }  // namespace chomp::app
