@@ -233,7 +233,7 @@ class MarkQueue {
   }
 
  private:
-  static constexpr std::uint64_t kDepth = 32;  // about the misses a core keeps in flight
+  static constexpr std::uint64_t kDepth = config::kBoundedPrefetchDepth;
 
   void set(std::uint64_t w, std::uint64_t mask) const {
     std::atomic_ref<std::uint64_t> word(words_[w]);
@@ -247,13 +247,7 @@ class MarkQueue {
   std::uint64_t head_ = 0;
 };
 
-/// Marks one corner hands over at most: a corner with more extensions (the
-/// equal-armed L of 18 x 18 has C(34, 17) = 2.3e9, every position whose
-/// first row and column are 18 long) is cut into pieces of about this many
-/// marks, which any thread may take. That keeps two threads busy on a level
-/// whose work is in a few sources, and bounds what one item adds to a round
-/// of buckets (2^20 marks = 4 MiB).
-constexpr double kPieceMarks = 1 << 20;
+constexpr double kPieceMarks = config::kBoundedPieceMarks;
 
 /// A part of one corner's extensions: source (level, rank), corner, and a
 /// node of the block's bottom-up enumeration (Extender::fill_above's state).
@@ -480,10 +474,7 @@ struct LevelTally {
   std::uint64_t marks = 0;
 };
 
-/// Words of a level handed to a thread at a time: 2^10 words = 65536
-/// positions, a few hundred losing ones in the large levels: enough to
-/// amortise taking the work, small enough that two threads stay balanced.
-constexpr std::uint64_t kScanChunkWords = 1024;
+constexpr std::uint64_t kScanChunkWords = config::kBoundedScanChunkWords;
 
 /// Calls fn(rank) for every clear bit of level [first, end) in words
 /// [w0, w1). The first and last words are shared with the neighbouring

@@ -43,6 +43,26 @@ inline constexpr std::uint64_t kDirectMarkBits = std::uint64_t{1} << 21;
 /// target level, so that threads stay balanced when few sources reach far.
 inline constexpr std::size_t kItemsPerThread = 32;
 
+// ---- The bounded solver (chomp analyze, rectangles, play's hints) ----
+
+/// Marks the bounded solver's direct marking keeps in flight (each is
+/// prefetched this many marks before it is applied): about the cache misses
+/// a core keeps outstanding. A power of two.
+inline constexpr std::uint64_t kBoundedPrefetchDepth = 32;
+
+/// Marks one corner hands over at most: a corner with more extensions (the
+/// equal-armed L of 18 x 18 has C(34, 17) = 2.3e9, every position whose
+/// first row and column are 18 long) is cut into pieces of about this many
+/// marks, which any thread may take. That keeps two threads busy on a level
+/// whose work is in a few sources, and bounds what one item adds to a round
+/// of buckets (2^20 marks = 4 MiB).
+inline constexpr double kBoundedPieceMarks = 1 << 20;
+
+/// Words of a level handed to a thread at a time when scanning: 2^10 words
+/// = 65536 positions, a few hundred losing ones in the large levels: enough
+/// to amortise taking the work, small enough that two threads stay balanced.
+inline constexpr std::uint64_t kBoundedScanChunkWords = 1024;
+
 /// The progress line on stderr is refreshed at most this often.
 inline constexpr double kProgressIntervalSeconds = 0.5;
 
