@@ -416,22 +416,27 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
   {
     Handle group = check(H5Gopen2(f, "levels", H5P_DEFAULT), H5Gclose, "cannot open group /levels in " + path);
     const auto& c = columns();
-    t.tiles = read_column<std::uint32_t>(group.get(), c[0], path);
-    t.positions = read_column<std::uint64_t>(group.get(), c[1], path);
-    t.losing = read_column<std::uint64_t>(group.get(), c[2], path);
-    t.losing_fraction = read_column<double>(group.get(), c[3], path);
-    t.hypothesis_ratio = read_column<double>(group.get(), c[4], path);
-    t.seconds = read_column<double>(group.get(), c[5], path);
+    // Read in the reverse of the order append() writes the columns: a live
+    // writer may add levels meanwhile, and the rows that the column written
+    // last already has are then whole in every column read after it.
     t.marks = read_column<std::uint64_t>(group.get(), c[6], path);
+    t.seconds = read_column<double>(group.get(), c[5], path);
+    t.hypothesis_ratio = read_column<double>(group.get(), c[4], path);
+    t.losing_fraction = read_column<double>(group.get(), c[3], path);
+    t.losing = read_column<std::uint64_t>(group.get(), c[2], path);
+    t.positions = read_column<std::uint64_t>(group.get(), c[1], path);
+    t.tiles = read_column<std::uint32_t>(group.get(), c[0], path);
   }
   const std::size_t n = std::min({t.tiles.size(), t.positions.size(), t.losing.size(), t.losing_fraction.size(),
                                   t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size()});
   const std::size_t most = std::max({t.tiles.size(), t.positions.size(), t.losing.size(), t.losing_fraction.size(),
                                      t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size()});
-  // A writer killed while appending a row leaves it in some datasets only:
-  // that level never finished, so the row is dropped. More than one such
-  // row, or any in a complete file, is damage.
-  if (most > n + 1 || (most != n && t.complete()))
+  // Rows that not every column has belong to levels that were not finished
+  // when the file was read: a writer killed while appending a row leaves it
+  // in some columns only, and a live writer may append levels while the
+  // columns are read. They are dropped (a resume recomputes and checks the
+  // last level it keeps). In a complete file every column has every row.
+  if (most != n && t.complete())
     throw H5Error(path + ": the /levels datasets have different lengths (damaged file)");
   for (auto* v : {&t.positions, &t.losing, &t.marks}) v->resize(n);
   for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds}) v->resize(n);
