@@ -207,8 +207,7 @@ struct Sieve::Impl {
   std::vector<std::uint64_t> base;
   std::vector<std::uint64_t> window_marks;  // marks so far per window level
   detail::HugeBuffer bitmap_memory;
-  std::uint64_t* bitmap = nullptr;
-  std::uint64_t bitmap_words = 0;
+  std::uint64_t* bitmap() const { return bitmap_memory.as<std::uint64_t>(); }
   // Per-thread decoders and bucket pools live as long as the sieve.
   tbb::enumerable_thread_specific<ThreadState> states;
   int generation = 0;
@@ -278,7 +277,7 @@ struct Sieve::Impl {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, segment_marks.size(), 1),
                       [&](const tbb::blocked_range<std::size_t>& range) {
       for (std::size_t s = range.begin(); s != range.end(); ++s) {
-        std::uint64_t* seg = bitmap + (s << (config::kSegmentBitsLog2 - 6));
+        std::uint64_t* seg = bitmap() + (s << (config::kSegmentBitsLog2 - 6));
         std::uint64_t applied = 0;
         for (ThreadState& ts : states)
           if (ts.generation == gen) applied += ts.buckets.apply_segment(s, seg);
@@ -307,7 +306,7 @@ struct Sieve::Impl {
     if (window_bits <= config::kDirectMarkBits) {
       // Small windows: one thread, level by level so the marks are counted.
       ThreadState ts(table);
-      DirectSink sink{bitmap};
+      DirectSink sink{bitmap()};
       for (const WorkItem& it : items)
         for (int k = it.lo; k <= it.hi; ++k) {
           if (stop_requested()) return true;
@@ -522,15 +521,13 @@ struct Sieve::Impl {
     own_lo = segments * I / P;
     own_hi = segments * (I + 1) / P;
     const std::uint64_t words = (own_hi - own_lo) << (config::kSegmentBitsLog2 - 6);
-    if (words > bitmap_words) {
+    if (words * sizeof(std::uint64_t) > bitmap_memory.size()) {
       bitmap_memory = detail::HugeBuffer();  // release before allocating the larger one
       bitmap_memory = detail::HugeBuffer(words * sizeof(std::uint64_t));
-      bitmap = bitmap_memory.as<std::uint64_t>();
-      bitmap_words = words;
     }
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, words, 1 << 16),
                       [&](const tbb::blocked_range<std::uint64_t>& r) {
-      std::memset(bitmap + r.begin(), 0, (r.end() - r.begin()) * sizeof(std::uint64_t));
+      std::memset(bitmap() + r.begin(), 0, (r.end() - r.begin()) * sizeof(std::uint64_t));
     });
     window_marks.assign(static_cast<std::size_t>(n1 - n0 + 1), 0);
     if (distributed()) {
@@ -557,7 +554,7 @@ struct Sieve::Impl {
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(s0, s1, 1),
                       [&](const tbb::blocked_range<std::uint64_t>& range) {
       for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
-        const std::uint64_t* seg = bitmap + (first + s - own_lo) * per_seg;
+        const std::uint64_t* seg = bitmap() + (first + s - own_lo) * per_seg;
         std::vector<std::uint64_t>& f = found[static_cast<std::size_t>(s - s0)];
         const std::uint64_t w0 = s * per_seg, w1 = std::min(words, w0 + per_seg);
         for (std::uint64_t w = w0; w < w1; ++w) {

@@ -138,6 +138,12 @@ void expect_refused(const Outcome& o, const std::string& says) {
   EXPECT_TRUE(o.unchanged);
 }
 
+/// Level n's losing ranks start here in the damaged copy's /resume/losing_ranks.
+std::uint64_t first_rank_index(RawFile& raw, int n) {
+  return first_rank_index(raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64), n,
+                          LevelFileReader(base_file()).losing_ranks_alignment());
+}
+
 class DamagedFile : public ::testing::Test {
  protected:
   // The finished run, marked as not finished: a resume then reads and
@@ -229,8 +235,7 @@ TEST_F(DamagedFile, LastLevelThatContradictsTheEngineIsRefused) {
   {
     RawFile raw(path_);
     auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-    const auto losing = raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64);
-    const std::uint64_t at = first_rank_index(losing, kLevels, LevelFileReader(base_file()).losing_ranks_alignment());
+    const std::uint64_t at = first_rank_index(raw, kLevels);
     // Move one losing rank of the last level to a winning neighbour,
     // keeping the list increasing: a consistent file with one wrong fact.
     std::uint64_t k = at;
@@ -245,8 +250,7 @@ TEST_F(DamagedFile, RanksThatAreNotIncreasingAreRefused) {
   {
     RawFile raw(path_);
     auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-    const auto losing = raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64);
-    const std::uint64_t at = first_rank_index(losing, 45, LevelFileReader(base_file()).losing_ranks_alignment());
+    const std::uint64_t at = first_rank_index(raw, 45);
     std::swap(ranks[at + 3], ranks[at + 4]);
     raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
   }
