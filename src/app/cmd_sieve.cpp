@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -163,19 +164,35 @@ std::string resume_command(const std::string& output) {
   return shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --resume";
 }
 
-/// The level being computed and how far it is, with its time so far.
+/// The level being computed and how far it is, with its time so far, and
+/// the table's rows, which the writer thread prints once a level is saved:
+/// one lock keeps the two from interleaving.
 class ProgressLine {
  public:
   void update(int tiles, double fraction) {
+    const std::lock_guard lock(mutex_);
     if (tiles != tiles_) tiles_ = tiles, level_start_ = line_.elapsed();
     char text[96];
     std::snprintf(text, sizeof text, "level %d: %3.0f%%, %.0f s", tiles, 100 * fraction,
                   line_.elapsed() - level_start_);
     line_.show(text);
   }
-  void clear() { line_.clear(); }
+  void clear() {
+    const std::lock_guard lock(mutex_);
+    line_.clear();
+  }
+  /// Prints a finished level's row of the table on stdout.
+  void row(const LevelResult& r) {
+    const std::lock_guard lock(mutex_);
+    line_.clear();
+    std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles, static_cast<unsigned long long>(r.positions),
+                static_cast<unsigned long long>(r.losing), 100 * r.losing_fraction(), r.hypothesis_ratio(),
+                r.seconds);
+    std::fflush(stdout);
+  }
 
  private:
+  std::mutex mutex_;
   StatusLine line_;
   int tiles_ = 0;
   double level_start_ = 0;
@@ -313,9 +330,14 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   // computed; level n + 1 is written only after it. A level counts as saved
   // once its write has returned, as before.
   std::future<void> writing;
-  auto settle_writing = [&writing]() -> std::exception_ptr {
+  // Waits for the write in flight; a failed write throws here.
+  auto wait_for_writing = [&writing] {
+    if (writing.valid()) writing.get();
+  };
+  // The same, on an error path: the failure is returned, not thrown.
+  auto settle_writing = [&]() -> std::exception_ptr {
     try {
-      if (writing.valid()) writing.get();
+      wait_for_writing();
       return nullptr;
     } catch (...) {
       return std::current_exception();
@@ -340,20 +362,16 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
                   "seconds");
     sieve.run(
         [&](const LevelResult& r) {
-          if (writing.valid()) writing.get();  // a failed write stops the run here
-          progress.clear();
-          writing = std::async(std::launch::async, [&out, &sieve, r] { save_level(*out, sieve, r); });
+          wait_for_writing();  // a failed write stops the run here
           total += r.seconds;
-          if (!a.quiet) {
-            std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles,
-                        static_cast<unsigned long long>(r.positions),
-                        static_cast<unsigned long long>(r.losing), 100 * r.losing_fraction(),
-                        r.hypothesis_ratio(), r.seconds);
-            std::fflush(stdout);
-          }
+          // A level's row is printed once it is saved: a printed level survives a kill.
+          writing = std::async(std::launch::async, [&out, &sieve, &progress, quiet = a.quiet, r] {
+            save_level(*out, sieve, r);
+            if (!quiet) progress.row(r);
+          });
         },
         show_progress);
-    if (writing.valid()) writing.get();
+    wait_for_writing();
   } catch (const SieveInterrupted&) {
     progress.clear();
     if (const std::exception_ptr failed = settle_writing()) {
