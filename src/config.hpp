@@ -35,6 +35,11 @@ inline constexpr std::uint64_t kRoundMarks = std::uint64_t{1} << 26;
 /// n = 130 and two at n = 140.
 inline constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 30;
 
+/// Losing ranks collected from a level's bitmap at a time on their way to
+/// the store (8 bytes each: 32 MiB). At least a segment's worth, since a
+/// segment is collected whole; a level is never held at 8 bytes a rank.
+inline constexpr std::uint64_t kScanBatchRanks = std::uint64_t{1} << 22;
+
 /// Windows whose bitmaps are at most this many bits skip the buckets and
 /// mark directly: they fit in L2, so filing marks would only add work.
 inline constexpr std::uint64_t kDirectMarkBits = std::uint64_t{1} << 21;

@@ -10,20 +10,50 @@
 
 namespace chomp {
 
+namespace {
+
+/// The most bytes one chunk's gaps take: every entry but the first is a
+/// gap of at most 10 varint bytes (64 bits, 7 per byte).
+constexpr std::size_t kMaxChunkBytes = (config::kStoreChunk - 1) * 10;
+
+/// A new gap block is an eighth of the level's blocks so far (small levels
+/// stay small, at most an eighth is left unused), within these bounds.
+constexpr std::uint64_t kMaxBlockBytes = std::uint64_t{4} << 20;
+constexpr std::uint64_t kMinBlockBytes = 4096;
+static_assert(kMinBlockBytes >= kMaxChunkBytes, "a block must hold a whole chunk");
+
+}  // namespace
+
+void LosingLevel::reserve(std::uint64_t count) {
+  const std::uint64_t chunks = (count + config::kStoreChunk - 1) / config::kStoreChunk;
+  chunk_first_.reserve(chunks);
+  chunk_at_.reserve(chunks);
+}
+
+void LosingLevel::new_block() {
+  const std::uint64_t size = std::clamp(block_bytes_ / 8, kMinBlockBytes, kMaxBlockBytes);
+  blocks_.push_back(std::make_unique_for_overwrite<std::uint8_t[]>(size));
+  free_ = blocks_.back().get();
+  end_ = free_ + size;
+  block_bytes_ += size;
+}
+
 void LosingLevel::append(std::span<const std::uint64_t> ranks) {
   for (std::uint64_t r : ranks) {
     if (count_ % config::kStoreChunk == 0) {
       if (count_ > 0 && r <= last_) throw std::logic_error("losing ranks must increase");
+      // A chunk's gaps go to one block, so a chunk decodes from one pointer.
+      if (static_cast<std::size_t>(end_ - free_) < kMaxChunkBytes) new_block();
       chunk_first_.push_back(r);
-      chunk_offset_.push_back(bytes_.size());
+      chunk_at_.push_back(free_);
     } else {
       if (r <= last_) throw std::logic_error("losing ranks must increase");
       std::uint64_t gap = r - last_;
       while (gap >= 0x80) {
-        bytes_.push_back(static_cast<std::uint8_t>(gap | 0x80));
+        *free_++ = static_cast<std::uint8_t>(gap | 0x80);
         gap >>= 7;
       }
-      bytes_.push_back(static_cast<std::uint8_t>(gap));
+      *free_++ = static_cast<std::uint8_t>(gap);
     }
     last_ = r;
     ++count_;
@@ -36,7 +66,7 @@ void LosingLevel::decode_chunk(std::size_t c, std::vector<std::uint64_t>& out) c
   const std::uint64_t n = std::min<std::uint64_t>(config::kStoreChunk, count_ - first_index);
   std::uint64_t r = chunk_first_[c];
   out.push_back(r);
-  const std::uint8_t* p = bytes_.data() + chunk_offset_[c];
+  const std::uint8_t* p = chunk_at_[c];
   for (std::uint64_t i = 1; i < n; ++i) {
     std::uint64_t gap = 0;
     int shift = 0;
@@ -71,7 +101,8 @@ std::vector<std::uint64_t> LosingLevel::all() const {
 }
 
 std::uint64_t LosingLevel::memory_bytes() const {
-  return bytes_.capacity() + (chunk_first_.capacity() + chunk_offset_.capacity()) * 8;
+  return block_bytes_ + chunk_first_.capacity() * sizeof(std::uint64_t) +
+         chunk_at_.capacity() * sizeof(const std::uint8_t*);
 }
 
 std::uint64_t LosingStore::memory_bytes() const {

@@ -218,6 +218,9 @@ struct Sieve::Impl {
   int procs = 1, me = 0;
   std::uint64_t own_lo = 0, own_hi = 0;
   std::uint64_t group_threads = 0;  // every process's threads together
+  // A level's losing ranks pass through this buffer on their way to the
+  // store, config::kScanBatchRanks at a time.
+  std::vector<std::uint64_t> scan_buffer;
 
   bool distributed() const { return group != nullptr; }
   bool stop_requested() const { return stop && stop->load(std::memory_order_relaxed); }
@@ -538,38 +541,92 @@ struct Sieve::Impl {
     mark(items_of_levels(1, n0 - 1, n0), n0, progress);
   }
 
-  /// Ranks of the clear bits of window level n, in increasing order (in a
-  /// distributed sieve: of this process's segments of the level).
-  std::vector<std::uint64_t> scan_losing(int n) {
-    const std::uint64_t p = table.positions(n);
-    const std::size_t k = static_cast<std::size_t>(n - n0);
-    const std::uint64_t words = (p + 63) / 64;
+  /// This process's segments of window level n and their clear bits (the
+  /// level's losing positions), counted before they are collected.
+  struct LevelScan {
+    std::uint64_t p = 0, words = 0;
+    std::uint64_t first = 0;            // the level's first segment in the window
+    std::uint64_t s0 = 0, s1 = 0;       // this process's segments s0..s1-1 of the level's own
+    std::vector<std::uint64_t> counts;  // clear bits per segment s0..s1-1
+    std::uint64_t total = 0;
+
+    /// Calls f(w, clear) for each word w of segment s with its clear bits
+    /// (bits beyond p excluded).
+    template <class F>
+    void for_each_word(const std::uint64_t* seg, std::uint64_t s, F&& f) const {
+      constexpr std::uint64_t per_seg = config::kSegmentBits / 64;
+      const std::uint64_t w0 = s * per_seg, w1 = std::min(words, w0 + per_seg);
+      for (std::uint64_t w = w0; w < w1; ++w) {
+        std::uint64_t clear = ~seg[w - w0];
+        if (w == words - 1 && (p & 63)) clear &= (std::uint64_t{1} << (p & 63)) - 1;
+        f(w, clear);
+      }
+    }
+  };
+
+  /// The window bits of segment s of the scanned level.
+  const std::uint64_t* level_segment(const LevelScan& scan, std::uint64_t s) const {
+    return bitmap() + (scan.first + s - own_lo) * (config::kSegmentBits / 64);
+  }
+
+  /// First pass over window level n: the clear bits of each of this
+  /// process's segments (a distributed sieve holds only some of them).
+  LevelScan count_losing(int n) const {
+    LevelScan scan;
+    scan.p = table.positions(n);
+    scan.words = (scan.p + 63) / 64;
     const std::uint64_t per_seg = config::kSegmentBits / 64;
-    const std::uint64_t segments = (words + per_seg - 1) / per_seg;
-    // The level's segments s0..s1-1 (of its own 0..segments-1) are this process's.
-    const std::uint64_t first = base[k] >> config::kSegmentBitsLog2;
-    const std::uint64_t s0 = std::clamp(own_lo, first, first + segments) - first;
-    const std::uint64_t s1 = std::clamp(own_hi, first, first + segments) - first;
-    std::vector<std::vector<std::uint64_t>> found(static_cast<std::size_t>(s1 - s0));
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(s0, s1, 1),
+    const std::uint64_t segments = (scan.words + per_seg - 1) / per_seg;
+    scan.first = base[static_cast<std::size_t>(n - n0)] >> config::kSegmentBitsLog2;
+    scan.s0 = std::clamp(own_lo, scan.first, scan.first + segments) - scan.first;
+    scan.s1 = std::clamp(own_hi, scan.first, scan.first + segments) - scan.first;
+    scan.counts.assign(static_cast<std::size_t>(scan.s1 - scan.s0), 0);
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(scan.s0, scan.s1, 1),
                       [&](const tbb::blocked_range<std::uint64_t>& range) {
       for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
-        const std::uint64_t* seg = bitmap() + (first + s - own_lo) * per_seg;
-        std::vector<std::uint64_t>& f = found[static_cast<std::size_t>(s - s0)];
-        const std::uint64_t w0 = s * per_seg, w1 = std::min(words, w0 + per_seg);
-        for (std::uint64_t w = w0; w < w1; ++w) {
-          std::uint64_t clear = ~seg[w - w0];
-          if (w == words - 1 && (p & 63)) clear &= (std::uint64_t{1} << (p & 63)) - 1;
-          while (clear) {
-            f.push_back(w * 64 + static_cast<std::uint64_t>(std::countr_zero(clear)));
-            clear &= clear - 1;
-          }
-        }
+        std::uint64_t count = 0;
+        scan.for_each_word(level_segment(scan, s), s, [&](std::uint64_t, std::uint64_t clear) {
+          count += static_cast<std::uint64_t>(std::popcount(clear));
+        });
+        scan.counts[static_cast<std::size_t>(s - scan.s0)] = count;
       }
     });
-    std::vector<std::uint64_t> all;
-    for (auto& f : found) all.insert(all.end(), f.begin(), f.end());
-    return all;
+    for (std::uint64_t c : scan.counts) scan.total += c;
+    return scan;
+  }
+
+  /// Second pass: hands the ranks of the counted clear bits to
+  /// emit(std::span<const std::uint64_t>) in increasing order, a batch of
+  /// segments at a time through one reused buffer. (A whole level's ranks
+  /// at 8 bytes each would be 3.7 GB at n = 150, beside its bitmap.)
+  template <class Emit>
+  void collect_losing(const LevelScan& scan, Emit&& emit) {
+    static_assert(config::kScanBatchRanks >= config::kSegmentBits, "a batch must hold a whole segment");
+    const std::uint64_t largest = std::min<std::uint64_t>(scan.total, config::kScanBatchRanks);
+    if (scan_buffer.size() < largest) scan_buffer.resize(static_cast<std::size_t>(largest));
+    std::vector<std::uint64_t> at(scan.counts.size() + 1);
+    for (std::uint64_t s = scan.s0; s < scan.s1;) {
+      // Segments s..e-1 whose ranks fit the buffer (at least one).
+      std::uint64_t e = s, size = 0;
+      while (e < scan.s1 && size + scan.counts[static_cast<std::size_t>(e - scan.s0)] <= config::kScanBatchRanks) {
+        at[static_cast<std::size_t>(e - scan.s0)] = size;
+        size += scan.counts[static_cast<std::size_t>(e - scan.s0)];
+        ++e;
+      }
+      tbb::parallel_for(tbb::blocked_range<std::uint64_t>(s, e, 1), [&](const tbb::blocked_range<std::uint64_t>& range) {
+        for (std::uint64_t t = range.begin(); t != range.end(); ++t) {
+          std::uint64_t* out = scan_buffer.data() + at[static_cast<std::size_t>(t - scan.s0)];
+          scan.for_each_word(level_segment(scan, t), t, [&](std::uint64_t w, std::uint64_t clear) {
+            while (clear) {
+              *out++ = w * 64 + static_cast<std::uint64_t>(std::countr_zero(clear));
+              clear &= clear - 1;
+            }
+          });
+        }
+      });
+      emit(std::span<const std::uint64_t>(scan_buffer.data(), static_cast<std::size_t>(size)));
+      s = e;
+    }
   }
 
   /// Distributed sieve: stores level n's losing ranks, those of every
@@ -621,16 +678,27 @@ struct Sieve::Impl {
       if (n > n1) open_window(progress);
       // A distributed sieve agrees on the stop flag along with the level's
       // counts (share_level).
-      if (distributed()) share_level(n, scan_losing(n), res);
-      else if (stop_requested()) throw interrupted(n);
+      if (distributed()) {
+        const LevelScan scan = count_losing(n);
+        std::vector<std::uint64_t> mine;
+        mine.reserve(static_cast<std::size_t>(scan.total));
+        collect_losing(scan, [&](std::span<const std::uint64_t> ranks) {
+          mine.insert(mine.end(), ranks.begin(), ranks.end());
+        });
+        share_level(n, mine, res);
+      } else if (stop_requested()) {
+        throw interrupted(n);
+      }
     } catch (...) {
       close_window();  // partly marked bitmaps must not be reused
       throw;
     }
     if (!distributed()) {
-      const std::vector<std::uint64_t> losing = scan_losing(n);
-      store.level(n).append(losing);
-      res.losing = losing.size();
+      const LevelScan scan = count_losing(n);
+      LosingLevel& level = store.level(n);
+      level.reserve(scan.total);
+      collect_losing(scan, [&](std::span<const std::uint64_t> ranks) { level.append(ranks); });
+      res.losing = scan.total;
       res.marks = window_marks[static_cast<std::size_t>(n - n0)];
     }
     done = n;
@@ -723,22 +791,36 @@ MemoryPlan plan_memory(int max_tiles, int processes) {
     plan.bitmap_bytes = std::max(plan.bitmap_bytes, share_bits(bits, processes) / 8);
     n0 = n1 + 1;
   }
-  // Losing positions: about 0.3 p / ln p per level (the conjectured density),
-  // at about 1.3 bytes each as varint gaps with the chunk index.
-  double losing = 0;
+  // Losing positions: about 0.3 p / ln p per level (the conjectured
+  // density, a little above the measured one). Each is a varint gap, one
+  // byte or two once the gap reaches 128 (gaps taken as geometric with mean
+  // p / L = ln p / 0.3: about 80 at n = 140), in blocks of which up to an
+  // eighth may be unused, plus 16 bytes of chunk index per chunk of
+  // config::kStoreChunk.
+  double store = 0;
   for (int n = 2; n <= max_tiles; ++n) {
     const double p = static_cast<double>(t.positions(n));
-    losing += 0.3 * p / std::log(p);
+    const double losing = 0.3 * p / std::log(p);
+    const double two_bytes = std::pow(1.0 - losing / p, 127.0);
+    store += losing * ((1.0 + two_bytes) * 9.0 / 8.0 + 16.0 / static_cast<double>(config::kStoreChunk));
   }
-  plan.store_bytes = static_cast<std::uint64_t>(losing * 1.3) + 1;
+  plan.store_bytes = static_cast<std::uint64_t>(store) + 1;
   // Pending marks of one round, plus a partly filled 4 KiB block per segment
   // and thread.
   plan.bucket_bytes = config::kRoundMarks * sizeof(std::uint32_t) +
                       plan.bitmap_bytes * 8 / config::kSegmentBits * 4096 *
                           static_cast<std::uint64_t>(tbb::this_task_arena::max_concurrency());
+  // A level's losing ranks pass to the store through one buffer.
+  plan.scan_bytes = config::kScanBatchRanks * sizeof(std::uint64_t);
   // Processes of a group also hold a round's marks for the others twice
   // (queued per thread, then packed to send) and about as many received.
-  if (processes > 1) plan.bucket_bytes += 3 * config::kRoundMarks * sizeof(std::uint32_t);
+  // And each collects its share of a level's losing ranks (8 bytes each)
+  // before they are shared, then receives them kSharePiece at a time.
+  if (processes > 1) {
+    plan.bucket_bytes += 3 * config::kRoundMarks * sizeof(std::uint32_t);
+    const double p = static_cast<double>(t.positions(max_tiles));
+    plan.scan_bytes += static_cast<std::uint64_t>(8 * 0.3 * p / std::log(p) / processes) + 8 * kSharePiece;
+  }
   return plan;
 }
 

@@ -4,12 +4,18 @@
 /// Losing positions are about 1-3% of a level, so the gap between successive
 /// losing ranks is usually below 128 and fits one byte of a LEB128 varint.
 /// Each level keeps, every kStoreChunk entries, the absolute rank of the
-/// chunk's first entry and the byte offset of its second, so chunks decode
-/// independently (the unit of parallel work) and memory stays near one or two
-/// bytes per losing position.
+/// chunk's first entry and where the gap of its second begins, so chunks
+/// decode independently (the unit of parallel work) and memory stays near
+/// one or two bytes per losing position.
+///
+/// The gap bytes live in blocks that never move (a chunk never straddles
+/// two): a level of half a billion positions grows without the copies and
+/// the up-to-double capacity of one growing array, so what the store holds
+/// is what the memory plan counts.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -17,6 +23,10 @@ namespace chomp {
 
 class LosingLevel {
  public:
+  /// Makes room in the chunk index for `count` ranks in all (appending
+  /// more still works; this only avoids regrowing the index).
+  void reserve(std::uint64_t count);
+
   /// Appends ranks, which must be strictly increasing across calls.
   void append(std::span<const std::uint64_t> ranks);
 
@@ -32,16 +42,18 @@ class LosingLevel {
   /// Every rank, in increasing order.
   std::vector<std::uint64_t> all() const;
 
-  /// Bytes held (gap bytes plus chunk index).
+  /// Bytes held (gap blocks plus chunk index).
   std::uint64_t memory_bytes() const;
 
-  /// The raw form, for writing to and reading from files.
-  const std::vector<std::uint8_t>& gap_bytes() const { return bytes_; }
-
  private:
-  std::vector<std::uint8_t> bytes_;
-  std::vector<std::uint64_t> chunk_first_;   // rank of each chunk's first entry
-  std::vector<std::uint64_t> chunk_offset_;  // bytes_ offset of each chunk's second entry
+  void new_block();
+
+  std::vector<std::unique_ptr<std::uint8_t[]>> blocks_;
+  std::uint64_t block_bytes_ = 0;             // bytes of all blocks together
+  std::uint8_t* free_ = nullptr;              // free space of the last block:
+  std::uint8_t* end_ = nullptr;               //   [free_, end_)
+  std::vector<std::uint64_t> chunk_first_;    // rank of each chunk's first entry
+  std::vector<const std::uint8_t*> chunk_at_;  // where each chunk's second entry's gap begins
   std::uint64_t count_ = 0;
   std::uint64_t last_ = 0;
 };

@@ -61,7 +61,8 @@ struct MemoryPlan {
   std::uint64_t bitmap_bytes = 0;   ///< the largest level's bitmap
   std::uint64_t store_bytes = 0;    ///< estimate of the stored losing positions
   std::uint64_t bucket_bytes = 0;   ///< pending marks of one round
-  std::uint64_t total() const { return bitmap_bytes + store_bytes + bucket_bytes; }
+  std::uint64_t scan_bytes = 0;     ///< losing ranks on their way from a bitmap to the store
+  std::uint64_t total() const { return bitmap_bytes + store_bytes + bucket_bytes + scan_bytes; }
 };
 
 /// The plan for a run to max_tiles (estimates the losing store from the

@@ -222,7 +222,7 @@ void check_memory(int max_tiles, const SieveArgs& a, int processes = 1) {
   const std::string needs = "--max-tiles " + std::to_string(max_tiles) + " needs about " +
                             human_bytes(plan.total()) + " (bitmap " + human_bytes(plan.bitmap_bytes) +
                             ", losing store " + human_bytes(plan.store_bytes) + ", mark buckets " +
-                            human_bytes(plan.bucket_bytes) + ")";
+                            human_bytes(plan.bucket_bytes) + ", scan buffer " + human_bytes(plan.scan_bytes) + ")";
   if (!a.memory_limit.empty()) {
     std::string why;
     const std::uint64_t limit = parse_byte_size(a.memory_limit, why).value_or(0);
@@ -235,7 +235,7 @@ void check_memory(int max_tiles, const SieveArgs& a, int processes = 1) {
                      "; choose a smaller --max-tiles");
   std::cerr << "plan: max level p(" << max_tiles << ") bitmap " << human_bytes(plan.bitmap_bytes)
             << ", losing store ~" << human_bytes(plan.store_bytes) << ", mark buckets ~"
-            << human_bytes(plan.bucket_bytes) << "; total ~" << human_bytes(plan.total());
+            << human_bytes(plan.bucket_bytes) << ", scan buffer " << human_bytes(plan.scan_bytes) << "; total ~" << human_bytes(plan.total());
   if (processes > 1) std::cerr << " per process (" << processes << " MPI processes)";
   if (avail) std::cerr << " of " << human_bytes(avail) << " " << avail_source;
   std::cerr << '\n';

@@ -1,0 +1,90 @@
+/// @file test_losing_store.cpp
+/// @brief The losing store gives back exactly the ranks it was given, chunk
+/// by chunk, whatever the gaps and however the appends were cut.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "chomp/losing_store.hpp"
+#include "config.hpp"
+
+using namespace chomp;
+
+namespace {
+
+/// Increasing ranks with gaps of many varint lengths: mostly one byte,
+/// some of two, a few of three to six, and a last one of nine (the first
+/// rank is 0).
+std::vector<std::uint64_t> mixed_ranks(std::size_t count, std::uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> ranks;
+  std::uint64_t r = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    ranks.push_back(r);
+    const unsigned kind = static_cast<unsigned>(rng() % 100);
+    const int bits = kind < 80 ? 7 : kind < 99 ? 14 : 20 + static_cast<int>(rng() % 20);
+    r += 1 + rng() % (std::uint64_t{1} << bits);
+  }
+  ranks.back() = ranks[ranks.size() - 2] + (std::uint64_t{1} << 62);  // a 9-byte gap
+  return ranks;
+}
+
+}  // namespace
+
+TEST(LosingStore, GivesBackEveryRankInOrderWhateverTheAppends) {
+  const std::vector<std::uint64_t> ranks = mixed_ranks(200'000, 7);
+  LosingLevel level;
+  level.reserve(ranks.size() / 2);  // a short reservation must not matter
+  std::mt19937 rng(3);
+  for (std::size_t at = 0; at < ranks.size();) {
+    const std::size_t n = std::min<std::size_t>(ranks.size() - at, rng() % 1000);
+    level.append(std::span<const std::uint64_t>(ranks.data() + at, n));
+    at += n;
+  }
+  ASSERT_EQ(level.size(), ranks.size());
+  EXPECT_EQ(level.chunks(), (ranks.size() + config::kStoreChunk - 1) / config::kStoreChunk);
+  EXPECT_EQ(level.all(), ranks);
+  std::vector<std::uint64_t> chunk;
+  for (std::size_t c = 0; c < level.chunks(); c += 97) {
+    level.decode_chunk(c, chunk);
+    const auto first = ranks.begin() + static_cast<std::ptrdiff_t>(c * config::kStoreChunk);
+    ASSERT_EQ(chunk, std::vector<std::uint64_t>(first, first + static_cast<std::ptrdiff_t>(chunk.size())));
+  }
+  for (std::size_t i = 0; i < ranks.size(); i += 1013) {
+    EXPECT_TRUE(level.contains(ranks[i]));
+    if (ranks[i] + 1 != ranks[i + 1]) {
+      EXPECT_FALSE(level.contains(ranks[i] + 1));
+    }
+  }
+}
+
+TEST(LosingStore, RefusesRanksThatDoNotIncrease) {
+  LosingLevel level;
+  const std::vector<std::uint64_t> first{5, 9};
+  level.append(first);
+  const std::vector<std::uint64_t> same{9};
+  EXPECT_THROW(level.append(same), std::logic_error);
+}
+
+TEST(LosingStore, HoldsAboutABytePerSmallGap) {
+  // A large level with small gaps: the gap bytes plus the chunk index, and
+  // no more than one partly used block of slack. (Its 33.6 MB of gaps are
+  // just past 2^25: one growing array would hold 2^26.)
+  LosingLevel level;
+  const std::uint64_t count = 34'100'000;
+  level.reserve(count);
+  std::vector<std::uint64_t> piece;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    piece.push_back(i * 100);
+    if (piece.size() == 4096) {
+      level.append(piece);
+      piece.clear();
+    }
+  }
+  level.append(piece);
+  const double per_rank = static_cast<double>(level.memory_bytes()) / static_cast<double>(count);
+  EXPECT_GT(per_rank, 1.0);
+  EXPECT_LT(per_rank, 1.0 + 16.0 / config::kStoreChunk + 0.02 + 4.0 * (1 << 20) / static_cast<double>(count));
+}
