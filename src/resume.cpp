@@ -130,7 +130,8 @@ Resume::~Resume() = default;
 
 const ResumeState& Resume::state() const { return impl_->state; }
 
-void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progress) {
+void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progress,
+                     const std::function<void(int n)>& restored) {
   const ResumeState& s = impl_->state;
   const LevelTable& t = impl_->reader->table();
   const std::string cannot = "cannot resume " + impl_->reader->path() + ": ";
@@ -139,6 +140,9 @@ void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progr
   for (int n = 1; n <= s.levels; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
     const std::string level = "level " + std::to_string(n) + ": ";
+    if (sieve.stop_requested())
+      throw SieveInterrupted("stopped while restoring level " + std::to_string(n));
+    if (restored) restored(n);
     std::vector<std::uint64_t> ranks;
     try {
       ranks = impl_->reader->losing_ranks(impl_->first_rank[i], t.losing[i]);

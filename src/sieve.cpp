@@ -754,6 +754,7 @@ void Sieve::restore_level(int n, std::span<const std::uint64_t> losing_ranks, st
 }
 
 void Sieve::set_stop_flag(const std::atomic<bool>* flag) { impl_->stop = flag; }
+bool Sieve::stop_requested() const { return !impl_->distributed() && impl_->stop_requested(); }
 
 void Sieve::run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress) {
   while (levels_done() < max_tiles()) {

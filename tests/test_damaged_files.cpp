@@ -4,6 +4,8 @@
 /// kill leaves (ranks of a cut-off level, a half-appended row) are ignored.
 
 #include <gtest/gtest.h>
+
+#include <atomic>
 #include <hdf5.h>
 
 #include <cstring>
@@ -312,4 +314,45 @@ TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
     const std::vector<std::uint64_t> expected{1, 0, 1, 0, 3, 0, 3, 2, 5, 2, 3, 10};  // small_counts.csv
     EXPECT_EQ(t.losing, expected);
   }
+}
+
+// In-process: a stop while levels are being copied is obeyed at once (a
+// resume copies minutes of data at n = 140), and every copied level is
+// reported as it goes.
+TEST(ResumeLibrary, StopsWhileCopyingLevelsAndReportsEachOne) {
+  ScratchDir dir;
+  const std::string path = dir.file("stopped.h5");
+  {
+    Provenance prov;
+    prov.max_tiles = 20;
+    LevelFileWriter out(path, prov);
+    Sieve sieve(20);
+    for (int n = 1; n <= 15; ++n) save_level(out, sieve, sieve.next_level());
+    out.finish("interrupted");
+  }
+  Resume resume(ResumeRequest{path, 0, -1});
+  ASSERT_EQ(resume.state().levels, 15);
+  {
+    // Undisturbed: levels 1..15 reported in order, then the run goes on.
+    LevelFileWriter out(path + ".whole", resume.state().provenance);
+    Sieve sieve(20);
+    std::vector<int> reported;
+    resume.restore(sieve, out, {}, [&](int n) { reported.push_back(n); });
+    EXPECT_EQ(reported.size(), 15U);
+    EXPECT_EQ(reported.back(), 15);
+    EXPECT_EQ(sieve.levels_done(), 15);
+  }
+  // The flag raised while level 6 is copied: restoring stops before level 7.
+  Resume again(ResumeRequest{path, 0, -1});
+  LevelFileWriter out(path + ".stopped", again.state().provenance);
+  Sieve sieve(20);
+  std::atomic<bool> stop{false};
+  sieve.set_stop_flag(&stop);
+  int last = 0;
+  EXPECT_THROW(again.restore(sieve, out, {}, [&](int n) {
+    last = n;
+    if (n == 6) stop = true;
+  }), SieveInterrupted);
+  EXPECT_EQ(last, 6);
+  EXPECT_EQ(sieve.levels_done(), 6);
 }

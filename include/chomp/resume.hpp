@@ -21,6 +21,7 @@
 /// writes into a file whose writer was killed.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -78,9 +79,12 @@ class Resume {
   /// Re-installs levels 1..state().levels - 1 into the sieve (made for
   /// state().max_tiles, nothing finished yet), recomputes the last trusted
   /// level and checks it against the file, and appends every restored level
-  /// to out, in order. Throws ResumeRefused when the stored data disagree,
-  /// SieveInterrupted when the sieve's stop flag is raised.
-  void restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progress = {});
+  /// to out, in order; restored(n) is called as level n is copied (minutes
+  /// of work at n = 140), progress while the last one is recomputed. Throws
+  /// ResumeRefused when the stored data disagree, SieveInterrupted when the
+  /// sieve's stop flag is raised.
+  void restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progress = {},
+               const std::function<void(int n)>& restored = {});
 
  private:
   struct Impl;

@@ -102,6 +102,11 @@ class Sieve {
   /// progress stop soon and next_level throw SieveInterrupted.
   void set_stop_flag(const std::atomic<bool>* flag);
 
+  /// Whether work outside the sieve (restoring a run, say) should stop now:
+  /// the stop flag is raised. Always false in a distributed sieve, whose
+  /// processes agree on stopping inside next_level so that none stops alone.
+  bool stop_requested() const;
+
   /// Computes the next level. Requires levels_done() < max_tiles().
   LevelResult next_level(const ProgressFn& progress = {});
 

@@ -177,6 +177,13 @@ class ProgressLine {
                   line_.elapsed() - level_start_);
     line_.show(text);
   }
+  /// Resuming: level n of the file's `levels` is being copied.
+  void restoring(int n, int levels) {
+    const std::lock_guard lock(mutex_);
+    char text[96];
+    std::snprintf(text, sizeof text, "restoring level %d of %d, %.0f s", n, levels, line_.elapsed());
+    line_.show(text);
+  }
   void clear() {
     const std::lock_guard lock(mutex_);
     line_.clear();
@@ -345,7 +352,8 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   };
   try {
     if (resume) {
-      resume->restore(sieve, *out, show_progress);
+      const int levels = resume->state().levels;
+      resume->restore(sieve, *out, show_progress, [&](int n) { progress.restoring(n, levels); });
       progress.clear();
       out->rename_to(a.output);
       const int restored = resume->state().levels;
