@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <hdf5.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
