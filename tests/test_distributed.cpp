@@ -7,7 +7,6 @@
 #include <tbb/global_control.h>
 
 #include <atomic>
-#include <iostream>
 #include <mutex>
 
 #include "chomp/sieve.hpp"
@@ -174,39 +173,4 @@ TEST(DistributedSieve, ManyWindowsFindTheSameLevels) {
   // marked from the levels below it, and the processes' ranges move.
   const detail::ForTesting small(detail::g_window_bytes_for_testing, std::uint64_t{1} << 20);
   expect_same(distributed(3), one_process());
-}
-
-TEST(DistributedSieve, DISABLED_CommunicationVolume) {
-  // Not a check (run it with --gtest_also_run_disabled_tests): what the
-  // processes send each other (what MPI carries) per position of each
-  // level, with one level per window as in large runs and the default
-  // rounds, for experiments/cluster/README.md.
-  const detail::ForTesting one_level(detail::g_window_bytes_for_testing, 1);
-  constexpr int top = 80;
-  for (int k : {2, 4}) {
-    ThreadGroups groups(k);
-    std::vector<std::uint64_t> bytes;
-    std::vector<LevelResult> levels;
-    groups.run([&](ProcessGroup& g) {
-      Sieve s(top, &g);
-      s.run([&](const LevelResult& l) {
-        if (g.index() == 0) bytes.push_back(groups.bytes_sent()), levels.push_back(l);
-      });
-    });
-    std::uint64_t before = 0, positions = 0, marks = 0;
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-      const LevelResult& l = levels[i];
-      const std::uint64_t sent = bytes[i] - before;
-      before = bytes[i];
-      positions += l.positions, marks += l.marks;
-      if (l.tiles % 10 == 0 || l.tiles > top - 3)
-        std::cout << "K=" << k << " n=" << l.tiles << " p=" << l.positions << " marks/position="
-                  << static_cast<double>(l.marks) / static_cast<double>(l.positions) << " bytes sent=" << sent
-                  << " bytes/position=" << static_cast<double>(sent) / static_cast<double>(l.positions)
-                  << " bytes/mark=" << static_cast<double>(sent) / static_cast<double>(l.marks) << "\n";
-    }
-    std::cout << "K=" << k << " levels 1.." << top << ": " << before << " bytes, "
-              << static_cast<double>(before) / static_cast<double>(positions) << " per position, "
-              << static_cast<double>(before) / static_cast<double>(marks) << " per mark\n";
-  }
 }
