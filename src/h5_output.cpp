@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
@@ -463,6 +464,16 @@ const LevelTable& LevelFileReader::table() const { return impl_->table; }
 bool LevelFileReader::has_resume_data() const { return impl_->ranks.valid(); }
 std::uint64_t LevelFileReader::stored_losing_ranks() const { return impl_->ranks_stored; }
 std::uint64_t LevelFileReader::losing_ranks_alignment() const { return impl_->ranks_alignment; }
+
+std::uint64_t LevelFileReader::first_losing_rank(int n) const {
+  const LevelTable& t = impl_->table;
+  if (n < 1 || static_cast<std::size_t>(n) > t.losing.size())
+    throw std::out_of_range("level " + std::to_string(n) + " is not in " + path_);
+  const std::uint64_t a = impl_->ranks_alignment;
+  std::uint64_t first = 0;
+  for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(n); ++i) first = (first + t.losing[i] + a - 1) / a * a;
+  return first;
+}
 
 std::vector<std::uint64_t> LevelFileReader::losing_ranks(std::uint64_t first, std::uint64_t count) const {
   const std::string what = "cannot read /resume/losing_ranks from " + path_;

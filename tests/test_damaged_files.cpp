@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "chomp/h5_output.hpp"
 #include "chomp/resume.hpp"
@@ -108,13 +109,6 @@ void flip_byte(const std::string& path, std::uint64_t offset) {
   f.put(static_cast<char>(c ^ 0x5A));
 }
 
-/// Level n's losing ranks start here in /resume/losing_ranks.
-std::uint64_t first_rank_index(const std::vector<std::uint64_t>& losing, int n, std::uint64_t alignment) {
-  std::uint64_t at = 0;
-  for (int m = 1; m < n; ++m) at += (losing[m - 1] + alignment - 1) / alignment * alignment;
-  return at;
-}
-
 struct Outcome {
   ProcessResult result;
   bool unchanged = false;
@@ -140,10 +134,19 @@ void expect_refused(const Outcome& o, const std::string& says) {
   EXPECT_TRUE(o.unchanged);
 }
 
-/// Level n's losing ranks start here in the damaged copy's /resume/losing_ranks.
-std::uint64_t first_rank_index(RawFile& raw, int n) {
-  return first_rank_index(raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64), n,
-                          LevelFileReader(base_file()).losing_ranks_alignment());
+/// Level n's losing ranks start here in /resume/losing_ranks (the damaged
+/// copies keep the base file's layout).
+std::uint64_t first_rank_index(int n) { return LevelFileReader(base_file()).first_losing_rank(n); }
+
+/// Moves one losing rank of level n to a winning neighbour, keeping the
+/// list increasing: a consistent file with one wrong fact.
+void move_one_losing_rank(const std::string& path, int n) {
+  RawFile raw(path);
+  auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+  std::uint64_t k = first_rank_index(n);
+  while (ranks[k + 1] - ranks[k] < 3) ++k;
+  ranks[k] += 1;
+  raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
 }
 
 class DamagedFile : public ::testing::Test {
@@ -188,9 +191,8 @@ TEST_F(DamagedFile, FlippedByteInTheRanksFailsTheChecksum) {
   {
     RawFile raw(path_);
     // The chunk holding level 40's ranks, well inside the run.
-    const auto losing = raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64);
     const std::uint64_t alignment = LevelFileReader(base_file()).losing_ranks_alignment();
-    const hsize_t index = first_rank_index(losing, 40, alignment) / alignment;
+    const hsize_t index = first_rank_index(40) / alignment;
     ASSERT_LT(index, raw.chunks("resume/losing_ranks"));
     chunk = raw.chunk("resume/losing_ranks", index);
   }
@@ -234,17 +236,7 @@ TEST_F(DamagedFile, StoredPositionCountThatContradictsTheEngineIsRefused) {
 }
 
 TEST_F(DamagedFile, LastLevelThatContradictsTheEngineIsRefused) {
-  {
-    RawFile raw(path_);
-    auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-    const std::uint64_t at = first_rank_index(raw, kLevels);
-    // Move one losing rank of the last level to a winning neighbour,
-    // keeping the list increasing: a consistent file with one wrong fact.
-    std::uint64_t k = at;
-    while (ranks[k + 1] - ranks[k] < 3) ++k;
-    ranks[k] += 1;
-    raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
-  }
+  move_one_losing_rank(path_, kLevels);
   expect_refused(resume(path_), "not the same ones");
 }
 
@@ -252,7 +244,7 @@ TEST_F(DamagedFile, RanksThatAreNotIncreasingAreRefused) {
   {
     RawFile raw(path_);
     auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-    const std::uint64_t at = first_rank_index(raw, 45);
+    const std::uint64_t at = first_rank_index(45);
     std::swap(ranks[at + 3], ranks[at + 4]);
     raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
   }
@@ -355,4 +347,87 @@ TEST(ResumeLibrary, StopsWhileCopyingLevelsAndReportsEachOne) {
   }), SieveInterrupted);
   EXPECT_EQ(last, 6);
   EXPECT_EQ(sieve.levels_done(), 6);
+}
+
+// `chomp verify` checks a file's levels without the sieve: it passes a
+// finished run, and finds one wrong losing rank in a file whose checksums
+// and order are all consistent.
+
+namespace {
+
+/// The words of level n's row in verify's table (tiles, losing, transposed,
+/// result...), or none.
+std::vector<std::string> verify_row(const std::string& out, int n) {
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (!w.empty() && w[0] == std::to_string(n)) return w;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST(Verify, PassesAFinishedRun) {
+  const ProcessResult r = run_chomp({"verify", base_file()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("levels 1..50"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("closed under transposition (every position checked)"), std::string::npos) << r.err;
+  // Every level's losing positions (the run's own rows), each transposed.
+  const LevelTable t = read_level_file(base_file());
+  for (int n = 1; n <= kLevels; ++n) {
+    const std::string losing = std::to_string(t.losing[static_cast<std::size_t>(n - 1)]);
+    EXPECT_EQ(verify_row(r.out, n), (std::vector<std::string>{std::to_string(n), losing, losing, "ok"})) << r.out;
+  }
+}
+
+TEST(Verify, SamplesEveryKthPosition) {
+  const ProcessResult r = run_chomp({"verify", base_file(), "--from", "50", "--every", "10", "-t", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const LevelTable t = read_level_file(base_file());
+  const std::uint64_t sampled = (t.losing[49] + 9) / 10;  // indices 0, 10, 20, ...
+  EXPECT_EQ(verify_row(r.out, 50),
+            (std::vector<std::string>{"50", std::to_string(t.losing[49]), std::to_string(sampled), "ok"}));
+  EXPECT_TRUE(verify_row(r.out, 49).empty()) << r.out;
+  EXPECT_NE(r.err.find("levels 50..50"), std::string::npos) << r.err;
+}
+
+TEST(Verify, FindsOneWrongLosingRank) {
+  ScratchDir dir;
+  const std::string path = dir.file("moved.h5");
+  std::filesystem::copy_file(base_file(), path);
+  move_one_losing_rank(path, 45);
+  const ProcessResult r = run_chomp({"verify", path});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("1 of levels 1..50 failed"), std::string::npos) << r.err;
+  for (int n = 1; n <= kLevels; ++n) {
+    const std::vector<std::string> row = verify_row(r.out, n);
+    ASSERT_GE(row.size(), 4U) << r.out;
+    if (n == 45) {
+      EXPECT_EQ(row[3], "the") << r.out;  // "the losing position ... is not stored as losing"
+      EXPECT_EQ(row.back(), "losing") << r.out;
+    } else {
+      EXPECT_EQ(row[3], "ok") << "level " << n << ": " << r.out;
+    }
+  }
+}
+
+TEST(Verify, RefusesFilesWithoutRanksAndLevelsPastTheEnd) {
+  ScratchDir dir;
+  const std::string levels_only = dir.file("levels-only.h5");
+  const ProcessResult made = run_chomp({"sieve", "-n", "12", "-q", "-o", levels_only});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  {
+    RawFile raw(levels_only);
+    EXPECT_GE(H5Ldelete(raw.get(), "resume", H5P_DEFAULT), 0);
+  }
+  const ProcessResult r = run_chomp({"verify", levels_only});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("has no /resume data"), std::string::npos) << r.err;
+  const ProcessResult past = run_chomp({"verify", base_file(), "--from", "51"});
+  EXPECT_EQ(past.exit_code, 2);
+  EXPECT_NE(past.err.find("past the file's last level (50)"), std::string::npos) << past.err;
 }

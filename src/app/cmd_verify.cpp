@@ -1,0 +1,119 @@
+/// @file cmd_verify.cpp
+/// @brief `chomp verify`: checks the levels of a sieve result file without
+/// the sieve (include/chomp/verify.hpp).
+
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "chomp/h5_output.hpp"
+#include "chomp/verify.hpp"
+#include "commands.hpp"
+
+namespace chomp::app {
+namespace {
+
+struct VerifyArgs {
+  std::string file;
+  int from = 1;
+  std::uint64_t every = 1;
+  int threads = 0;
+};
+
+/// Ranks read from the file at a time (32 MiB): a level is never held at
+/// 8 bytes a rank.
+constexpr std::uint64_t kPiece = std::uint64_t{1} << 22;
+
+/// Level n's stored ranks as a LosingLevel, or the reason they cannot be
+/// (an empty string when they could).
+std::string read_level(const LevelFileReader& reader, const PartitionTable& table, int n, LosingLevel& level) {
+  const LevelTable& t = reader.table();
+  const std::uint64_t count = t.losing[static_cast<std::size_t>(n - 1)];
+  const std::uint64_t first = reader.first_losing_rank(n);
+  const std::uint64_t p = table.positions(n);
+  level.reserve(count);
+  for (std::uint64_t at = 0; at < count; at += kPiece) {
+    const std::vector<std::uint64_t> ranks = reader.losing_ranks(first + at, std::min(kPiece, count - at));
+    if (std::any_of(ranks.begin(), ranks.end(), [p](std::uint64_t r) { return r >= p; }))
+      return "a stored rank is not below p(" + std::to_string(n) + ") = " + std::to_string(p);
+    try {
+      level.append(ranks);
+    } catch (const std::logic_error&) {
+      return "the stored ranks do not increase";
+    }
+  }
+  return {};
+}
+
+int run_verify(const VerifyArgs& a) {
+  const LevelFileReader reader(a.file);
+  const LevelTable& t = reader.table();
+  if (!reader.has_resume_data())
+    throw std::runtime_error(a.file + " has no /resume data (a copy with the levels only, such as "
+                             "data/levels-150.h5); verify the file the run itself wrote");
+  const int rows = static_cast<int>(t.tiles.size());
+  if (a.from > rows)
+    throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
+                     ")");
+  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  const PartitionTable table(rows);
+  std::printf("%6s %14s %14s  %s\n", "tiles", "losing", "transposed", "result");
+  int failed = 0, last = a.from - 1;
+  for (int n = a.from; n <= rows; ++n) {
+    const auto i = static_cast<std::size_t>(n - 1);
+    std::string problem;
+    LevelVerdict verdict;
+    if (t.tiles[i] != static_cast<std::uint32_t>(n) || t.positions[i] != table.positions(n)) {
+      problem = "its row is not that of level " + std::to_string(n) + " (damaged file)";
+    } else if (reader.first_losing_rank(n) + t.losing[i] > reader.stored_losing_ranks()) {
+      std::printf("levels %d..%d: their losing ranks were cut off (the run was killed); not checked\n", n, rows);
+      break;
+    } else {
+      LosingLevel level;
+      problem = read_level(reader, table, n, level);
+      if (problem.empty()) {
+        verdict = check_transposes(table, n, level, a.every);
+        problem = verdict.problem;
+      }
+    }
+    std::printf("%6d %14llu %14llu  %s\n", n, static_cast<unsigned long long>(t.losing[i]),
+                static_cast<unsigned long long>(verdict.checked), problem.empty() ? "ok" : problem.c_str());
+    std::fflush(stdout);
+    if (!problem.empty()) ++failed;
+    last = n;
+  }
+  if (failed) {
+    std::fprintf(stderr, "chomp: %d of levels %d..%d failed the check (see above)\n", failed, a.from, last);
+    return 1;
+  }
+  std::fprintf(stderr, "levels %d..%d of %s: valid ranks, closed under transposition (%s)\n", a.from, last,
+               a.file.c_str(), a.every == 1 ? "every position checked" : ("every " + std::to_string(a.every) +
+                                                                         "th position checked").c_str());
+  return 0;
+}
+
+const RegisterCommand reg(15, "verify", "Check a sieve result file's levels without the sieve (transposition)",
+                          [](CLI::App& sub) -> Action {
+  auto a = std::make_shared<VerifyArgs>();
+  sub.add_option("file", a->file, "Result file of `chomp sieve` (with its /resume data)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub.add_option("--from", a->from, "First level to check")->check(CLI::Range(1, 255));
+  sub.add_option("--every", a->every, "Look up the transpose of every K-th losing position (1: all)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  sub.footer("Reads each finished level's losing ranks from the file's /resume data (as many\n"
+             "as the level's row says) and checks that they are increasing ranks below p(n)\n"
+             "and that the transpose of each losing position is losing too. The sieve never\n"
+             "uses transposition, so a missing or extra mark would show here. Exit code 1\n"
+             "names the first failing position of each level that fails.\n"
+             "Example: chomp verify run.h5 --from 91 --every 64\n");
+  return [a] { return run_verify(*a); };
+});
+
+}  // namespace
+}  // namespace chomp::app
