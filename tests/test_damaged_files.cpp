@@ -384,14 +384,19 @@ TEST(Verify, PassesAFinishedRun) {
   }
 }
 
-TEST(Verify, SamplesEveryKthPosition) {
-  const ProcessResult r = run_chomp({"verify", base_file(), "--from", "50", "--every", "10", "-t", "1"});
+TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
+  const ProcessResult r = run_chomp({"verify", base_file(), "--from", "50", "--to", "60", "--every", "10", "-t", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const LevelTable t = read_level_file(base_file());
   const std::uint64_t sampled = (t.losing[49] + 9) / 10;  // indices 0, 10, 20, ...
   EXPECT_EQ(verify_row(r.out, 50),
             (std::vector<std::string>{"50", std::to_string(t.losing[49]), std::to_string(sampled), "ok"}));
   EXPECT_TRUE(verify_row(r.out, 49).empty()) << r.out;
+  const ProcessResult first = run_chomp({"verify", base_file(), "--to", "3"});
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(verify_row(first.out, 3).size(), 4U) << first.out;
+  EXPECT_TRUE(verify_row(first.out, 4).empty()) << first.out;
+  EXPECT_NE(first.err.find("levels 1..3 "), std::string::npos) << first.err;
   EXPECT_NE(r.err.find("levels 50..50"), std::string::npos) << r.err;
 }
 
@@ -430,4 +435,7 @@ TEST(Verify, RefusesFilesWithoutRanksAndLevelsPastTheEnd) {
   const ProcessResult past = run_chomp({"verify", base_file(), "--from", "51"});
   EXPECT_EQ(past.exit_code, 2);
   EXPECT_NE(past.err.find("past the file's last level (50)"), std::string::npos) << past.err;
+  const ProcessResult backwards = run_chomp({"verify", base_file(), "--from", "30", "--to", "20"});
+  EXPECT_EQ(backwards.exit_code, 2);
+  EXPECT_NE(backwards.err.find("--to 20 is below --from 30"), std::string::npos) << backwards.err;
 }

@@ -19,6 +19,7 @@ namespace {
 struct VerifyArgs {
   std::string file;
   int from = 1;
+  int to = 255;
   std::uint64_t every = 1;
   int threads = 0;
 };
@@ -58,19 +59,22 @@ int run_verify(const VerifyArgs& a) {
   if (a.from > rows)
     throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
                      ")");
+  if (a.to < a.from)
+    throw UsageError("--to " + std::to_string(a.to) + " is below --from " + std::to_string(a.from));
+  const int to = std::min(a.to, rows);
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const PartitionTable table(rows);
   std::printf("%6s %14s %14s  %s\n", "tiles", "losing", "transposed", "result");
   int failed = 0, last = a.from - 1;
-  for (int n = a.from; n <= rows; ++n) {
+  for (int n = a.from; n <= to; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
     std::string problem;
     LevelVerdict verdict;
     if (t.tiles[i] != static_cast<std::uint32_t>(n) || t.positions[i] != table.positions(n)) {
       problem = "its row is not that of level " + std::to_string(n) + " (damaged file)";
     } else if (reader.first_losing_rank(n) + t.losing[i] > reader.stored_losing_ranks()) {
-      std::printf("levels %d..%d: their losing ranks were cut off (the run was killed); not checked\n", n, rows);
+      std::printf("levels %d..%d: their losing ranks were cut off (the run was killed); not checked\n", n, to);
       break;
     } else {
       LosingLevel level;
@@ -103,6 +107,7 @@ const RegisterCommand reg(15, "verify", "Check a sieve result file's levels with
       ->required()
       ->check(CLI::ExistingFile);
   sub.add_option("--from", a->from, "First level to check")->check(CLI::Range(1, 255));
+  sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->check(CLI::Range(1, 255));
   sub.add_option("--every", a->every, "Look up the transpose of every K-th losing position (1: all)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
