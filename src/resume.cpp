@@ -38,7 +38,6 @@ LevelResult row_of(const LevelTable& t, int n) {
 struct Resume::Impl {
   std::unique_ptr<LevelFileReader> reader;
   ResumeState state;
-  std::vector<std::uint64_t> first_rank;  // index of level n's first rank, at n - 1
 };
 
 Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
@@ -84,7 +83,6 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   if (rows > static_cast<std::size_t>(s.file_max_tiles))
     throw ResumeRefused(cannot + "it has " + std::to_string(rows) + " levels but was started with --max-tiles " +
                         std::to_string(file_max) + " (damaged file)");
-  std::uint64_t next_rank = 0;  // where the next level's ranks start
   const std::uint64_t stored = reader.stored_losing_ranks();
   const std::uint64_t alignment = reader.losing_ranks_alignment();
   const auto align = [&](std::uint64_t i) { return (i + alignment - 1) / alignment * alignment; };
@@ -101,15 +99,17 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
     if (t.losing[i] > t.positions[i])
       throw ResumeRefused(cannot + level + "has more losing positions (" + std::to_string(t.losing[i]) +
                           ") than positions (damaged file)");
-    if (t.losing[i] > stored - std::min(stored, next_rank)) {
+    const std::uint64_t first = reader.first_losing_rank(n);
+    if (t.losing[i] > stored - std::min(stored, first)) {
       s.notes.push_back("levels " + std::to_string(n) + ".." + std::to_string(rows) +
                         " lack their losing ranks; they will be computed again");
       break;
     }
-    impl_->first_rank.push_back(next_rank);
-    next_rank = align(next_rank + t.losing[i]);
     s.levels = n;
   }
+  // Where the ranks of a level after the last row would start.
+  const std::uint64_t next_rank =
+      rows ? align(reader.first_losing_rank(static_cast<int>(rows)) + t.losing[rows - 1]) : 0;
   if (stored > next_rank && s.levels == static_cast<int>(rows))
     s.notes.push_back("ignored " + std::to_string(stored - next_rank) + " losing ranks of level " +
                       std::to_string(s.levels + 1) + ", which was cut off");
@@ -145,7 +145,7 @@ void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progr
     if (restored) restored(n);
     std::vector<std::uint64_t> ranks;
     try {
-      ranks = impl_->reader->losing_ranks(impl_->first_rank[i], t.losing[i]);
+      ranks = impl_->reader->losing_ranks(impl_->reader->first_losing_rank(n), t.losing[i]);
     } catch (const H5Error& e) {
       throw ResumeRefused(cannot + level + e.what());
     }

@@ -7,7 +7,6 @@
 #include <tbb/parallel_for.h>
 
 #include <atomic>
-#include <mutex>
 
 #include "chomp/position.hpp"
 #include "config.hpp"
@@ -18,7 +17,6 @@ LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingLe
   if (every == 0) every = 1;
   LevelVerdict verdict;
   std::atomic<std::uint64_t> checked{0};
-  std::mutex first_problem;
   std::atomic<bool> failed{false};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, level.chunks(), 64),
                     [&](const tbb::blocked_range<std::size_t>& range) {
@@ -33,8 +31,7 @@ LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingLe
         const Rows t = transpose(rows);
         ++here;
         if (!level.contains(table.rank(t))) {
-          const std::lock_guard lock(first_problem);
-          if (!failed.exchange(true))
+          if (!failed.exchange(true))  // the first failure found is reported
             verdict.problem = "the losing position " + rows_to_string(rows) + " (rank " + std::to_string(chunk[i]) +
                               ") has a transpose, " + rows_to_string(t) + ", that is not stored as losing";
           break;
