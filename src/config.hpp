@@ -41,6 +41,13 @@ inline constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 30;
 /// segment is collected whole; a level is never held at 8 bytes a rank.
 inline constexpr std::uint64_t kScanBatchRanks = std::uint64_t{1} << 22;
 
+/// Marks per extra-tile count that a decoder keeps of its latest source, so
+/// that the next source, which shares its upper corners, shifts them instead
+/// of enumerating them again (extensions.hpp). Most (source, level) pairs
+/// make a few dozen marks at most; a corner that does not fit is enumerated
+/// each time.
+inline constexpr int kReuseMarks = 128;
+
 /// Windows whose bitmaps are at most this many bits skip the buckets and
 /// mark directly: they fit in L2, so filing marks would only add work.
 inline constexpr std::uint64_t kDirectMarkBits = std::uint64_t{1} << 21;

@@ -14,6 +14,8 @@ namespace detail {
 void Source::decode(int m, std::uint64_t rank) {
   m_ = m;
   rank_ = rank;
+  ++serial_;
+  kept_ = 0;
   c_[0] = m + 1;  // sentinel: the first run may be as long as the level allows
   R_[1] = m;
   C_[1] = 0;
@@ -28,6 +30,8 @@ void Source::seek(std::uint64_t rank) {
   int t = T_;
   while (t > 1 && rank >= hi_[t - 1]) --t;
   rank_ = rank;
+  ++serial_;
+  kept_ = t - 1;
   descend(t, c_[t - 1] - 1, rank - C_[t]);
 }
 

@@ -38,9 +38,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "chomp/position.hpp"
 #include "chomp/ranking.hpp"
+#include "config.hpp"
 
 namespace chomp::detail {
 
@@ -50,6 +52,11 @@ namespace chomp::detail {
 /// costs little more than the runs that change.
 class Source {
  public:
+  /// Runs of distinct row lengths a position can have: 1 + 2 + ... + 22 =
+  /// 253 tiles, and 23 distinct lengths would need 276 > kMaxTiles.
+  static constexpr int kMaxRuns = 22;
+  static_assert((kMaxRuns + 1) * (kMaxRuns + 2) / 2 > kMaxTiles, "kMaxRuns too small");
+
   explicit Source(const PartitionTable& table) : t_(table) {}
 
   /// Decodes the position of level m with the given rank (from scratch).
@@ -70,9 +77,11 @@ class Source {
   /// Calls sink.point(offset + rank) for every extension with d more tiles
   /// that is not in the new-row corner, and sink.range(offset + first, count)
   /// once for that corner. (The offset places the target level in a window
-  /// of levels at no cost per mark.)
+  /// of levels at no cost per mark.) Corners that the previous source (the
+  /// one before the last seek) shared are not enumerated again: their marks
+  /// are the previous ones shifted by the difference of the two ranks.
   template <class Sink>
-  void for_each_extension(int d, Sink& sink, std::uint64_t offset = 0) const;
+  void for_each_extension(int d, Sink& sink, std::uint64_t offset = 0);
 
  private:
   void descend(int t, int max_part, std::uint64_t rank_left);
@@ -105,17 +114,13 @@ class Source {
     /// nu's remaining e tiles form at most two parts of at most vcap.
     void two(int vcap, int e, int R, std::uint64_t acc) const {
       if (e <= vcap) one(e, R, acc);
+      // Parts x >= y = e - x >= 1: a row of length c + x with R tiles in it
+      // and below adds P(R, c+x) - P(R-c-x, c+x) = P(R, c+x-1) (the identity
+      // with q = 1), and the rows of length c below start at R - 2c - e.
+      const std::uint64_t k = base + acc + ccol[R - 2 * c - e];
       for (int x = (vcap < e - 1 ? vcap : e - 1); 2 * x >= e; --x) {
-        const int cx = c + x, y = e - x;
-        const std::uint64_t* col = t.col(cx);
-        const std::uint64_t a = acc + col[R];
-        if (x == y) {
-          sink.point(base + a - col[R - 2 * cx] + ccol[R - 2 * cx]);
-        } else {
-          const int cy = c + y, Ry = R - cx;
-          const std::uint64_t* ycol = t.col(cy);
-          sink.point(base + a - col[Ry] + ycol[Ry] - ycol[Ry - cy] + ccol[Ry - cy]);
-        }
+        const int cx = c + x, cy = c + e - x;
+        sink.point(k + t.col(cx - 1)[R] + t.col(cy - 1)[R - cx]);
       }
     }
 
@@ -124,7 +129,39 @@ class Source {
     void many(int vcap, int e, int parts, int R, std::uint64_t acc) const;
   };
 
+  /// Passes marks on to the sink and keeps a copy while there is room.
+  template <class Sink>
+  struct Recorder {
+    Sink& sink;
+    std::uint64_t* out;
+    std::uint64_t* end;
+    void point(std::uint64_t r) {
+      sink.point(r);
+      if (out != end) *out++ = r;
+      else overflowed = true;
+    }
+    bool overflowed = false;
+  };
+
+  /// The marks of one extra-tile count d for the latest source it was made
+  /// for. Two sources of a level that share runs 1..t share their first t
+  /// corners: the rows a block adds there, and every row count below them,
+  /// are the same, so each such extension's rank differs from the other's
+  /// by exactly the difference of the sources' ranks (ranking.hpp: a row's
+  /// term depends only on its length and the tiles in it and below).
+  struct Reuse {
+    std::uint64_t serial = 0;                    // the source (serial_) it was made for
+    std::uint64_t rank = 0, offset = 0;
+    int corners = 0;                             // corners 1..corners recorded whole
+    std::uint16_t end[kMaxRuns + 1] = {};        // marks of corners 1..t: marks[0, end[t])
+    std::uint64_t pre[kMaxRuns + 2] = {};        // offset + terms of runs before corner t
+    std::uint64_t marks[config::kReuseMarks] = {};
+  };
+
   const PartitionTable& t_;
+  std::unique_ptr<Reuse[]> reuse_{new Reuse[static_cast<std::size_t>(t_.max_tiles()) + 1]};
+  std::uint64_t serial_ = 1;  // counts decode and seek calls
+  int kept_ = 0;              // runs the last seek kept (0 after decode)
   int m_ = 0;
   int T_ = 0;
   std::uint64_t rank_ = 0;
@@ -170,10 +207,25 @@ void Source::Corner<Sink>::many(int vcap, int e, int parts, int R, std::uint64_t
 }
 
 template <class Sink>
-void Source::for_each_extension(int d, Sink& sink, std::uint64_t offset) const {
+void Source::for_each_extension(int d, Sink& sink, std::uint64_t offset) {
+  Reuse& r = reuse_[static_cast<std::size_t>(d)];
+  // Corners 1..v of the recorded source are this source's corners 1..v.
+  int v = 0;
+  if (r.offset == offset) {
+    if (r.serial == serial_)
+      v = r.corners;
+    else if (r.serial + 1 == serial_)
+      v = r.corners < kept_ ? r.corners : kept_;
+  }
+  const std::uint64_t delta = rank_ - r.rank;
+  const int reused = r.end[v];
+  for (int i = 0; i < reused; ++i) sink.point(r.marks[i] += delta);
+  r.pre[1] = offset;
   // offset + rank terms of the rows above the corner, d tiles more
-  std::uint64_t pre = offset;
-  for (int t = 1; t <= T_; ++t) {
+  std::uint64_t pre = r.pre[v + 1];
+  Recorder<Sink> rec{sink, r.marks + reused, r.marks + config::kReuseMarks};
+  int corners = v;
+  for (int t = v + 1; t <= T_; ++t) {
     const int c = c_[t], k = k_[t], rt = R_[t];
     const int w = (t == 1) ? d : c_[t - 1] - c;
     // The block is at most k rows of at most w tiles; most corners of a
@@ -182,7 +234,7 @@ void Source::for_each_extension(int d, Sink& sink, std::uint64_t offset) const {
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
       const std::uint64_t* ccol = t_.col(c);
       const std::uint64_t base = pre + (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
-      const Corner<Sink> corner{t_, c, base, ccol, sink};
+      const Corner<Recorder<Sink>> corner{t_, c, base, ccol, rec};
       const int parts = k < d ? k : d, vcap = w < d ? w : d;
       if (parts == 1)
         corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)
@@ -191,8 +243,17 @@ void Source::for_each_extension(int d, Sink& sink, std::uint64_t offset) const {
       else
         corner.many(vcap, d, parts, rt + d, 0);
     }
+    if (!rec.overflowed) {
+      r.end[t] = static_cast<std::uint16_t>(rec.out - r.marks);
+      corners = t;
+    }
     pre += run_term(rt + d, c, k);
+    r.pre[t + 1] = pre;
   }
+  r.serial = serial_;
+  r.rank = rank_;
+  r.offset = offset;
+  r.corners = corners;
   // The new-row corner: all partitions of d into parts <= the last row, contiguous.
   sink.range(pre, t_.count(d, c_[T_]));
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -14,6 +15,7 @@
 #include "chomp/extensions.hpp"
 #include "chomp/sieve.hpp"
 #include "brute_force.hpp"
+#include "extensions.hpp"
 
 using namespace chomp;
 using chomp::testing::BruteForce;
@@ -97,6 +99,44 @@ TEST(Extensions, AreExactlyThePositionsThatReduceToTheSource) {
         }
         ASSERT_EQ(got, want) << rows_to_string(mu) << " + " << d;
       }
+}
+
+TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
+  // A decoder walked through increasing ranks (seek) shifts the marks of the
+  // corners it shares with the previous source instead of enumerating them.
+  // Every position of level 30 in turn (a fresh decode every 97, as a chunk
+  // would start), d cycling through 1..20 and repeated, and an offset that
+  // changes for one d: the ranks must equal those of a decoder that starts
+  // from scratch for each call.
+  const int m = 30, max_n = 50;
+  const PartitionTable t(max_n);
+  struct Collect {
+    std::vector<std::uint64_t> points, ranges;
+    void point(std::uint64_t r) { points.push_back(r); }
+    void range(std::uint64_t first, std::uint64_t count) {
+      ranges.push_back(first);
+      ranges.push_back(count);
+    }
+  };
+  detail::Source walked(t);
+  for (std::uint64_t r = 0; r < t.positions(m); ++r) {
+    if (r % 97 == 0)
+      walked.decode(m, r);
+    else
+      walked.seek(r);
+    for (int d : {1 + static_cast<int>(r % 20), 1 + static_cast<int>((r + 7) % 20), 20}) {
+      const std::uint64_t offset = (d == 13 && r % 2) ? 1000 : 0;
+      Collect a, b;
+      walked.for_each_extension(d, a, offset);
+      detail::Source once(t);
+      once.decode(m, r);
+      once.for_each_extension(d, b, offset);
+      std::sort(a.points.begin(), a.points.end());
+      std::sort(b.points.begin(), b.points.end());
+      ASSERT_EQ(a.points, b.points) << "rank " << r << " + " << d;
+      ASSERT_EQ(a.ranges, b.ranges) << "rank " << r << " + " << d;
+    }
+  }
 }
 
 TEST(Sieve, AgreesWithBruteForceOnEveryPositionUpTo25Tiles) {
