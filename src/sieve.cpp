@@ -182,6 +182,25 @@ struct WorkItem {
   int lo, hi;
 };
 
+/// The work items of one pass, numbered without being stored: every chunk
+/// of levels from..to in order, each cut into `pieces` ranges of the target
+/// levels lo..hi. (Opening a window at n = 150 extends some 58 million
+/// chunks: 0.9 GB as a list of items.)
+struct ItemList {
+  int from = 1, lo = 1, hi = 0, pieces = 1;
+  std::vector<std::size_t> first;  // first item of level from + l; last entry: the count
+
+  std::size_t size() const { return first.empty() ? 0 : first.back(); }
+
+  WorkItem operator[](std::size_t i) const {
+    const auto l = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), i) - first.begin()) - 1;
+    const std::size_t j = i - first[l];
+    const int p = static_cast<int>(j % static_cast<std::size_t>(pieces)), levels = hi - lo + 1;
+    return {from + static_cast<int>(l), static_cast<std::uint32_t>(j / static_cast<std::size_t>(pieces)),
+            lo + levels * p / pieces, lo + levels * (p + 1) / pieces - 1};
+  }
+};
+
 }  // namespace
 
 /// The sieve works on a window of levels n0..n1 whose bitmaps are held
@@ -249,8 +268,8 @@ struct Sieve::Impl {
   /// One round's first half: every thread pulls items from the cursor and
   /// marks them with file(ts, item), which returns the entries the item left
   /// pending, until the round's budget is used or the items run out.
-  template <class Prepare, class File>
-  void generate_round(const std::vector<WorkItem>& items, std::atomic<std::size_t>& cursor,
+  template <class Items, class Prepare, class File>
+  void generate_round(const Items& items, std::atomic<std::size_t>& cursor,
                       ProgressThrottle& progress, Prepare& prepare, File&& file) {
     std::atomic<std::uint64_t> pending{0};
     const std::uint64_t forced = detail::g_round_marks_for_testing.load(std::memory_order_relaxed);
@@ -303,20 +322,22 @@ struct Sieve::Impl {
   /// Marks the extensions of every item into the window. Returns whether
   /// the stop flag was raised (agreed on by every process of a group): the
   /// window may then be partly marked.
-  bool mark(const std::vector<WorkItem>& items, int lo, const ProgressFn& progress) {
+  bool mark(const ItemList& items, int lo, const ProgressFn& progress) {
     if (distributed()) return mark_distributed(items, lo, progress);
     const std::uint64_t window_bits = base.back();
     if (window_bits <= config::kDirectMarkBits) {
       // Small windows: one thread, level by level so the marks are counted.
       ThreadState ts(table);
       DirectSink sink{bitmap()};
-      for (const WorkItem& it : items)
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        const WorkItem it = items[i];
         for (int k = it.lo; k <= it.hi; ++k) {
           if (stop_requested()) return true;
           const std::uint64_t before = sink.marks;
           extend_chunk(ts, WorkItem{it.level, it.chunk, k, k}, sink);
           window_marks[static_cast<std::size_t>(k - n0)] += sink.marks - before;
         }
+      }
       return stop_requested();
     }
     const std::size_t segments = static_cast<std::size_t>(window_bits >> config::kSegmentBitsLog2);
@@ -348,8 +369,8 @@ struct Sieve::Impl {
   /// exchanged (all-to-all) and filed into their owners' buckets before
   /// every process applies its own segments. Rounds go on, on every process, until no
   /// process has items left or one of them raised the stop flag.
-  bool mark_distributed(const std::vector<WorkItem>& all_items, int lo, const ProgressFn& progress) {
-    if (all_items.empty()) return false;  // the same on every process: no round, nothing marked
+  bool mark_distributed(const ItemList& all_items, int lo, const ProgressFn& progress) {
+    if (all_items.size() == 0) return false;  // the same on every process: no round, nothing marked
     const std::vector<WorkItem> items = my_share(all_items);
     const std::uint64_t segments = own_hi - own_lo;
     const std::uint64_t window_segments = base.back() >> config::kSegmentBitsLog2;
@@ -398,11 +419,11 @@ struct Sieve::Impl {
   /// orders of magnitude between items: a static split by count leaves one
   /// process waiting for another at every exchange.) The same program, the
   /// same items and the same arithmetic give every process the same split.
-  std::vector<WorkItem> my_share(const std::vector<WorkItem>& all_items) const {
+  std::vector<WorkItem> my_share(const ItemList& all_items) const {
     std::vector<std::pair<double, std::size_t>> work;  // (estimate, index)
     work.reserve(all_items.size());
     for (std::size_t i = 0; i < all_items.size(); ++i) {
-      const WorkItem& it = all_items[i];
+      const WorkItem it = all_items[i];
       const LosingLevel& level = store.level(it.level);
       const std::uint64_t sources =
           std::min<std::uint64_t>(config::kStoreChunk, level.size() - std::uint64_t{it.chunk} * config::kStoreChunk);
@@ -489,7 +510,7 @@ struct Sieve::Impl {
   /// window levels lo..n1. Sources of small levels are few but reach far
   /// (their marks grow like p(d)), so when chunks are scarce each chunk's
   /// target levels are split between items to keep every thread busy.
-  std::vector<WorkItem> items_of_levels(int from, int to, int lo) const {
+  ItemList items_of_levels(int from, int to, int lo) const {
     std::size_t chunks = 0;
     for (int m = from; m <= to; ++m) chunks += store.level(m).chunks();
     // Every process of a group must make the same items: they share them out.
@@ -497,16 +518,16 @@ struct Sieve::Impl {
                                               : static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
     const std::size_t wanted = config::kItemsPerThread * threads;
     const int levels = n1 - lo + 1;
-    const int pieces = chunks >= wanted ? 1
-                       : static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(levels),
-                                                               (wanted + chunks - 1) / std::max<std::size_t>(chunks, 1)));
-    std::vector<WorkItem> items;
+    ItemList items;
+    items.from = from;
+    items.lo = lo;
+    items.hi = n1;
+    items.pieces = chunks >= wanted ? 1
+                   : static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(levels),
+                                                           (wanted + chunks - 1) / std::max<std::size_t>(chunks, 1)));
+    items.first.push_back(0);
     for (int m = from; m <= to; ++m)
-      for (std::size_t c = 0; c < store.level(m).chunks(); ++c)
-        for (int p = 0; p < pieces; ++p) {
-          const int a = lo + levels * p / pieces, b = lo + levels * (p + 1) / pieces - 1;
-          if (a <= b) items.push_back({m, static_cast<std::uint32_t>(c), a, b});
-        }
+      items.first.push_back(items.first.back() + store.level(m).chunks() * static_cast<std::size_t>(items.pieces));
     return items;
   }
 
