@@ -267,7 +267,10 @@ struct Sieve::Impl {
 
   /// One round's first half: every thread pulls items from the cursor and
   /// marks them with file(ts, item), which returns the entries the item left
-  /// pending, until the round's budget is used or the items run out.
+  /// pending, until the round's budget is used or the items run out. A
+  /// thread also stops at twice its share of the budget: its block pool
+  /// keeps the most it ever filed in a round, so the pools together stay
+  /// within two budgets whatever the thread count (the memory plan).
   template <class Items, class Prepare, class File>
   void generate_round(const Items& items, std::atomic<std::size_t>& cursor,
                       ProgressThrottle& progress, Prepare& prepare, File&& file) {
@@ -277,17 +280,21 @@ struct Sieve::Impl {
     const int workers = tbb::this_task_arena::max_concurrency();
     // simple_partitioner: one task per worker, so every thread gets one
     // (the auto partitioner may keep a range of two in one task).
+    const std::uint64_t own_cap = 2 * budget / static_cast<std::uint64_t>(workers);
     tbb::parallel_for(tbb::blocked_range<int>(0, workers, 1), [&](const tbb::blocked_range<int>&) {
       ThreadState& ts = states.local();
       prepare(ts);
-      while (pending.load(std::memory_order_relaxed) < budget) {
+      std::uint64_t own = 0;
+      while (pending.load(std::memory_order_relaxed) < budget && own < own_cap) {
         if (stop_requested()) {
           cursor.store(items.size());
           break;
         }
         const std::size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
         if (i >= items.size()) break;
-        pending.fetch_add(file(ts, items[i]), std::memory_order_relaxed);
+        const std::uint64_t filed = file(ts, items[i]);
+        own += filed;
+        pending.fetch_add(filed, std::memory_order_relaxed);
         progress.item_done();
       }
     }, tbb::simple_partitioner());
@@ -827,9 +834,10 @@ MemoryPlan plan_memory(int max_tiles, int processes) {
     store += losing * ((1.0 + two_bytes) * 9.0 / 8.0 + 16.0 / static_cast<double>(config::kStoreChunk));
   }
   plan.store_bytes = static_cast<std::uint64_t>(store) + 1;
-  // Pending marks of one round, plus a partly filled 4 KiB block per segment
-  // and thread.
-  plan.bucket_bytes = config::kRoundMarks * sizeof(std::uint32_t) +
+  // Each thread's block pool keeps the most it filed in a round, at most
+  // twice its share of a round's budget (generate_round): two budgets in
+  // all, plus a partly filled 4 KiB block per segment and thread.
+  plan.bucket_bytes = 2 * config::kRoundMarks * sizeof(std::uint32_t) +
                       plan.bitmap_bytes * 8 / config::kSegmentBits * 4096 *
                           static_cast<std::uint64_t>(tbb::this_task_arena::max_concurrency());
   // A level's losing ranks pass to the store through one buffer.
