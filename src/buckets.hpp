@@ -93,7 +93,15 @@ class MarkBuckets {
     for (std::size_t b = 0; b < chain.size(); ++b) {
       const std::uint32_t* e = block_ptr(chain[b]);
       const std::uint32_t* stop = (b + 1 == chain.size()) ? tails_[s].cur : e + kBlockEntries;
+      // The segment's words are ORed in random order, and most of them are
+      // not in cache when a round starts: ask for the word of the entry
+      // kPrefetchAhead places on, so that many misses are in flight at once.
+      // (A range's length, read as an offset, still names a word of the
+      // segment: it is at most a segment long.)
+      for (const std::uint32_t* p = e; p < e + kPrefetchAhead && p < stop; ++p)
+        __builtin_prefetch(seg_words + ((*p & ~kFlags) >> 6), 1);
       while (e < stop) {
+        if (e + kPrefetchAhead < stop) __builtin_prefetch(seg_words + ((e[kPrefetchAhead] & ~kFlags) >> 6), 1);
         const std::uint32_t v = *e++;
         if (v & kFlags) {
           if (v & kRangeFlag) {
@@ -119,6 +127,10 @@ class MarkBuckets {
   /// 1024 entries = 4 KiB: big enough that chains are short, small enough
   /// that a partly used block per segment costs little.
   static constexpr std::uint32_t kBlockEntries = 1024;
+  /// Entries between a word's prefetch and its OR. Applying 2^26 random
+  /// marks to 1,600 segments (400 MB) took 0.17-0.19 s without prefetching,
+  /// and with it 0.19 s (8 ahead), 0.15 s (32) and 0.13 s (64, 128, 256).
+  static constexpr int kPrefetchAhead = 64;
   /// The pool grows 8 MiB at a time, in huge pages: thousands of blocks are
   /// open at once while marks are filed, too many pages for the TLB.
   static constexpr std::uint32_t kPageBlocks = 2048;
