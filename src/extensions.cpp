@@ -44,25 +44,33 @@ void Source::descend(int t, int max_part, std::uint64_t rank_left) {
     const std::uint64_t* p = t_.row(R);
     int a = 1, q = R;
     if (rank_left != 0) {
-      int lo = 1, hi = max_part < R ? max_part : R;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (p[mid - 1] <= rank_left)
-          lo = mid;
-        else
-          hi = mid - 1;
+      // Largest a <= max_part with P(R, a-1) <= rank_left: a branch-free
+      // binary search over p[0..hi-1] (p[0] = P(R, 0) = 0 always qualifies),
+      // since its comparisons are as good as random to the branch predictor.
+      const int hi = max_part < R ? max_part : R;
+      int lo = 0;
+      for (int n = hi; n > 1;) {
+        const int half = n / 2;
+        lo = p[lo + half] <= rank_left ? lo + half : lo;
+        n -= half;
       }
-      a = lo;
-      // Largest q with rank_left >= P(R, a) - P(R - q a, a).
-      int qlo = 1, qhi = R / a;
-      while (qlo < qhi) {
-        const int mid = (qlo + qhi + 1) / 2;
-        if (rank_left >= p[a] - t_.row(R - mid * a)[a])
-          qlo = mid;
-        else
-          qhi = mid - 1;
+      a = lo + 1;
+      // Largest q with rank_left >= P(R, a) - P(R - q a, a), looked up down
+      // column a. Most runs are one row (q = 1): test q = 2 first.
+      const std::uint64_t* col = t_.col(a);
+      const int qmax = R / a;
+      q = 1;
+      if (qmax >= 2 && rank_left >= p[a] - col[R - 2 * a]) {
+        int qlo = 2, qhi = qmax;
+        while (qlo < qhi) {
+          const int mid = (qlo + qhi + 1) / 2;
+          if (rank_left >= p[a] - col[R - mid * a])
+            qlo = mid;
+          else
+            qhi = mid - 1;
+        }
+        q = qlo;
       }
-      q = qlo;
     }
     const std::uint64_t term = run_term(R, a, q);
     rank_left -= term;
