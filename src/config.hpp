@@ -44,8 +44,8 @@ inline constexpr std::uint64_t kScanBatchRanks = std::uint64_t{1} << 22;
 /// Marks per extra-tile count that a decoder keeps of its latest source, so
 /// that the next source, which shares its upper corners, shifts them instead
 /// of enumerating them again (extensions.hpp). Most (source, level) pairs
-/// make a few dozen marks at most; a corner that does not fit is enumerated
-/// each time.
+/// make a few dozen marks at most; a corner that does not fit, and every
+/// corner after it, is enumerated each time.
 inline constexpr int kReuseMarks = 128;
 
 /// Windows whose bitmaps are at most this many bits skip the buckets and

@@ -102,12 +102,13 @@ TEST(Extensions, AreExactlyThePositionsThatReduceToTheSource) {
 }
 
 TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
-  // A decoder walked through increasing ranks (seek) shifts the marks of the
-  // corners it shares with the previous source instead of enumerating them.
-  // Every position of level 30 in turn (a fresh decode every 97, as a chunk
-  // would start), d cycling through 1..20 and repeated, and an offset that
-  // changes for one d: the ranks must equal those of a decoder that starts
-  // from scratch for each call.
+  // A decoder walked through increasing ranks (seek) shifts the marks of
+  // the corners it shares with the previous source instead of enumerating
+  // them. Every position of level 30 in turn (a fresh decode every 97, as a
+  // chunk would start), with d = 3 and 20 for every source (reused from the
+  // previous one), d varying (reused after gaps, or asked twice of one
+  // source), and d = 20 at another offset every third source: the ranks must
+  // equal those of a decoder that starts from scratch for each call.
   const int m = 30, max_n = 50;
   const PartitionTable t(max_n);
   struct Collect {
@@ -124,8 +125,8 @@ TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
       walked.decode(m, r);
     else
       walked.seek(r);
-    for (int d : {1 + static_cast<int>(r % 20), 1 + static_cast<int>((r + 7) % 20), 20}) {
-      const std::uint64_t offset = (d == 13 && r % 2) ? 1000 : 0;
+    for (int d : {3, 1 + static_cast<int>(r % 20), 20, 1 + static_cast<int>((r + 7) % 20)}) {
+      const std::uint64_t offset = (d == 20 && r % 3 == 0) ? 1000 : 0;
       Collect a, b;
       walked.for_each_extension(d, a, offset);
       detail::Source once(t);
