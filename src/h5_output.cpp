@@ -467,7 +467,7 @@ std::uint64_t LevelFileReader::losing_ranks_alignment() const { return impl_->ra
 
 std::uint64_t LevelFileReader::first_losing_rank(int n) const {
   const LevelTable& t = impl_->table;
-  if (n < 1 || static_cast<std::size_t>(n) > t.losing.size())
+  if (n < 1 || static_cast<std::size_t>(n) > t.losing.size() + 1)
     throw std::out_of_range("level " + std::to_string(n) + " is not in " + path_);
   const std::uint64_t a = impl_->ranks_alignment;
   std::uint64_t first = 0;

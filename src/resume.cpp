@@ -84,8 +84,6 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
     throw ResumeRefused(cannot + "it has " + std::to_string(rows) + " levels but was started with --max-tiles " +
                         std::to_string(file_max) + " (damaged file)");
   const std::uint64_t stored = reader.stored_losing_ranks();
-  const std::uint64_t alignment = reader.losing_ranks_alignment();
-  const auto align = [&](std::uint64_t i) { return (i + alignment - 1) / alignment * alignment; };
   for (std::size_t i = 0; i < rows; ++i) {
     const int n = static_cast<int>(i) + 1;
     const std::string level = "level " + std::to_string(n) + " ";
@@ -108,8 +106,7 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
     s.levels = n;
   }
   // Where the ranks of a level after the last row would start.
-  const std::uint64_t next_rank =
-      rows ? align(reader.first_losing_rank(static_cast<int>(rows)) + t.losing[rows - 1]) : 0;
+  const std::uint64_t next_rank = reader.first_losing_rank(static_cast<int>(rows) + 1);
   if (stored > next_rank && s.levels == static_cast<int>(rows))
     s.notes.push_back("ignored " + std::to_string(stored - next_rank) + " losing ranks of level " +
                       std::to_string(s.levels + 1) + ", which was cut off");

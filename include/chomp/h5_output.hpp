@@ -188,8 +188,9 @@ class LevelFileReader {
   /// count entries of /resume/losing_ranks from index first.
   std::vector<std::uint64_t> losing_ranks(std::uint64_t first, std::uint64_t count) const;
   /// Where level n's ranks start in /resume/losing_ranks (1 <= n <= rows
-  /// of the table): each level starts at the first multiple of the alignment
-  /// after the levels before it, as the writer lays them out.
+  /// of the table, or rows + 1: where a level after the last would start):
+  /// each level starts at the first multiple of the alignment after the
+  /// levels before it, as the writer lays them out.
   std::uint64_t first_losing_rank(int n) const;
 
   /// The stored losing positions of level n (lattice path words); empty if
