@@ -26,6 +26,7 @@
 #include "buckets.hpp"
 #include "extensions.hpp"
 #include "huge_pages.hpp"
+#include "share.hpp"
 #include "sieve_testing.hpp"
 
 namespace chomp {
@@ -199,6 +200,28 @@ struct ItemList {
     return {from + static_cast<int>(l), static_cast<std::uint32_t>(j / static_cast<std::size_t>(pieces)),
             lo + levels * p / pieces, lo + levels * (p + 1) / pieces - 1};
   }
+};
+
+/// One process's share of a pass's items (share.hpp), numbered: runs of
+/// items of all_items, in the order they are to be taken.
+class ShareList {
+ public:
+  ShareList(const ItemList& all, std::vector<detail::ItemRun> runs) : all_(all), runs_(std::move(runs)) {
+    first_.push_back(0);
+    for (const auto& r : runs_) first_.push_back(first_.back() + r.count);
+  }
+
+  std::size_t size() const { return first_.back(); }
+
+  WorkItem operator[](std::size_t i) const {
+    const auto r = static_cast<std::size_t>(std::upper_bound(first_.begin(), first_.end(), i) - first_.begin()) - 1;
+    return all_[runs_[r].first + (i - first_[r]) * runs_[r].step];
+  }
+
+ private:
+  const ItemList& all_;
+  std::vector<detail::ItemRun> runs_;
+  std::vector<std::size_t> first_;  // first share item of each run; last entry: the count
 };
 
 }  // namespace
@@ -381,7 +404,7 @@ struct Sieve::Impl {
   /// process has items left or one of them raised the stop flag.
   bool mark_distributed(const ItemList& all_items, int lo, const ProgressFn& progress) {
     if (all_items.size() == 0) return false;  // the same on every process: no round, nothing marked
-    const std::vector<WorkItem> items = my_share(all_items);
+    const ShareList items = my_share(all_items);
     const std::uint64_t segments = own_hi - own_lo;
     const std::uint64_t window_segments = base.back() >> config::kSegmentBitsLog2;
     std::vector<std::uint64_t> bounds;  // process p owns window bits [bounds[p], bounds[p + 1])
@@ -421,37 +444,35 @@ struct Sieve::Impl {
   }
 
   /// This process's items: every process makes the same split of all_items
-  /// into shares of about equal estimated work, biggest items first (each
-  /// to the least loaded process), and takes its own, biggest first so that
-  /// its threads end together too. An item's work is estimated as its
-  /// sources times the sum over its target levels k of p(k - m): a source of
-  /// level m has about that many extensions to level k. (Work differs by
-  /// orders of magnitude between items: a static split by count leaves one
-  /// process waiting for another at every exchange.) The same program, the
-  /// same items and the same arithmetic give every process the same split.
-  /// (This lists the estimates of all items, 16 bytes each: 1.1 GB when a
-  /// window opens at n = 150, on every process.)
-  std::vector<WorkItem> my_share(const ItemList& all_items) const {
-    std::vector<std::pair<double, std::size_t>> work;  // (estimate, index)
-    work.reserve(all_items.size());
-    for (std::size_t i = 0; i < all_items.size(); ++i) {
-      const WorkItem it = all_items[i];
-      const LosingLevel& level = store.level(it.level);
-      const std::uint64_t sources =
-          std::min<std::uint64_t>(config::kStoreChunk, level.size() - std::uint64_t{it.chunk} * config::kStoreChunk);
-      double per_source = 0;
-      for (int k = it.lo; k <= it.hi; ++k) per_source += static_cast<double>(table.positions(k - it.level));
-      work.emplace_back(static_cast<double>(sources) * per_source, i);
+  /// into shares of about equal estimated work (share.hpp) and takes its
+  /// own, heaviest first so that its threads end together too. An item's
+  /// work is estimated as its sources times the sum over its target levels
+  /// k of p(k - m): a source of level m has about that many extensions to
+  /// level k. (Work differs by orders of magnitude between items: a static
+  /// split by count leaves one process waiting for another at every
+  /// exchange.) Items of equal estimate form few classes, a level's full
+  /// chunks for one piece of targets and its last chunk, so the split is
+  /// made by class and kept as runs of items, never as a list: a window
+  /// opened at n = 150 has 71 million items.
+  ShareList my_share(const ItemList& all_items) const {
+    std::vector<detail::ItemRun> classes;
+    const std::size_t pieces = static_cast<std::size_t>(all_items.pieces);
+    for (std::size_t l = 0; l + 1 < all_items.first.size(); ++l) {
+      const std::size_t count = (all_items.first[l + 1] - all_items.first[l]) / pieces;  // the level's chunks
+      if (count == 0) continue;
+      const LosingLevel& level = store.level(all_items.from + static_cast<int>(l));
+      const std::uint64_t last_sources = level.size() - (count - 1) * config::kStoreChunk;
+      for (std::size_t p = 0; p < pieces; ++p) {
+        const WorkItem it = all_items[all_items.first[l] + p];
+        double per_source = 0;
+        for (int k = it.lo; k <= it.hi; ++k) per_source += static_cast<double>(table.positions(k - it.level));
+        const std::size_t first = all_items.first[l] + p;
+        if (count > 1)
+          classes.push_back({first, pieces, count - 1, static_cast<double>(config::kStoreChunk) * per_source});
+        classes.push_back({first + (count - 1) * pieces, pieces, 1, static_cast<double>(last_sources) * per_source});
+      }
     }
-    std::stable_sort(work.begin(), work.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::vector<double> load(static_cast<std::size_t>(procs), 0.0);
-    std::vector<WorkItem> mine;
-    for (const auto& [w, i] : work) {
-      const auto least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      load[least] += w;
-      if (least == static_cast<std::size_t>(me)) mine.push_back(all_items[i]);
-    }
-    return mine;
+    return ShareList(all_items, detail::share_of(std::move(classes), procs, me));
   }
 
   /// Whether any process has sources left, or raised the stop flag.
