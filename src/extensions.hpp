@@ -34,7 +34,8 @@
 /// The new-row corner is special: the rows below mu form any partition of d
 /// with parts <= m_r, and those partitions are exactly ranks 0 .. P(d, m_r)-1
 /// of the partitions of d. So its extensions are one contiguous rank range
-/// [pre_d(r+1), pre_d(r+1) + P(d, m_r)), marked as a range, not bit by bit.
+/// [pre_d(r+1), pre_d(r+1) + P(d, m_r)), marked as a range, not bit by bit
+/// (as a point when it holds one position).
 #pragma once
 
 #include <cstdint>
