@@ -25,7 +25,7 @@ struct ItemRun {
 };
 
 /// Process `me`'s share of the classes among `processes` processes, its
-/// heaviest items first. Classes are taken heaviest first (in their given
+/// heaviest items first. The classes must not share items. Classes are taken heaviest first (in their given
 /// order among equals); each process gets the same number of a class's
 /// items (every processes-th, starting at its own index), and the few left
 /// over go one each to the least loaded processes (lowest index among

@@ -75,9 +75,9 @@ TEST(Share, EveryItemGoesToExactlyOneProcessAndLoadsStayWithinOneItem) {
 }
 
 TEST(Share, AShareIsAFewRunsWhateverTheItemCount) {
-  // 71 million items of one weight, as a window opened at n = 150 has in
-  // its largest classes: each of 3 processes gets one run of every third
-  // item, and the one left over goes to process 0.
+  // 71 million items of one weight (as many as a whole pass has when a
+  // window opens at n = 150): each of 3 processes gets one run of every
+  // third item, and the two left over go to processes 0 and 1.
   const std::vector<ItemRun> classes{{0, 1, 71'000'000, 64.0}, {71'000'000, 1, 1, 3.0}};
   const auto a = share_of(classes, 3, 0), b = share_of(classes, 3, 1), c = share_of(classes, 3, 2);
   ASSERT_EQ(a.size(), 2u);
@@ -85,6 +85,7 @@ TEST(Share, AShareIsAFewRunsWhateverTheItemCount) {
   EXPECT_EQ(a[0].step, 3u);
   EXPECT_EQ(a[0].count, 23'666'666u);
   EXPECT_EQ(a[1].first, 70'999'998u);  // the first of the two left over: process 0 and 1 each take one
+  ASSERT_EQ(b.size(), 2u);
   EXPECT_EQ(b[1].first, 70'999'999u);
   ASSERT_EQ(c.size(), 2u);  // and the light last item goes to the one that took fewer
   EXPECT_EQ(c[1].first, 71'000'000u);
