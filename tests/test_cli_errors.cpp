@@ -219,6 +219,41 @@ TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
   EXPECT_TRUE(read_level_file(moved).complete());
 }
 
+// A resume copies the file first: on a disk with less room than the file,
+// it is refused at once, and the file is left as it was (a tmpfs again).
+TEST(CliErrors, ResumeWithoutRoomForTheCopyIsRefusedBeforeAnyWork) {
+  ScratchDir dir;
+  const std::string roomy = dir.file("run.h5");
+  const ProcessResult first = run_chomp({"sieve", "-n", "70", "-q", "-o", roomy});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::uintmax_t size = std::filesystem::file_size(roomy);
+  const std::filesystem::path small = dir.path() / "small";
+  std::filesystem::create_directory(small);
+  // Room for the file and a third of it again.
+  const std::string options = "size=" + std::to_string((size + size / 3) / 1024 + 1) + "k";
+  if (geteuid() != 0 || mount("tmpfs", small.c_str(), "tmpfs", 0, options.c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount(path.c_str()); }
+  } unmount{small.string()};
+  const std::string out = (small / "run.h5").string();
+  std::filesystem::copy_file(roomy, out);
+  const ProcessResult refused = run_chomp({"sieve", "--resume", "--max-tiles", "72", "-q", "-o", out});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("into " + out + ".partial first, but only"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("move the file to a larger disk"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+  const LevelTable kept = read_level_file(out);
+  EXPECT_TRUE(kept.complete());
+  EXPECT_EQ(kept.tiles.size(), 70u);
+
+  // With room, the same command extends it.
+  const ProcessResult extended = run_chomp({"sieve", "--resume", "--max-tiles", "72", "-q", "-o", roomy});
+  EXPECT_EQ(extended.exit_code, 0) << extended.err;
+  EXPECT_EQ(read_level_file(roomy).tiles.size(), 72u);
+}
+
 TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   ScratchDir dir;
   const ProcessResult ok = run_chomp({"sieve", "-n", "40", "--memory-limit", "20G", "--dry-run", "-o", dir.file("a.h5")});

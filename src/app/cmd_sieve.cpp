@@ -248,6 +248,25 @@ void check_memory(int max_tiles, const SieveArgs& a, int processes = 1) {
   std::cerr << '\n';
 }
 
+/// A resumed run first copies the file's finished levels into FILE.partial
+/// (a 150-level file with its resume data is 7.2 GB): refuse before any
+/// work when the file's folder has less room than the file takes now, which
+/// the copy needs at least (new levels add to it), rather than fail on a
+/// full disk after restoring for minutes.
+void check_disk_for_resume(const std::string& output) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(output, ec);
+  if (ec) return;
+  const std::filesystem::path folder = std::filesystem::absolute(output, ec).parent_path();
+  if (ec) return;
+  const std::filesystem::space_info room = std::filesystem::space(folder, ec);
+  if (ec || room.available >= size) return;
+  throw UsageError("resuming copies the finished levels of " + output + " (" + human_bytes(size) + ") into " +
+                   output + ".partial first, but only " + human_bytes(room.available) + " is free on " +
+                   folder.string() + "; free some space there, or move the file to a larger disk and resume it "
+                   "there");
+}
+
 /// "1 thread", "2 threads".
 std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
 
@@ -289,6 +308,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     throw UsageError("--store-losing " + std::to_string(store_losing) + " exceeds --max-tiles " +
                      std::to_string(max_tiles));
   check_memory(max_tiles, a, cluster.processes());
+  if (resume) check_disk_for_resume(a.output);
   if (a.dry_run) return 0;
 
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
