@@ -447,13 +447,18 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
     const std::string what = "cannot open /resume/losing_ranks in " + path;
     impl_->ranks = check(H5Dopen2(f, "resume/losing_ranks", H5P_DEFAULT), H5Dclose, what);
     impl_->ranks_stored = extent_of(impl_->ranks.get(), what);
-    // Levels start at chunk boundaries (the chunk size is the truth; the
-    // level_alignment attribute repeats it for other readers).
-    Handle dcpl = check(H5Dget_create_plist(impl_->ranks.get()), H5Pclose, what);
-    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
-      hsize_t chunk = 1;
-      check(H5Pget_chunk(dcpl.get(), 1, &chunk), what);
-      impl_->ranks_alignment = std::max<hsize_t>(chunk, 1);
+    // Levels start at multiples of the level_alignment attribute (the chunk
+    // size). The first files of format 2, written before levels were
+    // aligned, have no such attribute: their levels follow each other
+    // without gaps. (Taking the chunk size for them would read every level
+    // after the first at the wrong place.)
+    const h5::Attributes attrs = h5::read_attributes(impl_->ranks.get());
+    const auto alignment = attrs.numbers.find("level_alignment");
+    if (alignment != attrs.numbers.end()) {
+      if (alignment->second < 1)
+        throw H5Error(path + ": /resume/losing_ranks has level_alignment " + std::to_string(alignment->second) +
+                      " (damaged file)");
+      impl_->ranks_alignment = static_cast<hsize_t>(alignment->second);
     }
   }
 }

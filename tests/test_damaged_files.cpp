@@ -439,3 +439,44 @@ TEST(Verify, RefusesFilesWithoutRanksAndLevelsPastTheEnd) {
   EXPECT_EQ(backwards.exit_code, 2);
   EXPECT_NE(backwards.err.find("--to 20 is below --from 30"), std::string::npos) << backwards.err;
 }
+
+// The first files of format 2 stored the levels' ranks one after another,
+// without the level_alignment attribute that later files carry: such a file
+// is read as laid out, and resumes and verifies like any other.
+TEST(ResumeLibrary, FilesWithoutLevelAlignmentHoldTheirLevelsWithoutGaps) {
+  ScratchDir dir;
+  const std::string path = dir.file("early.h5");
+  std::filesystem::copy_file(base_file(), path);
+  {
+    RawFile raw(path);
+    const auto aligned = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+    const LevelFileReader reader(base_file());
+    std::vector<std::uint64_t> packed;
+    for (int n = 1; n <= kLevels; ++n) {
+      const std::uint64_t first = reader.first_losing_rank(n);
+      packed.insert(packed.end(), aligned.begin() + static_cast<std::ptrdiff_t>(first),
+                    aligned.begin() + static_cast<std::ptrdiff_t>(first + reader.table().losing[n - 1]));
+    }
+    ASSERT_LT(packed.size(), aligned.size()) << "the base file's levels must have gaps for this test to mean anything";
+    const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
+    const hsize_t size = packed.size();
+    EXPECT_GE(H5Dset_extent(ds, &size), 0);
+    EXPECT_GE(H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), 0);
+    EXPECT_GE(H5Adelete(ds, "level_alignment"), 0);
+    H5Dclose(ds);
+    raw.set_int_attribute("complete", 0);
+  }
+  const LevelFileReader early(path);
+  EXPECT_EQ(early.losing_ranks_alignment(), 1u);
+  EXPECT_EQ(early.first_losing_rank(kLevels), early.stored_losing_ranks() - early.table().losing[kLevels - 1]);
+
+  const ProcessResult verified = run_chomp({"verify", path});
+  EXPECT_EQ(verified.exit_code, 0) << verified.err;
+  const ProcessResult resumed = run_chomp({"sieve", "--resume", "--max-tiles", "52", "-q", "-o", path});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("levels 1.." + std::to_string(kLevels) + " restored"), std::string::npos) << resumed.err;
+  const LevelTable t = read_level_file(path);
+  ASSERT_EQ(t.tiles.size(), 52u);
+  const LevelTable base = read_level_file(base_file());
+  for (int n = 1; n <= kLevels; ++n) EXPECT_EQ(t.losing[n - 1], base.losing[n - 1]) << "level " << n;
+}

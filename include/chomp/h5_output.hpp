@@ -16,6 +16,9 @@
 ///                                        of its level_alignment attribute (a chunk):
 ///                                        level n's L(n) entries start at the sum over
 ///                                        m < n of ceil(L(m) / alignment) * alignment
+///                                        (the first format 2 files have no
+///                                        level_alignment: their levels follow
+///                                        each other without gaps)
 ///
 /// Every dataset is 1-D, chunked, extendible, Fletcher-32 checksummed, and has
 /// a `description` attribute; /resume/losing_ranks is also shuffled and
@@ -183,7 +186,8 @@ class LevelFileReader {
   bool has_resume_data() const;
   /// Entries in /resume/losing_ranks (0 without resume data).
   std::uint64_t stored_losing_ranks() const;
-  /// Each level's ranks start at a multiple of this (the chunk size).
+  /// Each level's ranks start at a multiple of this: the level_alignment
+  /// attribute (the chunk size), or 1 in the first format 2 files.
   std::uint64_t losing_ranks_alignment() const;
   /// count entries of /resume/losing_ranks from index first.
   std::vector<std::uint64_t> losing_ranks(std::uint64_t first, std::uint64_t count) const;
