@@ -193,18 +193,33 @@ TEST(CliErrors, FileSizeLimitFailsCleanlyAndKeepsFinishedLevels) {
   EXPECT_TRUE(read_level_file(out).complete());
 }
 
+/// A tmpfs of the given size ("256k") mounted on a new folder for the
+/// object's lifetime; only root may mount one.
+class SmallDisk {
+ public:
+  SmallDisk(const std::filesystem::path& folder, const std::string& size) : folder_(folder) {
+    std::filesystem::create_directory(folder_);
+    mounted_ = geteuid() == 0 && mount("tmpfs", folder_.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
+  }
+  ~SmallDisk() {
+    if (mounted_) umount(folder_.c_str());
+  }
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+  bool mounted() const { return mounted_; }
+
+ private:
+  std::filesystem::path folder_;
+  bool mounted_ = false;
+};
+
 // A full disk, made with a small tmpfs (needs root; skipped otherwise, and
 // the file size limit above covers the same path).
 TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
   ScratchDir dir;
   const std::filesystem::path small = dir.path() / "small";
-  std::filesystem::create_directory(small);
-  if (geteuid() != 0 || mount("tmpfs", small.c_str(), "tmpfs", 0, "size=256k") != 0)
-    GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
-  struct Unmount {
-    std::string path;
-    ~Unmount() { umount(path.c_str()); }
-  } unmount{small.string()};
+  const SmallDisk disk(small, "256k");
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
   const std::string out = (small / "run.h5").string();
   const ProcessResult r = run_chomp({"sieve", "-n", "60", "-q", "-o", out});
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -228,15 +243,9 @@ TEST(CliErrors, ResumeWithoutRoomForTheCopyIsRefusedBeforeAnyWork) {
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::uintmax_t size = std::filesystem::file_size(roomy);
   const std::filesystem::path small = dir.path() / "small";
-  std::filesystem::create_directory(small);
   // Room for the file and a third of it again.
-  const std::string options = "size=" + std::to_string((size + size / 3) / 1024 + 1) + "k";
-  if (geteuid() != 0 || mount("tmpfs", small.c_str(), "tmpfs", 0, options.c_str()) != 0)
-    GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
-  struct Unmount {
-    std::string path;
-    ~Unmount() { umount(path.c_str()); }
-  } unmount{small.string()};
+  const SmallDisk disk(small, std::to_string((size + size / 3) / 1024 + 1) + "k");
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
   const std::string out = (small / "run.h5").string();
   std::filesystem::copy_file(roomy, out);
   const ProcessResult refused = run_chomp({"sieve", "--resume", "--max-tiles", "72", "-q", "-o", out});
