@@ -6,10 +6,22 @@
 #include <algorithm>
 
 #include "chomp/ranking.hpp"
+#include "sieve_testing.hpp"
 
 namespace chomp {
 
+std::atomic<std::uint64_t> detail::g_compare_batch_for_testing{0};
+
 namespace {
+
+/// Stored ranks of the recomputed last level read at a time to compare
+/// (32 MiB), like a level's scan (config::kScanBatchRanks).
+constexpr std::uint64_t kCompareBatch = std::uint64_t{1} << 22;
+
+std::uint64_t compare_batch() {
+  const std::uint64_t forced = detail::g_compare_batch_for_testing.load(std::memory_order_relaxed);
+  return forced ? forced : kCompareBatch;
+}
 
 std::int64_t number_attribute(const LevelTable& t, const char* name, std::int64_t fallback) {
   const auto it = t.number_attributes.find(name);
@@ -140,27 +152,53 @@ void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progr
     if (sieve.stop_requested())
       throw SieveInterrupted("stopped while restoring level " + std::to_string(n));
     if (restored) restored(n);
-    std::vector<std::uint64_t> ranks;
-    try {
-      ranks = impl_->reader->losing_ranks(impl_->reader->first_losing_rank(n), t.losing[i]);
-    } catch (const H5Error& e) {
-      throw ResumeRefused(cannot + level + e.what());
-    }
+    const std::uint64_t first = impl_->reader->first_losing_rank(n), count = t.losing[i];
     const std::uint64_t p = sieve.table().positions(n);
-    for (std::size_t k = 0; k < ranks.size(); ++k)
-      if (ranks[k] >= p || (k > 0 && ranks[k] <= ranks[k - 1]))
-        throw ResumeRefused(cannot + level + "its stored losing ranks are not increasing ranks below p(" +
-                            std::to_string(n) + ") = " + std::to_string(p) + " (damaged file)");
+    // Stored ranks, checked to be increasing ranks below p(n) (previous: the
+    // rank before them in the level, if any).
+    auto read = [&](std::uint64_t from, std::uint64_t take, const std::uint64_t* previous) {
+      std::vector<std::uint64_t> ranks;
+      try {
+        ranks = impl_->reader->losing_ranks(first + from, take);
+      } catch (const H5Error& e) {
+        throw ResumeRefused(cannot + level + e.what());
+      }
+      for (std::size_t k = 0; k < ranks.size(); ++k)
+        if (ranks[k] >= p || (k > 0 ? ranks[k] <= ranks[k - 1] : previous && ranks[k] <= *previous))
+          throw ResumeRefused(cannot + level + "its stored losing ranks are not increasing ranks below p(" +
+                              std::to_string(n) + ") = " + std::to_string(p) + " (damaged file)");
+      return ranks;
+    };
     if (n < s.levels) {
-      sieve.restore_level(n, ranks, t.marks[i]);
+      sieve.restore_level(n, read(0, count, nullptr), t.marks[i]);
     } else {
       // The last trusted level is computed again from the restored ones: its
-      // ranks must come out as stored.
+      // ranks must come out as stored. They are compared a batch at a time,
+      // so that the level is never held at 8 bytes a rank beside the sieve's
+      // bitmap (3.7 GB at n = 150, and as much again for a decoded copy).
       const LevelResult again = sieve.next_level(progress);
-      if (sieve.losing().level(n).all() != ranks)
-        throw ResumeRefused(cannot + level + "the file lists " + std::to_string(ranks.size()) +
+      const LosingLevel& found = sieve.losing().level(n);
+      bool same = found.size() == count;
+      std::vector<std::uint64_t> mine;
+      std::size_t chunk = 0, at = 0;
+      std::uint64_t last = 0;
+      for (std::uint64_t done = 0; same && done < count;) {
+        const std::uint64_t take = std::min<std::uint64_t>(compare_batch(), count - done);
+        const std::vector<std::uint64_t> stored = read(done, take, done > 0 ? &last : nullptr);
+        for (std::size_t k = 0; same && k < stored.size(); ++k) {
+          if (at == mine.size()) {
+            found.decode_chunk(chunk++, mine);
+            at = 0;
+          }
+          same = mine[at++] == stored[k];
+        }
+        last = stored.back();
+        done += take;
+      }
+      if (!same)
+        throw ResumeRefused(cannot + level + "the file lists " + std::to_string(count) +
                             " losing positions but the engine finds " + std::to_string(again.losing) +
-                            (again.losing == ranks.size() ? ", not the same ones" : "") +
+                            (again.losing == count ? ", not the same ones" : "") +
                             " (damaged file, or written by an incompatible program)");
     }
     save_level(out, sieve, row_of(t, n));

@@ -17,6 +17,10 @@ extern std::atomic<std::uint64_t> g_round_marks_for_testing;
 /// Window bytes (per process) when not 0; config::kWindowBytes otherwise.
 extern std::atomic<std::uint64_t> g_window_bytes_for_testing;
 
+/// Stored ranks a resume reads at a time to compare the recomputed last
+/// level when not 0 (resume.cpp); 2^22 otherwise.
+extern std::atomic<std::uint64_t> g_compare_batch_for_testing;
+
 /// Sets a seam for the lifetime of the object (tests only).
 class ForTesting {
  public:

@@ -16,6 +16,7 @@
 #include "chomp/h5_output.hpp"
 #include "chomp/resume.hpp"
 #include "chomp_process.hpp"
+#include "sieve_testing.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -479,4 +480,77 @@ TEST(ResumeLibrary, FilesWithoutLevelAlignmentHoldTheirLevelsWithoutGaps) {
   ASSERT_EQ(t.tiles.size(), 52u);
   const LevelTable base = read_level_file(base_file());
   for (int n = 1; n <= kLevels; ++n) EXPECT_EQ(t.losing[n - 1], base.losing[n - 1]) << "level " << n;
+}
+
+// In-process: the recomputed last level is compared with its stored ranks a
+// batch at a time (2^22 ranks in a run; 5 here, so that level 24's 18 ranks
+// take four batches). A faithful file resumes; a moved rank and two ranks
+// swapped across a batch boundary are both found.
+TEST(ResumeLibrary, TheLastLevelIsComparedABatchAtATime) {
+  const detail::ForTesting small(detail::g_compare_batch_for_testing, 5);
+  ScratchDir dir;
+  const std::string path = dir.file("run.h5");
+  {
+    Provenance prov;
+    prov.max_tiles = 30;
+    LevelFileWriter out(path, prov);
+    Sieve sieve(30);
+    for (int n = 1; n <= 24; ++n) save_level(out, sieve, sieve.next_level());
+    out.finish("interrupted");
+  }
+  const std::uint64_t first = LevelFileReader(path).first_losing_rank(24);
+  ASSERT_GT(read_level_file(path).losing[23], 15u) << "level 24 must span several batches";
+  auto restore = [&](const std::string& file) {
+    Resume resume(ResumeRequest{file, 0, -1});
+    EXPECT_EQ(resume.state().levels, 24);
+    LevelFileWriter out(file + ".continued", resume.state().provenance);
+    Sieve sieve(30);
+    resume.restore(sieve, out);
+    return sieve.levels_done();
+  };
+  EXPECT_EQ(restore(path), 24);
+
+  auto tampered = [&](const std::string& name, auto change) {
+    const std::string copy = dir.file(name);
+    std::filesystem::copy_file(path, copy);
+    RawFile raw(copy);
+    auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+    change(ranks);
+    raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
+    return copy;
+  };
+  // The 13th rank (third batch) moved to a free neighbour, still increasing.
+  const std::string moved = tampered("moved.h5", [&](std::vector<std::uint64_t>& r) {
+    std::uint64_t k = first + 12;
+    while (r[k + 1] - r[k] < 3) ++k;
+    r[k] += 1;
+  });
+  try {
+    restore(moved);
+    ADD_FAILURE() << "a moved rank of the last level was not found";
+  } catch (const ResumeRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("not the same ones"), std::string::npos) << e.what();
+  }
+  // The 5th and 6th ranks swapped: each batch alone is increasing, and the
+  // first batch already differs from the engine's ranks.
+  const std::string swapped =
+      tampered("swapped.h5", [&](std::vector<std::uint64_t>& r) { std::swap(r[first + 4], r[first + 5]); });
+  try {
+    restore(swapped);
+    ADD_FAILURE() << "ranks swapped across a batch boundary were not found";
+  } catch (const ResumeRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("level 24: the file lists"), std::string::npos) << e.what();
+  }
+  // The last rank replaced by p(24): past the end of the level.
+  const std::string beyond = tampered("beyond.h5", [&](std::vector<std::uint64_t>& r) {
+    r[first + read_level_file(path).losing[23] - 1] = PartitionTable(30).positions(24);
+  });
+  try {
+    restore(beyond);
+    ADD_FAILURE() << "a rank past p(24) in the last batch was not found";
+  } catch (const ResumeRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("level 24: its stored losing ranks are not increasing ranks below p(24)"),
+              std::string::npos)
+        << e.what();
+  }
 }
