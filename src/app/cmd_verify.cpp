@@ -54,7 +54,7 @@ int run_verify(const VerifyArgs& a) {
   const LevelTable& t = reader.table();
   if (!reader.has_resume_data())
     throw std::runtime_error(a.file + " has no /resume data (a copy with the levels only, such as "
-                             "data/levels-150.h5); verify the file the run itself wrote");
+                             "data/levels-153.h5); verify the file the run itself wrote");
   const int rows = static_cast<int>(t.tiles.size());
   if (a.from > rows)
     throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
