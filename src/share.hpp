@@ -25,11 +25,11 @@ struct ItemRun {
 };
 
 /// Process `me`'s share of the classes among `processes` processes, its
-/// heaviest items first. The classes must not share items. Classes are taken heaviest first (in their given
-/// order among equals); each process gets the same number of a class's
-/// items (every processes-th, starting at its own index), and the few left
-/// over go one each to the least loaded processes (lowest index among
-/// equals). Shares are disjoint, cover every item, and their loads differ
+/// heaviest items first. The classes must not share items. Classes are
+/// taken heaviest first (in their given order among equals); each process
+/// gets the same number of a class's items (every processes-th, starting at
+/// its own index), and the few left over go one each to the least loaded
+/// processes (lowest index among equals). Shares are disjoint, cover every item, and their loads differ
 /// by at most the heaviest item's weight.
 std::vector<ItemRun> share_of(std::vector<ItemRun> classes, int processes, int me);
 

@@ -283,18 +283,21 @@ TEST_F(DamagedFile, TracesOfAKillAreIgnored) {
 
 // In-process: levels without losing positions (L(2) = L(4) = 0) as the last
 // finished ones, whose ranks would start past the end of the stored ones.
+/// In-process: a run to max_tiles stopped after `levels` levels.
+void write_interrupted_run(const std::string& path, int max_tiles, int levels) {
+  Provenance prov;
+  prov.max_tiles = max_tiles;
+  LevelFileWriter out(path, prov);
+  Sieve sieve(max_tiles);
+  for (int n = 1; n <= levels; ++n) save_level(out, sieve, sieve.next_level());
+  out.finish("interrupted");
+}
+
 TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
   ScratchDir dir;
   for (int stop_after : {2, 4}) {
     const std::string path = dir.file("stop" + std::to_string(stop_after) + ".h5");
-    {
-      Provenance prov;
-      prov.max_tiles = 12;
-      LevelFileWriter out(path, prov);
-      Sieve sieve(12);
-      for (int n = 1; n <= stop_after; ++n) save_level(out, sieve, sieve.next_level());
-      out.finish("interrupted");
-    }
+    write_interrupted_run(path, 12, stop_after);
     Resume resume(ResumeRequest{path, 0, -1});
     EXPECT_EQ(resume.state().levels, stop_after);
     const std::string continued = path + ".continued";
@@ -315,14 +318,7 @@ TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
 TEST(ResumeLibrary, StopsWhileCopyingLevelsAndReportsEachOne) {
   ScratchDir dir;
   const std::string path = dir.file("stopped.h5");
-  {
-    Provenance prov;
-    prov.max_tiles = 20;
-    LevelFileWriter out(path, prov);
-    Sieve sieve(20);
-    for (int n = 1; n <= 15; ++n) save_level(out, sieve, sieve.next_level());
-    out.finish("interrupted");
-  }
+  write_interrupted_run(path, 20, 15);
   Resume resume(ResumeRequest{path, 0, -1});
   ASSERT_EQ(resume.state().levels, 15);
   {
@@ -490,14 +486,7 @@ TEST(ResumeLibrary, TheLastLevelIsComparedABatchAtATime) {
   const detail::ForTesting small(detail::g_compare_batch_for_testing, 5);
   ScratchDir dir;
   const std::string path = dir.file("run.h5");
-  {
-    Provenance prov;
-    prov.max_tiles = 30;
-    LevelFileWriter out(path, prov);
-    Sieve sieve(30);
-    for (int n = 1; n <= 24; ++n) save_level(out, sieve, sieve.next_level());
-    out.finish("interrupted");
-  }
+  write_interrupted_run(path, 30, 24);
   const std::uint64_t first = LevelFileReader(path).first_losing_rank(24);
   ASSERT_GT(read_level_file(path).losing[23], 15u) << "level 24 must span several batches";
   auto restore = [&](const std::string& file) {
