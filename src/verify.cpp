@@ -1,5 +1,6 @@
 /// @file verify.cpp
-/// @brief The transposition check of a level's losing positions.
+/// @brief The checks of a level's losing positions: transposition, and the
+/// rule move by move.
 
 #include "chomp/verify.hpp"
 
@@ -7,18 +8,24 @@
 #include <tbb/parallel_for.h>
 
 #include <atomic>
+#include <string>
 
 #include "chomp/position.hpp"
 #include "config.hpp"
 
 namespace chomp {
 
-LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingLevel& level, std::uint64_t every) {
-  if (every == 0) every = 1;
-  LevelVerdict verdict;
+namespace {
+
+/// Calls check(rows, rank) on the first of every `every` losing positions
+/// stored in level n, on the caller's oneTBB threads, until one returns a
+/// problem (the first found is kept in `problem`; `failed` is raised).
+/// Returns how many positions were checked.
+template <class Check>
+std::uint64_t each_sampled_losing(const PartitionTable& table, int n, const LosingLevel& level, std::uint64_t every,
+                                  std::atomic<bool>& failed, std::string& problem, Check&& check) {
   std::atomic<std::uint64_t> checked{0};
-  std::atomic<bool> failed{false};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, level.chunks(), 64),
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, level.chunks(), 16),
                     [&](const tbb::blocked_range<std::size_t>& range) {
     std::vector<std::uint64_t> chunk;
     std::uint64_t here = 0;
@@ -27,20 +34,100 @@ LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingLe
       const std::uint64_t index0 = static_cast<std::uint64_t>(c) * config::kStoreChunk;
       for (std::size_t i = 0; i < chunk.size(); ++i) {
         if ((index0 + i) % every != 0) continue;
-        const Rows rows = table.unrank(n, chunk[i]);
-        const Rows t = transpose(rows);
         ++here;
-        if (!level.contains(table.rank(t))) {
-          if (!failed.exchange(true))  // the first failure found is reported
-            verdict.problem = "the losing position " + rows_to_string(rows) + " (rank " + std::to_string(chunk[i]) +
-                              ") has a transpose, " + rows_to_string(t) + ", that is not stored as losing";
+        std::string found = check(table.unrank(n, chunk[i]), chunk[i]);
+        if (!found.empty()) {
+          if (!failed.exchange(true)) problem = std::move(found);  // the first failure found is reported
           break;
         }
       }
     }
     checked.fetch_add(here, std::memory_order_relaxed);
   });
-  verdict.checked = checked.load();
+  return checked.load();
+}
+
+/// Whether some move from `rows` leads to a position stored as losing;
+/// `scratch` is reused for the positions reached. A move (i, j) keeps rows
+/// above i and cuts rows i.. to j - 1 columns; cutting a row to its own
+/// length or more changes nothing, so each row i is cut to every shorter
+/// length, the rows below it to at most that. Eating the whole board (the
+/// poisoned tile with it) is no option.
+bool has_losing_option(const PartitionTable& table, const LosingStore& store, const Rows& rows, Rows& scratch) {
+  const std::size_t r = rows.size();
+  for (std::size_t i = 0; i < r; ++i) {
+    for (int keep = 0; keep < rows[i]; ++keep) {
+      if (i == 0 && keep == 0) continue;
+      scratch.assign(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(i));
+      int tiles = 0;
+      for (std::size_t k = 0; k < i; ++k) tiles += rows[k];
+      for (std::size_t k = i; k < r && keep > 0; ++k) {
+        const int cut = rows[k] < keep ? rows[k] : keep;
+        scratch.push_back(cut);
+        tiles += cut;
+      }
+      if (store.level(tiles).contains(table.rank(scratch))) return true;
+    }
+  }
+  return false;
+}
+
+/// The problem with a position of `rank` that is (or is not) stored as
+/// losing, given whether it has a move to a losing position; empty if none.
+std::string rule_problem(const Rows& rows, std::uint64_t rank, bool stored, bool losing_option) {
+  if (stored != losing_option) return {};
+  return "the position " + rows_to_string(rows) + " (rank " + std::to_string(rank) + ") is " +
+         (stored ? "stored as losing but has a move to a losing position"
+                 : "not stored as losing but has no move to a losing position");
+}
+
+}  // namespace
+
+LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingLevel& level, std::uint64_t every) {
+  LevelVerdict verdict;
+  std::atomic<bool> failed{false};
+  verdict.checked = each_sampled_losing(table, n, level, every == 0 ? 1 : every, failed, verdict.problem,
+                                        [&](const Rows& rows, std::uint64_t rank) -> std::string {
+    const Rows t = transpose(rows);
+    if (level.contains(table.rank(t))) return {};
+    return "the losing position " + rows_to_string(rows) + " (rank " + std::to_string(rank) + ") has a transpose, " +
+           rows_to_string(t) + ", that is not stored as losing";
+  });
+  return verdict;
+}
+
+LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every) {
+  if (every == 0) every = 1;
+  LevelVerdict verdict;
+  std::atomic<bool> failed{false};
+  // The stored losing positions, every `every`-th.
+  verdict.checked = each_sampled_losing(table, n, store.level(n), every, failed, verdict.problem,
+                                        [&](const Rows& rows, std::uint64_t rank) {
+    Rows scratch;
+    return rule_problem(rows, rank, true, has_losing_option(table, store, rows, scratch));
+  });
+  if (failed.load()) return verdict;
+  // Every `every`-th rank of the level, stored as losing or not (mostly not).
+  std::atomic<std::uint64_t> checked{0};
+  const std::uint64_t samples = (table.positions(n) + every - 1) / every;
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, samples, 256),
+                    [&](const tbb::blocked_range<std::uint64_t>& range) {
+    Rows scratch;
+    std::uint64_t here = 0;
+    for (std::uint64_t s = range.begin(); s != range.end() && !failed.load(std::memory_order_relaxed); ++s) {
+      const std::uint64_t rank = s * every;
+      const Rows rows = table.unrank(n, rank);
+      ++here;
+      std::string found =
+          rule_problem(rows, rank, store.level(n).contains(rank), has_losing_option(table, store, rows, scratch));
+      if (!found.empty()) {
+        if (!failed.exchange(true)) verdict.problem = std::move(found);
+        break;
+      }
+    }
+    checked.fetch_add(here, std::memory_order_relaxed);
+  });
+  verdict.checked += checked.load();
   return verdict;
 }
 

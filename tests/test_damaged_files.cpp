@@ -417,6 +417,54 @@ TEST(Verify, FindsOneWrongLosingRank) {
   }
 }
 
+TEST(Verify, ChecksTheRuleMoveByMove) {
+  const ProcessResult r = run_chomp({"verify", base_file(), "--from", "40", "--moves", "3", "-t", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const LevelTable t = read_level_file(base_file());
+  for (int n = 40; n <= kLevels; ++n) {
+    const std::uint64_t losing = t.losing[static_cast<std::size_t>(n - 1)];
+    const std::uint64_t positions = t.positions[static_cast<std::size_t>(n - 1)];
+    // tiles, losing, transposed, by moves (a third of the losing positions
+    // and a third of the ranks, rounded up), result
+    EXPECT_EQ(verify_row(r.out, n),
+              (std::vector<std::string>{std::to_string(n), std::to_string(losing), std::to_string(losing),
+                                        std::to_string((losing + 2) / 3 + (positions + 2) / 3), "ok"}))
+        << r.out;
+  }
+  EXPECT_TRUE(verify_row(r.out, 39).empty()) << r.out;
+  EXPECT_NE(r.err.find("levels 40..50: losing exactly where no move leads to a losing position (one losing "
+                       "position and one rank in 3 checked)"),
+            std::string::npos)
+      << r.err;
+
+  // A losing rank in the middle of level 45 moved up by one, where the
+  // transposition check looks only at the level's first losing position:
+  // the rule alone finds it, as a winning position stored as losing.
+  ScratchDir dir;
+  const std::string path = dir.file("moved.h5");
+  std::filesystem::copy_file(base_file(), path);
+  std::uint64_t moved_rank = 0;
+  {
+    RawFile raw(path);
+    auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+    std::uint64_t k = first_rank_index(45) + t.losing[44] / 2;
+    while (ranks[k + 1] - ranks[k] < 3) ++k;
+    moved_rank = ++ranks[k];
+    raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
+  }
+  const ProcessResult moved =
+      run_chomp({"verify", path, "--from", "45", "--to", "45", "--every", "1000000", "--moves", "1"});
+  EXPECT_EQ(moved.exit_code, 1) << moved.err;
+  const std::vector<std::string> row = verify_row(moved.out, 45);
+  ASSERT_GE(row.size(), 6U) << moved.out;
+  EXPECT_EQ(row[2], "1") << moved.out;  // one losing position transposed, and it passed
+  EXPECT_NE(moved.out.find("(rank " + std::to_string(moved_rank) + ") is stored as losing but has a move to a "
+                           "losing position"),
+            std::string::npos)
+      << moved.out;
+  EXPECT_NE(moved.err.find("1 of levels 45..45 failed"), std::string::npos) << moved.err;
+}
+
 TEST(Verify, RefusesFilesWithoutRanksAndLevelsPastTheEnd) {
   ScratchDir dir;
   const std::string levels_only = dir.file("levels-only.h5");

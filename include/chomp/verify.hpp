@@ -1,12 +1,19 @@
 /// @file verify.hpp
 /// @brief Checks of a finished level that do not use the sieve: the stored
-/// losing positions are valid ranks and closed under transposition.
+/// losing positions are valid ranks, closed under transposition, and obey
+/// the rule that defines them, move by move.
 ///
 /// Transposing a position (rows <-> columns) keeps its status, but the sieve
 /// never uses that: it enumerates extensions row by row, and a position and
 /// its transpose have different ranks, extensions and marks. A missing or
 /// extra mark anywhere would make a level's losing set lose its symmetry, so
 /// checking it is an independent test of levels no other program reached.
+///
+/// The rule itself is checked position by position, from the moves of each
+/// position rather than from the extensions of losing ones: a position is
+/// losing exactly when no move leads to a losing position (with at least one
+/// tile left; the lone poisoned tile is losing). Given correct lower levels,
+/// a wrong status of any checked position shows, whatever its symmetry.
 #pragma once
 
 #include <cstdint>
@@ -28,5 +35,14 @@ struct LevelVerdict {
 /// in `level` too. `table` must reach n. Runs on the threads of the caller's
 /// oneTBB arena.
 LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingLevel& level, std::uint64_t every);
+
+/// Checks the rule on level n: every `every`-th losing position stored
+/// there (the first of each `every`) has no move to a position stored as
+/// losing at a lower level, and every position whose rank is a multiple of
+/// `every`, stored as losing or not, is stored as losing exactly when it has
+/// no such move. `store` must hold levels 1..n (`table` must reach n); the
+/// verdict counts the positions checked. Runs on the threads of the
+/// caller's oneTBB arena.
+LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every);
 
 }  // namespace chomp

@@ -6,6 +6,7 @@
 #include <tbb/info.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstdio>
 #include <stdexcept>
 
@@ -21,6 +22,7 @@ struct VerifyArgs {
   int from = 1;
   int to = 255;
   std::uint64_t every = 1;
+  std::uint64_t moves = 0;  // 0: the rule is not checked
   int threads = 0;
 };
 
@@ -65,27 +67,52 @@ int run_verify(const VerifyArgs& a) {
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const PartitionTable table(rows);
-  std::printf("%6s %14s %14s  %s\n", "tiles", "losing", "transposed", "result");
+  // The rule needs every level below the checked one: levels 1..from-1 are
+  // read first, and each checked level stays in the store after its check.
+  std::unique_ptr<LosingStore> store;
+  if (a.moves > 0) {
+    store = std::make_unique<LosingStore>(rows);
+    for (int m = 1; m < a.from; ++m) {
+      const std::string problem = read_level(reader, table, m, store->level(m));
+      if (!problem.empty())
+        throw std::runtime_error("level " + std::to_string(m) + ", which --moves needs below --from, cannot be read: " +
+                                 problem);
+    }
+  }
+  if (store)
+    std::printf("%6s %14s %14s %14s  %s\n", "tiles", "losing", "transposed", "by moves", "result");
+  else
+    std::printf("%6s %14s %14s  %s\n", "tiles", "losing", "transposed", "result");
   int failed = 0, last = a.from - 1;
   for (int n = a.from; n <= to; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
     std::string problem;
-    LevelVerdict verdict;
+    LevelVerdict verdict, by_moves;
     if (t.tiles[i] != static_cast<std::uint32_t>(n) || t.positions[i] != table.positions(n)) {
       problem = "its row is not that of level " + std::to_string(n) + " (damaged file)";
     } else if (reader.first_losing_rank(n) + t.losing[i] > reader.stored_losing_ranks()) {
       std::printf("levels %d..%d: their losing ranks were cut off (the run was killed); not checked\n", n, to);
       break;
     } else {
-      LosingLevel level;
+      LosingLevel own;
+      LosingLevel& level = store ? store->level(n) : own;
       problem = read_level(reader, table, n, level);
       if (problem.empty()) {
         verdict = check_transposes(table, n, level, a.every);
         problem = verdict.problem;
       }
+      if (problem.empty() && store) {
+        by_moves = check_moves(table, n, *store, a.moves);
+        problem = by_moves.problem;
+      }
     }
-    std::printf("%6d %14llu %14llu  %s\n", n, static_cast<unsigned long long>(t.losing[i]),
-                static_cast<unsigned long long>(verdict.checked), problem.empty() ? "ok" : problem.c_str());
+    if (store)
+      std::printf("%6d %14llu %14llu %14llu  %s\n", n, static_cast<unsigned long long>(t.losing[i]),
+                  static_cast<unsigned long long>(verdict.checked), static_cast<unsigned long long>(by_moves.checked),
+                  problem.empty() ? "ok" : problem.c_str());
+    else
+      std::printf("%6d %14llu %14llu  %s\n", n, static_cast<unsigned long long>(t.losing[i]),
+                  static_cast<unsigned long long>(verdict.checked), problem.empty() ? "ok" : problem.c_str());
     std::fflush(stdout);
     if (!problem.empty()) ++failed;
     last = n;
@@ -95,12 +122,17 @@ int run_verify(const VerifyArgs& a) {
     return 1;
   }
   std::fprintf(stderr, "levels %d..%d of %s: valid ranks, closed under transposition (%s)\n", a.from, last,
-               a.file.c_str(), a.every == 1 ? "every position checked" : ("every " + std::to_string(a.every) +
-                                                                         "th position checked").c_str());
+               a.file.c_str(), a.every == 1 ? "every position checked"
+                              : ("one losing position in " + std::to_string(a.every) + " checked").c_str());
+  if (store)
+    std::fprintf(stderr, "levels %d..%d: losing exactly where no move leads to a losing position (%s)\n", a.from,
+                 last, a.moves == 1 ? "every position checked"
+                                    : ("one losing position and one rank in " + std::to_string(a.moves) + " checked")
+                                          .c_str());
   return 0;
 }
 
-const RegisterCommand reg(15, "verify", "Check a sieve result file's levels without the sieve (transposition)",
+const RegisterCommand reg(15, "verify", "Check a sieve result file's levels without the sieve (transposition; with --moves, the rule)",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<VerifyArgs>();
   sub.add_option("file", a->file, "Result file of `chomp sieve` (with its /resume data)")
@@ -110,13 +142,20 @@ const RegisterCommand reg(15, "verify", "Check a sieve result file's levels with
   sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->check(CLI::Range(1, 255));
   sub.add_option("--every", a->every, "Look up the transpose of every K-th losing position (1: all)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  sub.add_option("--moves", a->moves,
+                 "Also check the rule move by move on every K-th losing position and every K-th rank of each "
+                 "level (1: all; reads every level below --from too)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   sub.footer("Reads each finished level's losing ranks from the file's /resume data (as many\n"
              "as the level's row says) and checks that they are increasing ranks below p(n)\n"
              "and that the transpose of each losing position is losing too. The sieve never\n"
-             "uses transposition, so a missing or extra mark would show here. Exit code 1\n"
-             "names the first failing position of each level that fails.\n"
-             "Example: chomp verify run.h5 --from 91 --every 64\n");
+             "uses transposition, so a missing or extra mark would show here. With --moves K\n"
+             "it also checks the rule itself on the sampled positions, from their moves: a\n"
+             "position is stored as losing exactly when no move leads to a position stored\n"
+             "as losing. Exit code 1 names the first failing position of each level that fails.\n"
+             "Examples: chomp verify run.h5 --from 91 --every 64\n"
+             "          chomp verify run.h5 --from 151 --every 64 --moves 100000\n");
   return [a] { return run_verify(*a); };
 });
 
