@@ -17,6 +17,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -32,6 +33,7 @@
 namespace chomp {
 
 std::atomic<std::uint64_t> detail::g_round_marks_for_testing{0};
+std::atomic<std::uint64_t> detail::g_items_cut{0};
 std::atomic<std::uint64_t> detail::g_window_bytes_for_testing{0};
 
 double hypothesis_ratio(std::uint64_t positions, std::uint64_t losing) {
@@ -183,6 +185,55 @@ struct WorkItem {
   int lo, hi;
 };
 
+/// Where the rest of an item starts: its source `source` (an index into the
+/// chunk), from target level `level` on.
+struct ItemPosition {
+  std::size_t source = 0;
+  int level = 0;
+};
+
+/// An item, or what is left of one.
+struct Piece {
+  WorkItem item;
+  ItemPosition from;
+};
+
+/// The rests of items that a thread left when it reached its share of a
+/// round (one source of a low level extended into a window of many levels
+/// can file more than a whole round's budget: 1.5 GiB of buckets at
+/// N = 126 before items were cut). Any thread takes them up, before new
+/// items, in the next round.
+class Remainders {
+ public:
+  void put(const Piece& p) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    left_.push_back(p);
+    size_.store(left_.size());
+    detail::g_items_cut.fetch_add(1, std::memory_order_relaxed);
+  }
+  bool take(Piece& p) {
+    if (size_.load(std::memory_order_relaxed) == 0) return false;  // the usual case: no lock
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (left_.empty()) return false;
+    p = left_.back();
+    left_.pop_back();
+    size_.store(left_.size());
+    return true;
+  }
+  /// Between rounds (no thread is taking or putting).
+  bool empty() const { return size_.load() == 0; }
+  void clear() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    left_.clear();
+    size_.store(0);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Piece> left_;
+  std::atomic<std::size_t> size_{0};
+};
+
 /// The work items of one pass, numbered without being stored: every chunk
 /// of levels from..to in order, each cut into `pieces` ranges of the target
 /// levels lo..hi. (Opening a window at n = 150 extends 71 million chunks:
@@ -269,36 +320,43 @@ struct Sieve::Impl {
 
 
   /// Decodes the item's chunk and hands each source's extensions with
-  /// item.lo..item.hi tiles to those window levels.
-  template <class Inner>
-  void extend_chunk(ThreadState& ts, const WorkItem& item, Inner& inner) {
+  /// item.lo..item.hi tiles to those window levels, from `from` on. Checks
+  /// full() after each (source, level) pair and, when it holds with work
+  /// left, stops there and returns where the rest starts.
+  template <class Inner, class Full>
+  std::optional<ItemPosition> extend_chunk(ThreadState& ts, const WorkItem& item, Inner& inner, ItemPosition from,
+                                           Full&& full) {
     const int m = item.level;
     store.level(m).decode_chunk(item.chunk, ts.chunk);
-    bool first = true;
-    for (std::uint64_t r : ts.chunk) {
-      if (first)
+    for (std::size_t i = from.source; i < ts.chunk.size(); ++i) {
+      const std::uint64_t r = ts.chunk[i];
+      if (i == from.source)
         ts.source.decode(m, r);
       else
         ts.source.seek(r);
-      first = false;
-      for (int k = item.lo; k <= item.hi; ++k) {
+      for (int k = i == from.source ? from.level : item.lo; k <= item.hi; ++k) {
         // Level k's bits start at base[k - n0] in the window.
         ts.source.for_each_extension(k - m, inner, base[static_cast<std::size_t>(k - n0)]);
+        const bool last = k == item.hi && i + 1 == ts.chunk.size();
+        if (!last && full()) return k < item.hi ? ItemPosition{i, k + 1} : ItemPosition{i + 1, item.lo};
       }
     }
+    return std::nullopt;
   }
 
-  /// One round's first half: every thread pulls items from the cursor and
-  /// marks them with file(ts, item), which returns the entries the item left
-  /// pending, until the round's budget is used or the items run out. A
-  /// thread also stops at twice its share of the budget: its block pool
-  /// keeps the most it ever filed in a round, so the pools together stay
-  /// within two budgets whatever the thread count (the memory plan), give
-  /// or take the item each thread was filing when it reached its share.
+  /// One round's first half: every thread takes pieces (the rests of items
+  /// cut in the last round first, then items from the cursor) and marks
+  /// them with file(ts, piece, room), which stops once it has filed `room`
+  /// entries and returns the entries filed and where the rest starts, if
+  /// any; the rest goes back to `left`. A thread stops when the round's
+  /// budget is used or at twice its share of it: its block pool keeps the
+  /// most it ever filed in a round, so the pools together stay within two
+  /// budgets whatever the thread count (the memory plan), give or take the
+  /// (source, level) pair each thread was filing when it reached its share.
   /// (A distributed sieve also files the marks it receives into these
   /// pools, which the plan counts apart.)
   template <class Items, class Prepare, class File>
-  void generate_round(const Items& items, std::atomic<std::size_t>& cursor,
+  void generate_round(const Items& items, std::atomic<std::size_t>& cursor, Remainders& left,
                       ProgressThrottle& progress, Prepare& prepare, File&& file) {
     std::atomic<std::uint64_t> pending{0};
     const std::uint64_t forced = detail::g_round_marks_for_testing.load(std::memory_order_relaxed);
@@ -314,14 +372,22 @@ struct Sieve::Impl {
       while (pending.load(std::memory_order_relaxed) < budget && own < own_cap) {
         if (stop_requested()) {
           cursor.store(items.size());
+          left.clear();
           break;
         }
-        const std::size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
-        if (i >= items.size()) break;
-        const std::uint64_t filed = file(ts, items[i]);
+        Piece piece;
+        if (!left.take(piece)) {
+          const std::size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
+          if (i >= items.size()) break;
+          piece = Piece{items[i], ItemPosition{0, items[i].lo}};
+        }
+        const auto [filed, rest] = file(ts, piece, own_cap - own);
         own += filed;
         pending.fetch_add(filed, std::memory_order_relaxed);
-        progress.item_done();
+        if (rest)
+          left.put(Piece{piece.item, *rest});
+        else
+          progress.item_done();
       }
     }, tbb::simple_partitioner());
   }
@@ -367,7 +433,7 @@ struct Sieve::Impl {
         for (int k = it.lo; k <= it.hi; ++k) {
           if (stop_requested()) return true;
           const std::uint64_t before = sink.marks;
-          extend_chunk(ts, WorkItem{it.level, it.chunk, k, k}, sink);
+          extend_chunk(ts, WorkItem{it.level, it.chunk, k, k}, sink, ItemPosition{0, k}, [] { return false; });
           window_marks[static_cast<std::size_t>(k - n0)] += sink.marks - before;
         }
       }
@@ -383,12 +449,15 @@ struct Sieve::Impl {
     };
     ProgressThrottle throttle(progress, lo, items.size());
     std::atomic<std::size_t> cursor{0};
-    while (cursor.load() < items.size()) {
+    Remainders left;
+    while (cursor.load() < items.size() || !left.empty()) {
       // Generate: threads pull chunks until the round's bucket budget is used.
-      generate_round(items, cursor, throttle, prepare, [&](ThreadState& ts, const WorkItem& item) {
+      generate_round(items, cursor, left, throttle, prepare,
+                     [&](ThreadState& ts, const Piece& piece, std::uint64_t room) {
         const std::uint64_t e0 = ts.buckets.entries();
-        extend_chunk(ts, item, ts.buckets);
-        return ts.buckets.entries() - e0;
+        const auto rest = extend_chunk(ts, piece.item, ts.buckets, piece.from,
+                                       [&] { return ts.buckets.entries() - e0 >= room; });
+        return std::pair{ts.buckets.entries() - e0, rest};
       });
       // Apply: each segment ORs every thread's bucket while it is in cache.
       apply_round(gen, segment_marks);
@@ -422,19 +491,22 @@ struct Sieve::Impl {
     };
     ProgressThrottle throttle(progress, lo, items.size());
     std::atomic<std::size_t> cursor{0};
+    Remainders left;
     std::vector<std::uint64_t> send, received;
     std::vector<std::size_t> send_counts(static_cast<std::size_t>(procs)), received_counts;
     bool stopped = false;
     for (;;) {
-      generate_round(items, cursor, throttle, prepare, [&](ThreadState& ts, const WorkItem& item) {
+      generate_round(items, cursor, left, throttle, prepare,
+                     [&](ThreadState& ts, const Piece& piece, std::uint64_t room) {
         RoutedSink sink{&ts.buckets, ts.outgoing.data(), bounds.data(), procs, me};
         const std::uint64_t e0 = ts.buckets.entries();
-        extend_chunk(ts, item, sink);
         // A queued value takes 8 bytes, two of the buckets' 4-byte entries.
-        return ts.buckets.entries() - e0 + 2 * sink.queued;
+        auto filed = [&] { return ts.buckets.entries() - e0 + 2 * sink.queued; };
+        const auto rest = extend_chunk(ts, piece.item, sink, piece.from, [&] { return filed() >= room; });
+        return std::pair{filed(), rest};
       });
-      const RoundFlags flags = exchange_marks(gen, prepare, cursor.load() < items.size(), send, send_counts,
-                                              received, received_counts);
+      const RoundFlags flags = exchange_marks(gen, prepare, cursor.load() < items.size() || !left.empty(), send,
+                                              send_counts, received, received_counts);
       apply_round(gen, segment_marks);
       if (flags.stop) stopped = true;
       if (flags.stop || !flags.more) break;

@@ -21,6 +21,10 @@ extern std::atomic<std::uint64_t> g_window_bytes_for_testing;
 /// level when not 0 (resume.cpp); 2^22 otherwise.
 extern std::atomic<std::uint64_t> g_compare_batch_for_testing;
 
+/// Items cut because a thread reached its share of a round, their rests
+/// taken up in the next round (counted for the tests).
+extern std::atomic<std::uint64_t> g_items_cut;
+
 /// Sets a seam for the lifetime of the object (tests only).
 class ForTesting {
  public:

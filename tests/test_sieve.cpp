@@ -16,6 +16,7 @@
 #include "chomp/sieve.hpp"
 #include "brute_force.hpp"
 #include "extensions.hpp"
+#include "sieve_testing.hpp"
 
 using namespace chomp;
 using chomp::testing::BruteForce;
@@ -259,6 +260,26 @@ TEST(Sieve, SameResultWithOneAndTwoThreads) {
   for (std::size_t i = 0; i < one.size(); ++i) {
     EXPECT_EQ(one[i].losing, two[i].losing) << "n = " << i + 1;
     EXPECT_EQ(one[i].marks, two[i].marks) << "n = " << i + 1;
+  }
+}
+
+TEST(Sieve, ItemsCutAtAThreadsShareOfARoundGiveTheSameResult) {
+  // With rounds of 4,096 marks a thread's share is reached inside nearly
+  // every item: it stops after a (source, level) pair and any thread takes
+  // the rest up in the next round. Every pair must be extended exactly once,
+  // so the marks applied to each level match a run of whole items.
+  const auto whole = run_sieve(66, 2);
+  const std::uint64_t cut_before = detail::g_items_cut.load();
+  std::vector<LevelResult> cut;
+  {
+    const detail::ForTesting small(detail::g_round_marks_for_testing, 4096);
+    cut = run_sieve(66, 2);
+  }
+  EXPECT_GT(detail::g_items_cut.load() - cut_before, 1000U);
+  ASSERT_EQ(whole.size(), cut.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(whole[i].losing, cut[i].losing) << "n = " << i + 1;
+    EXPECT_EQ(whole[i].marks, cut[i].marks) << "n = " << i + 1;
   }
 }
 
