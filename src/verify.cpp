@@ -55,12 +55,12 @@ std::uint64_t each_sampled_losing(const PartitionTable& table, int n, const Losi
 /// poisoned tile with it) is no option.
 bool has_losing_option(const PartitionTable& table, const LosingStore& store, const Rows& rows, Rows& scratch) {
   const std::size_t r = rows.size();
-  for (std::size_t i = 0; i < r; ++i) {
+  int above = 0;  // tiles in rows 0..i-1
+  for (std::size_t i = 0; i < r; above += rows[i], ++i) {
     for (int keep = 0; keep < rows[i]; ++keep) {
       if (i == 0 && keep == 0) continue;
       scratch.assign(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(i));
-      int tiles = 0;
-      for (std::size_t k = 0; k < i; ++k) tiles += rows[k];
+      int tiles = above;
       for (std::size_t k = i; k < r && keep > 0; ++k) {
         const int cut = rows[k] < keep ? rows[k] : keep;
         scratch.push_back(cut);

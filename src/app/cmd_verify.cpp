@@ -79,10 +79,9 @@ int run_verify(const VerifyArgs& a) {
                                  problem);
     }
   }
-  if (store)
-    std::printf("%6s %14s %14s %14s  %s\n", "tiles", "losing", "transposed", "by moves", "result");
-  else
-    std::printf("%6s %14s %14s  %s\n", "tiles", "losing", "transposed", "result");
+  std::printf("%6s %14s %14s", "tiles", "losing", "transposed");
+  if (store) std::printf(" %14s", "by moves");
+  std::printf("  %s\n", "result");
   int failed = 0, last = a.from - 1;
   for (int n = a.from; n <= to; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
@@ -106,13 +105,10 @@ int run_verify(const VerifyArgs& a) {
         problem = by_moves.problem;
       }
     }
-    if (store)
-      std::printf("%6d %14llu %14llu %14llu  %s\n", n, static_cast<unsigned long long>(t.losing[i]),
-                  static_cast<unsigned long long>(verdict.checked), static_cast<unsigned long long>(by_moves.checked),
-                  problem.empty() ? "ok" : problem.c_str());
-    else
-      std::printf("%6d %14llu %14llu  %s\n", n, static_cast<unsigned long long>(t.losing[i]),
-                  static_cast<unsigned long long>(verdict.checked), problem.empty() ? "ok" : problem.c_str());
+    std::printf("%6d %14llu %14llu", n, static_cast<unsigned long long>(t.losing[i]),
+                static_cast<unsigned long long>(verdict.checked));
+    if (store) std::printf(" %14llu", static_cast<unsigned long long>(by_moves.checked));
+    std::printf("  %s\n", problem.empty() ? "ok" : problem.c_str());
     std::fflush(stdout);
     if (!problem.empty()) ++failed;
     last = n;
