@@ -5,11 +5,56 @@
 
 #include "chomp/extensions.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace chomp {
 namespace detail {
+
+const BlockShapes& BlockShapes::get() {
+  static const BlockShapes shapes;
+  return shapes;
+}
+
+BlockShapes::BlockShapes()
+    : first_((kTiles + 1) * (kTiles + 1), 0), upto_((kTiles + 1) * (kTiles + 1) * (kTiles + 1), 0) {
+  std::vector<std::vector<int>> blocks;  // the partitions of e with parts <= vcap
+  std::vector<int> parts;
+  const auto add = [&](const auto& self, int left, int largest) -> void {
+    if (left == 0) {
+      blocks.push_back(parts);
+      return;
+    }
+    for (int x = largest < left ? largest : left; x >= 1; --x) {
+      parts.push_back(x);
+      self(self, left - x, x);
+      parts.pop_back();
+    }
+  };
+  for (int e = 1; e <= kTiles; ++e)
+    for (int vcap = 1; vcap <= e; ++vcap) {
+      blocks.clear();
+      add(add, e, vcap);
+      std::stable_sort(blocks.begin(), blocks.end(),
+                       [](const auto& a, const auto& b) { return a.size() < b.size(); });
+      const std::size_t i = index(e, vcap);
+      first_[i] = static_cast<std::uint32_t>(shapes_.size());
+      for (const auto& nu : blocks) {
+        for (std::size_t p = nu.size(); p <= static_cast<std::size_t>(kTiles); ++p) ++upto_[i * (kTiles + 1) + p];
+        Shape shape{};  // runs past the last have multiplicity 0
+        int run = 0;
+        for (std::size_t a = 0; a < nu.size(); ++run) {
+          std::size_t b = a;
+          while (b < nu.size() && nu[b] == nu[a]) ++b;
+          shape.value[run] = static_cast<std::uint8_t>(nu[a]);
+          shape.rows[run] = static_cast<std::uint8_t>(b - a);
+          a = b;
+        }
+        shapes_.push_back(shape);
+      }
+    }
+}
 
 void Source::decode(int m, std::uint64_t rank) {
   m_ = m;

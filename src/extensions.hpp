@@ -38,14 +38,68 @@
 /// (as a point when it holds one position).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "chomp/position.hpp"
 #include "chomp/ranking.hpp"
 #include "config.hpp"
 
 namespace chomp::detail {
+
+/// Distinct parts a partition of e can have: the largest j with
+/// 1 + 2 + ... + j <= e.
+constexpr int most_runs(int e) {
+  int j = 0;
+  while ((j + 1) * (j + 2) / 2 <= e) ++j;
+  return j;
+}
+
+/// Every block small enough to be read from a table instead of enumerated:
+/// the partitions nu of e <= config::kShapeTiles tiles with parts <= v, as
+/// runs of equal parts (value, multiplicity), each list sorted by its number
+/// of parts, so the blocks of at most `parts` parts are a prefix of it.
+/// A shape has kRuns runs; one with fewer ends in runs of multiplicity 0,
+/// whose rank term P(R, c) - P(R - 0, c) is 0 and which leave R as it is, so
+/// every shape costs the same branch-free walk.
+class BlockShapes {
+ public:
+  static constexpr int kTiles = config::kShapeTiles;
+  static constexpr int kRuns = most_runs(kTiles);
+  struct Shape {
+    std::uint8_t value[kRuns];
+    std::uint8_t rows[kRuns];
+  };
+
+  /// The shared table, built on first use.
+  static const BlockShapes& get();
+
+  /// Blocks of e tiles (1 <= e <= kTiles) with parts <= vcap and at most
+  /// `parts` parts (both >= 1), in the order of their number of parts.
+  const Shape* begin(int e, int vcap) const { return shapes_.data() + first_[index(e, vcap)]; }
+  const Shape* end(int e, int vcap, int parts) const {
+    return begin(e, vcap) + upto_[index(e, vcap) * (kTiles + 1) + (parts < e ? parts : e)];
+  }
+  std::size_t size() const { return shapes_.size(); }
+  /// most_runs(e) for 0 <= e <= kTiles.
+  static int runs(int e) { return kRunsOf[static_cast<std::size_t>(e)]; }
+
+ private:
+  BlockShapes();
+  static constexpr auto kRunsOf = [] {
+    std::array<std::uint8_t, kTiles + 1> runs{};
+    for (int e = 0; e <= kTiles; ++e) runs[static_cast<std::size_t>(e)] = static_cast<std::uint8_t>(most_runs(e));
+    return runs;
+  }();
+  static std::size_t index(int e, int vcap) {
+    return static_cast<std::size_t>(e) * (kTiles + 1) + static_cast<std::size_t>(vcap < e ? vcap : e);
+  }
+  std::vector<Shape> shapes_;
+  std::vector<std::uint32_t> first_;  // by index(e, vcap)
+  std::vector<std::uint32_t> upto_;   // by index(e, vcap) and parts: shapes with <= parts parts
+};
 
 /// A losing position being extended, decoded from its rank into runs of
 /// equal rows with everything the kernel needs. Decoding successive
@@ -103,7 +157,42 @@ class Source {
     int c;
     std::uint64_t base;         // pre_d + constant part of the suffix
     const std::uint64_t* ccol;  // P(., c)
+    const BlockShapes& shapes;
     Sink& sink;
+
+    /// nu's remaining e <= BlockShapes::kTiles tiles, at most `parts` parts
+    /// of at most vcap: every shape of the table, each a fixed walk over its
+    /// first `runs` runs (no shape here has more: a shape's distinct parts are
+    /// at most vcap, at most its parts, and 1 + 2 + ... + runs <= e), the sum
+    /// of run terms as in many(), then the rows of length c.
+    template <int kRuns>
+    void table(int vcap, int e, int parts, int R, std::uint64_t acc) const {
+      const BlockShapes::Shape* stop = shapes.end(e, vcap, parts);
+      for (const BlockShapes::Shape* s = shapes.begin(e, vcap); s != stop; ++s) {
+        int r = R;
+        std::uint64_t a = acc;
+        for (int j = 0; j < kRuns; ++j) {
+          const int cv = c + s->value[j];
+          const std::uint64_t* col = t.col(cv);
+          const int r2 = r - s->rows[j] * cv;
+          a += col[r] - col[r2];
+          r = r2;
+        }
+        sink.point(base + a + ccol[r]);
+      }
+    }
+    void table(int vcap, int e, int parts, int R, std::uint64_t acc) const {
+      int runs = shapes.runs(e);
+      if (vcap < runs) runs = vcap;
+      if (parts < runs) runs = parts;
+      static_assert(BlockShapes::kRuns == 4, "one case per number of runs");
+      switch (runs) {
+        case 1: return table<1>(vcap, e, parts, R, acc);
+        case 2: return table<2>(vcap, e, parts, R, acc);
+        case 3: return table<3>(vcap, e, parts, R, acc);
+        default: return table<4>(vcap, e, parts, R, acc);
+      }
+    }
 
     /// nu's remaining e tiles form one part (e <= its cap).
     void one(int e, int R, std::uint64_t acc) const {
@@ -126,7 +215,8 @@ class Source {
     }
 
     /// nu's remaining e tiles form at most `parts` parts of at most vcap
-    /// (parts >= 3), a run of equal parts at a time.
+    /// (parts >= 3), a run of equal parts at a time, down to blocks small
+    /// enough for the table.
     void many(int vcap, int e, int parts, int R, std::uint64_t acc) const;
   };
 
@@ -160,6 +250,7 @@ class Source {
   };
 
   const PartitionTable& t_;
+  const BlockShapes& shapes_ = BlockShapes::get();
   std::unique_ptr<Reuse[]> reuse_{new Reuse[static_cast<std::size_t>(t_.max_tiles()) + 1]};
   std::uint64_t serial_ = 1;  // counts decode and seek calls
   int kept_ = 0;              // runs the last seek kept (0 after decode)
@@ -176,6 +267,10 @@ class Source {
 
 template <class Sink>
 void Source::Corner<Sink>::many(int vcap, int e, int parts, int R, std::uint64_t acc) const {
+  if (e <= BlockShapes::kTiles) {
+    table(vcap, e, parts, R, acc);
+    return;
+  }
   // Next run of nu: value v (rows of length c + v), multiplicity q. Parts
   // below v must still be able to hold what is left: v parts * v >= e.
   for (int v = vcap < e ? vcap : e; v * parts >= e; --v) {
@@ -235,7 +330,7 @@ void Source::for_each_extension(int d, Sink& sink, std::uint64_t offset) {
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
       const std::uint64_t* ccol = t_.col(c);
       const std::uint64_t base = pre + (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
-      const Corner<Recorder<Sink>> corner{t_, c, base, ccol, rec};
+      const Corner<Recorder<Sink>> corner{t_, c, base, ccol, shapes_, rec};
       const int parts = k < d ? k : d, vcap = w < d ? w : d;
       if (parts == 1)
         corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)

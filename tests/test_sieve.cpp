@@ -102,6 +102,109 @@ TEST(Extensions, AreExactlyThePositionsThatReduceToTheSource) {
       }
 }
 
+TEST(Extensions, TheShapeTableHoldsEverySmallBlockOnce) {
+  // BlockShapes: for every e, cap and number of parts, the listed shapes
+  // are exactly the partitions of e with parts <= cap and at most that many
+  // parts, each once, with runs of equal parts in decreasing order and
+  // multiplicity 0 only after the last run.
+  const auto& shapes = detail::BlockShapes::get();
+  const int E = detail::BlockShapes::kTiles;
+  std::size_t all = 0;
+  for (int e = 1; e <= E; ++e)
+    for (int vcap = 1; vcap <= E + 2; ++vcap)
+      for (int parts = 1; parts <= E + 2; ++parts) {
+        std::set<Rows> want;
+        const auto add = [&](const auto& self, Rows& nu, int left, int largest) -> void {
+          if (left == 0) {
+            if (static_cast<int>(nu.size()) <= parts) want.insert(nu);
+            return;
+          }
+          for (int x = std::min(largest, left); x >= 1; --x) {
+            nu.push_back(x);
+            self(self, nu, left - x, x);
+            nu.pop_back();
+          }
+        };
+        Rows nu;
+        add(add, nu, e, vcap);
+        std::multiset<Rows> got;
+        for (auto* s = shapes.begin(e, vcap); s != shapes.end(e, vcap, parts); ++s) {
+          Rows block;
+          bool ended = false;
+          for (int j = 0; j < detail::BlockShapes::kRuns; ++j) {
+            if (s->rows[j] == 0) {
+              ended = true;
+              continue;
+            }
+            ASSERT_FALSE(ended) << "a run after a run of multiplicity 0";
+            ASSERT_TRUE(block.empty() || s->value[j] < block.back());
+            block.insert(block.end(), s->rows[j], s->value[j]);
+          }
+          got.insert(block);
+        }
+        ASSERT_EQ(got, std::multiset<Rows>(want.begin(), want.end()))
+            << e << " tiles, parts <= " << vcap << ", at most " << parts << " parts";
+        if (vcap == e && parts == e) all += got.size();
+      }
+  // Every partition of every e <= E is in some list: sum of p(e).
+  std::size_t partitions = 0;
+  const PartitionTable t(E);
+  for (int e = 1; e <= E; ++e) partitions += t.positions(e);
+  EXPECT_EQ(all, partitions);
+}
+
+TEST(Extensions, LargeBlocksAreThePositionsBuiltCornerByCorner) {
+  // Blocks of more tiles than the shape table holds are enumerated part by
+  // part down to the table. For every position mu with up to 9 tiles, a few
+  // with long runs of equal rows, and every d up to 26, the kernel's ranks
+  // are those of mu plus every staircase block at every corner, built row by
+  // row and ranked from scratch.
+  const int max_n = 48;
+  const PartitionTable t(max_n);
+  std::vector<Rows> sources;
+  for (int m = 1; m <= 9; ++m)
+    for (std::uint64_t r = 0; r < t.positions(m); ++r) sources.push_back(t.unrank(m, r));
+  sources.push_back({4, 4, 4, 4, 4, 1, 1, 1, 1, 1, 1});
+  sources.push_back({9, 2, 2, 2, 2, 2, 2, 2, 2, 1});
+  sources.push_back({3, 3, 3, 3, 3, 3, 3});
+  for (const Rows& mu : sources) {
+    const int m = static_cast<int>(tile_count(mu));
+    for (int d = 1; d <= 26 && m + d <= max_n; ++d) {
+      std::vector<std::uint64_t> want;
+      // Runs of equal rows: first row j, length c, k rows, room w above.
+      for (std::size_t j = 0; j <= mu.size(); ++j) {
+        if (j > 0 && j < mu.size() && mu[j] == mu[j - 1]) continue;
+        const int c = j < mu.size() ? mu[j] : 0;
+        std::size_t k = 0;
+        while (j + k < mu.size() && mu[j + k] == c) ++k;
+        const int rows_cap = j < mu.size() ? static_cast<int>(k) : d;
+        const int w = j == 0 ? d : mu[j - 1] - c;
+        Rows nu;
+        const auto add = [&](const auto& self, int left, int largest) -> void {
+          if (left == 0) {
+            Rows l = mu;
+            if (j == mu.size()) l.resize(mu.size() + nu.size(), 0);
+            for (std::size_t i = 0; i < nu.size(); ++i) l[j + i] += nu[i];
+            want.push_back(t.rank(l));
+            return;
+          }
+          if (static_cast<int>(nu.size()) == rows_cap) return;
+          for (int x = std::min(largest, left); x >= 1; --x) {
+            nu.push_back(x);
+            self(self, left - x, x);
+            nu.pop_back();
+          }
+        };
+        add(add, d, w);
+      }
+      std::vector<std::uint64_t> got = extension_ranks(t, mu, d);
+      std::sort(got.begin(), got.end());
+      std::sort(want.begin(), want.end());
+      ASSERT_EQ(got, want) << rows_to_string(mu) << " + " << d;
+    }
+  }
+}
+
 TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
   // A decoder walked through increasing ranks (seek) shifts the marks of
   // the corners it shares with the previous source instead of enumerating
