@@ -59,7 +59,10 @@ class MarkBuckets {
   /// cheap measure of the memory held).
   std::uint64_t entries() const { return static_cast<std::uint64_t>(blocks_used_) * kBlockEntries; }
 
-  void point(std::uint64_t rank) {
+  // Always inlined: called from every leaf of the kernel, where an out-of-line
+  // call (which the compiler chose once the shape table added callers) cost
+  // about 2% of the kernel's time.
+  [[gnu::always_inline]] void point(std::uint64_t rank) {
     Tail& t = tails_[rank >> config::kSegmentBitsLog2];
     if (t.cur == t.end) next_block(rank >> config::kSegmentBitsLog2);
     *t.cur++ = static_cast<std::uint32_t>(rank & (config::kSegmentBits - 1));

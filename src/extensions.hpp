@@ -226,7 +226,7 @@ class Source {
     Sink& sink;
     std::uint64_t* out;
     std::uint64_t* end;
-    void point(std::uint64_t r) {
+    [[gnu::always_inline]] void point(std::uint64_t r) {
       sink.point(r);
       if (out != end) *out++ = r;
       else overflowed = true;
