@@ -31,6 +31,11 @@
 /// corner of a single row contributes exactly one mark per target level,
 /// and no source needs to look for a second losing first row.
 ///
+/// Small blocks are not enumerated at all: a block of at most
+/// config::kShapeTiles tiles is one of a fixed list of shapes (BlockShapes),
+/// and its rank is the same sum of run terms, walked over the shape's runs
+/// without a data-dependent branch.
+///
 /// The new-row corner is special: the rows below mu form any partition of d
 /// with parts <= m_r, and those partitions are exactly ranks 0 .. P(d, m_r)-1
 /// of the partitions of d. So its extensions are one contiguous rank range
