@@ -87,7 +87,6 @@ class BlockShapes {
   const Shape* end(int e, int vcap, int parts) const {
     return begin(e, vcap) + upto_[index(e, vcap) * (kTiles + 1) + (parts < e ? parts : e)];
   }
-  std::size_t size() const { return shapes_.size(); }
   /// most_runs(e) for 0 <= e <= kTiles.
   static int runs(int e) { return kRunsOf[static_cast<std::size_t>(e)]; }
 

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <string>
+#include <utility>
 
 #include "chomp/position.hpp"
 #include "config.hpp"
@@ -16,6 +17,12 @@
 namespace chomp {
 
 namespace {
+
+/// Records `found` as the problem of the check unless another thread found
+/// one first (the first failure found is reported).
+void keep_first(std::atomic<bool>& failed, std::string& problem, std::string found) {
+  if (!failed.exchange(true)) problem = std::move(found);
+}
 
 /// Calls check(rows, rank) on the first of every `every` losing positions
 /// stored in level n, on the caller's oneTBB threads, until one returns a
@@ -37,7 +44,7 @@ std::uint64_t each_sampled_losing(const PartitionTable& table, int n, const Losi
         ++here;
         std::string found = check(table.unrank(n, chunk[i]), chunk[i]);
         if (!found.empty()) {
-          if (!failed.exchange(true)) problem = std::move(found);  // the first failure found is reported
+          keep_first(failed, problem, std::move(found));
           break;
         }
       }
@@ -121,7 +128,7 @@ LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& 
       std::string found =
           rule_problem(rows, rank, store.level(n).contains(rank), has_losing_option(table, store, rows, scratch));
       if (!found.empty()) {
-        if (!failed.exchange(true)) verdict.problem = std::move(found);
+        keep_first(failed, verdict.problem, std::move(found));
         break;
       }
     }
