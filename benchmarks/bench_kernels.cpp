@@ -116,6 +116,37 @@ void BM_Extensions(benchmark::State& state) {
 }
 BENCHMARK(BM_Extensions)->Arg(1)->Arg(5)->Arg(10);
 
+/// Extensions of every losing position of level 60 by 1..d tiles (d = arg),
+/// all levels in one walk over each source's corners, as the sieve asks for
+/// them, against BM_ExtensionsOneLevelAtATime for the same marks.
+void extensions_up_to(benchmark::State& state, bool together) {
+  const int m = 60, top = static_cast<int>(state.range(0));
+  const auto ranks = sieve70().losing().level(m).all();
+  detail::Source src(sieve70().table());
+  CountSink sink;
+  const std::vector<std::uint64_t> offsets(static_cast<std::size_t>(top), 0);
+  for (auto _ : state) {
+    bool first = true;
+    for (std::uint64_t r : ranks) {
+      if (first)
+        src.decode(m, r);
+      else
+        src.seek(r);
+      first = false;
+      if (together)
+        src.for_each_extension(1, top, sink, offsets.data());
+      else
+        for (int d = 1; d <= top; ++d) src.for_each_extension(d, sink);
+    }
+  }
+  benchmark::DoNotOptimize(sink.sum);
+  state.SetItemsProcessed(static_cast<std::int64_t>(sink.points));
+}
+void BM_ExtensionsLevelsTogether(benchmark::State& state) { extensions_up_to(state, true); }
+void BM_ExtensionsOneLevelAtATime(benchmark::State& state) { extensions_up_to(state, false); }
+BENCHMARK(BM_ExtensionsLevelsTogether)->Arg(10);
+BENCHMARK(BM_ExtensionsOneLevelAtATime)->Arg(10);
+
 /// Filing random marks into buckets, then applying them (the time is the
 /// apply's; filing is a counter):
 /// 2^20 marks into 64 segments (16 MiB, near the caches), or 2^26 into

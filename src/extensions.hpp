@@ -133,17 +133,33 @@ class Source {
   int run_length(int t) const { return c_[t]; }
   int run_rows(int t) const { return k_[t]; }
 
-  /// Calls sink.point(offset + rank) for every extension with d more tiles
-  /// that is not in the new-row corner, and sink.range(offset + first, count)
-  /// once for that corner. (The offset places the target level in a window
-  /// of levels at no cost per mark.) Corners that the previous source (the
-  /// one before the last seek) shared are not enumerated again: their marks
-  /// are the previous ones shifted by the difference of the two ranks.
+  /// Calls sink.point(offsets[d - dlo] + rank) for every extension with d
+  /// more tiles, dlo <= d <= dhi, that is not in the new-row corner, and
+  /// sink.range(offsets[d - dlo] + first, count) once per d for that corner.
+  /// (An offset places a target level in a window of levels at no cost per
+  /// mark.) The corners are walked once for all the d together: a corner
+  /// too small for a d is passed over, and the rank terms of the rows above
+  /// each corner are summed for every d in one vectorisable loop; taken one
+  /// d at a time, every corner was visited for every d. Corners that the
+  /// previous source (the one before the last seek) shared are not
+  /// enumerated again: their marks are the previous ones shifted by the
+  /// difference of the two ranks.
   template <class Sink>
-  void for_each_extension(int d, Sink& sink, std::uint64_t offset = 0);
+  void for_each_extension(int dlo, int dhi, Sink& sink, const std::uint64_t* offsets);
+
+  /// The same for one d.
+  template <class Sink>
+  void for_each_extension(int d, Sink& sink, std::uint64_t offset = 0) {
+    for_each_extension(d, d, sink, &offset);
+  }
 
  private:
   void descend(int t, int max_part, std::uint64_t rank_left);
+
+  /// for_each_extension for at most kLevelsAtOnce consecutive d.
+  static constexpr int kLevelsAtOnce = config::kJointExtraTiles;
+  template <class Sink>
+  void extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* offsets);
 
   /// Contribution of q rows of length v with R tiles in them and below.
   std::uint64_t run_term(int R, int v, int q) const {
@@ -230,12 +246,12 @@ class Source {
     Sink& sink;
     std::uint64_t* out;
     std::uint64_t* end;
+    bool overflowed;  // a mark found no room: the corner is not recorded whole
     [[gnu::always_inline]] void point(std::uint64_t r) {
       sink.point(r);
       if (out != end) *out++ = r;
       else overflowed = true;
     }
-    bool overflowed = false;
   };
 
   /// The marks of one extra-tile count d for the latest source it was made
@@ -243,19 +259,22 @@ class Source {
   /// corners: the rows a block adds there, and every row count below them,
   /// are the same, so each such extension's rank differs from the other's
   /// by exactly the difference of the sources' ranks (ranking.hpp: a row's
-  /// term depends only on its length and the tiles in it and below).
+  /// term depends only on its length and the tiles in it and below). The
+  /// marks of corners 1..t are marks[0, end(t, d)) (ends_).
   struct Reuse {
     std::uint64_t serial = 0;                    // the source (serial_) it was made for
     std::uint64_t rank = 0, offset = 0;
     int corners = 0;                             // corners 1..corners recorded whole
-    std::uint16_t end[kMaxRuns + 1] = {};        // marks of corners 1..t: marks[0, end[t])
-    std::uint64_t pre[kMaxRuns + 2] = {};        // offset + terms of runs before corner t
     std::uint64_t marks[config::kReuseMarks] = {};
   };
 
   const PartitionTable& t_;
   const BlockShapes& shapes_ = BlockShapes::get();
   std::unique_ptr<Reuse[]> reuse_{new Reuse[static_cast<std::size_t>(t_.max_tiles()) + 1]};
+  // end(t, d) = ends_[t * (max_tiles + 1) + d], corner by corner so that one
+  // corner's ends for consecutive d are adjacent; end(0, d) = 0.
+  std::unique_ptr<std::uint16_t[]> ends_{
+      new std::uint16_t[(kMaxRuns + 1) * (static_cast<std::size_t>(t_.max_tiles()) + 1)]()};
   std::uint64_t serial_ = 1;  // counts decode and seek calls
   int kept_ = 0;              // runs the last seek kept (0 after decode)
   int m_ = 0;
@@ -307,64 +326,99 @@ void Source::Corner<Sink>::many(int vcap, int e, int parts, int R, std::uint64_t
 }
 
 template <class Sink>
-void Source::for_each_extension(int d, Sink& sink, std::uint64_t offset) {
-  Reuse& r = reuse_[static_cast<std::size_t>(d)];
-  // Corners 1..v of the recorded source are this source's corners 1..v.
-  int v = 0;
-  if (r.offset == offset) {
-    if (r.serial == serial_)
-      v = r.corners;
-    else if (r.serial + 1 == serial_)
-      v = r.corners < kept_ ? r.corners : kept_;
+void Source::for_each_extension(int dlo, int dhi, Sink& sink, const std::uint64_t* offsets) {
+  for (int d = dlo; d <= dhi; d += kLevelsAtOnce) {
+    const int last = dhi - d < kLevelsAtOnce ? dhi : d + kLevelsAtOnce - 1;
+    extend_levels(d, last, sink, offsets + (d - dlo));
   }
-  const std::uint64_t delta = rank_ - r.rank;
-  const int reused = r.end[v];
-  for (int i = 0; i < reused; ++i) sink.point(r.marks[i] += delta);
-  r.pre[1] = offset;
-  // offset + rank terms of the rows above the corner, d tiles more
-  std::uint64_t pre = r.pre[v + 1];
-  Recorder<Sink> rec{sink, r.marks + reused, r.marks + config::kReuseMarks};
-  int corners = v;
-  for (int t = v + 1; t <= T_; ++t) {
+}
+
+template <class Sink>
+void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* offsets) {
+  const int D = dhi - dlo + 1;
+  const std::size_t stride = static_cast<std::size_t>(t_.max_tiles()) + 1;
+  std::uint64_t pre[kLevelsAtOnce];  // offset + rank terms of the rows above the corner, d tiles more
+  int filled[kLevelsAtOnce];         // marks recorded so far
+  int kept[kLevelsAtOnce];           // corners 1..kept[i] are the recorded source's
+  int whole[kLevelsAtOnce];          // corners recorded whole
+  bool overflowed[kLevelsAtOnce];
+  int kept_least = T_;
+  for (int i = 0; i < D; ++i) {
+    const int d = dlo + i;
+    Reuse& r = reuse_[static_cast<std::size_t>(d)];
+    int v = 0;
+    if (r.offset == offsets[i]) {
+      if (r.serial == serial_)
+        v = r.corners;
+      else if (r.serial + 1 == serial_)
+        v = r.corners < kept_ ? r.corners : kept_;
+    }
+    const std::uint64_t delta = rank_ - r.rank;
+    const int reused = ends_[static_cast<std::size_t>(v) * stride + static_cast<std::size_t>(d)];
+    for (int j = 0; j < reused; ++j) sink.point(r.marks[j] += delta);
+    r.serial = serial_;
+    r.rank = rank_;
+    r.offset = offsets[i];
+    pre[i] = offsets[i];
+    filled[i] = reused;
+    kept[i] = whole[i] = v;
+    overflowed[i] = false;
+    if (v < kept_least) kept_least = v;
+  }
+  for (int t = 1; t <= T_; ++t) {
     const int c = c_[t], k = k_[t], rt = R_[t];
-    const int w = (t == 1) ? d : c_[t - 1] - c;
-    // The block is at most k rows of at most w tiles; most corners of a
-    // source far below the target level are too small to hold d tiles.
-    if (static_cast<long>(k) * w >= d) {
+    const std::uint64_t* ccol = t_.col(c);
+    if (t > kept_least) {
+      // The block is at most k rows of at most w tiles, w = m_(t-1) - c
+      // (unbounded for the top corner): the corner holds d <= k w.
+      const long room = (t == 1) ? dhi : static_cast<long>(k) * (c_[t - 1] - c);
+      const int dtop = room < dhi ? static_cast<int>(room) : dhi;
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
-      const std::uint64_t* ccol = t_.col(c);
-      const std::uint64_t base = pre + (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
-      const Corner<Recorder<Sink>> corner{t_, c, base, ccol, shapes_, rec};
-      const int parts = k < d ? k : d, vcap = w < d ? w : d;
-      if (parts == 1)
-        corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)
-      else if (parts == 2)
-        corner.two(vcap, d, rt + d, 0);
-      else
-        corner.many(vcap, d, parts, rt + d, 0);
+      const std::uint64_t below = (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
+      for (int d = dlo; d <= dtop; ++d) {
+        const int i = d - dlo;
+        if (kept[i] >= t) continue;
+        Reuse& r = reuse_[static_cast<std::size_t>(d)];
+        Recorder<Sink> rec{sink, r.marks + filled[i], r.marks + config::kReuseMarks, overflowed[i]};
+        const Corner<Recorder<Sink>> corner{t_, c, pre[i] + below, ccol, shapes_, rec};
+        const int w = (t == 1) ? d : c_[t - 1] - c;
+        const int parts = k < d ? k : d, vcap = w < d ? w : d;
+        if (parts == 1)
+          corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)
+        else if (parts == 2)
+          corner.two(vcap, d, rt + d, 0);
+        else
+          corner.many(vcap, d, parts, rt + d, 0);
+        filled[i] = static_cast<int>(rec.out - r.marks);
+        overflowed[i] = rec.overflowed;
+      }
+      std::uint16_t* end_t = ends_.get() + static_cast<std::size_t>(t) * stride + static_cast<std::size_t>(dlo);
+      for (int i = 0; i < D; ++i)
+        if (kept[i] < t && !overflowed[i]) {
+          end_t[i] = static_cast<std::uint16_t>(filled[i]);
+          whole[i] = t;
+        }
     }
-    if (!rec.overflowed) {
-      r.end[t] = static_cast<std::uint16_t>(rec.out - r.marks);
-      corners = t;
-    }
-    pre += run_term(rt + d, c, k);
-    r.pre[t + 1] = pre;
+    // The corner's k rows of length c, with rt + d tiles in them and below.
+    const std::uint64_t* top = ccol + rt + dlo;
+    const std::uint64_t* bottom = top - k * c;
+    for (int i = 0; i < D; ++i) pre[i] += top[i] - bottom[i];
   }
-  r.serial = serial_;
-  r.rank = rank_;
-  r.offset = offset;
-  r.corners = corners;
   // The new-row corner: all partitions of d into parts <= the last row,
   // contiguous. When that is a single position (d rows of one tile below a
   // row of one tile, or one new tile), it is filed as a point: a range takes
   // two entries and a slower apply, and these ranges took 13% of the
   // entries at N = 100 (as points: 6% fewer entries). Ranges of up to 4 as
   // points gained nothing more.
-  const std::uint64_t count = t_.count(d, c_[T_]);
-  if (count == 1)
-    sink.point(pre);
-  else
-    sink.range(pre, count);
+  for (int i = 0; i < D; ++i) {
+    const int d = dlo + i;
+    reuse_[static_cast<std::size_t>(d)].corners = whole[i];
+    const std::uint64_t count = t_.count(d, c_[T_]);
+    if (count == 1)
+      sink.point(pre[i]);
+    else
+      sink.range(pre[i], count);
+  }
 }
 
 }  // namespace chomp::detail

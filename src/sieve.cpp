@@ -321,8 +321,10 @@ struct Sieve::Impl {
 
   /// Decodes the item's chunk and hands each source's extensions with
   /// item.lo..item.hi tiles to those window levels, from `from` on. Checks
-  /// full() after each (source, level) pair and, when it holds with work
-  /// left, stops there and returns where the rest starts.
+  /// full() after each call of the kernel (the levels up to
+  /// config::kJointExtraTiles above the source together, then each level
+  /// above them alone) and, when it holds with work left, stops there and
+  /// returns where the rest starts.
   template <class Inner, class Full>
   std::optional<ItemPosition> extend_chunk(ThreadState& ts, const WorkItem& item, Inner& inner, ItemPosition from,
                                            Full&& full) {
@@ -334,11 +336,16 @@ struct Sieve::Impl {
         ts.source.decode(m, r);
       else
         ts.source.seek(r);
-      for (int k = i == from.source ? from.level : item.lo; k <= item.hi; ++k) {
-        // Level k's bits start at base[k - n0] in the window.
-        ts.source.for_each_extension(k - m, inner, base[static_cast<std::size_t>(k - n0)]);
-        const bool last = k == item.hi && i + 1 == ts.chunk.size();
-        if (!last && full()) return k < item.hi ? ItemPosition{i, k + 1} : ItemPosition{i + 1, item.lo};
+      for (int k = i == from.source ? from.level : item.lo; k <= item.hi;) {
+        // Levels up to config::kJointExtraTiles above the source in one
+        // walk over its corners, the others one at a time. Level k's bits
+        // start at base[k - n0] in the window.
+        const int joint_top = m + config::kJointExtraTiles;
+        const int top = k <= joint_top ? std::min(item.hi, joint_top) : k;
+        ts.source.for_each_extension(k - m, top - m, inner, base.data() + (k - n0));
+        k = top + 1;
+        const bool last = k > item.hi && i + 1 == ts.chunk.size();
+        if (!last && full()) return k <= item.hi ? ItemPosition{i, k} : ItemPosition{i + 1, item.lo};
       }
     }
     return std::nullopt;

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "chomp/extensions.hpp"
 #include "chomp/sieve.hpp"
@@ -244,6 +245,73 @@ TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
   }
 }
 
+TEST(Extensions, LevelsTakenTogetherMatchOneLevelAtATime) {
+  // The sieve hands a source's levels up to config::kJointExtraTiles above
+  // it to the kernel in one call, which walks each corner once for all of
+  // them and splits longer spans. Every position of level 16 in turn (seek,
+  // a fresh decode every 41), with d = 1..40 together (two walks), a part of
+  // that span, and, every fifth source, one d alone before them (so that
+  // marks recorded by one kind of call are reused by the other): every
+  // level's marks must equal those of a fresh decoder asked for that level
+  // alone. Each level has its own offset, so a mark names its level.
+  const int m = 16, max_d = 40;
+  static_assert(max_d > config::kJointExtraTiles, "the span must need two walks");
+  const PartitionTable t(m + max_d);
+  struct Collect {
+    std::vector<std::uint64_t> points, ranges;
+    void point(std::uint64_t r) { points.push_back(r); }
+    void range(std::uint64_t first, std::uint64_t count) {
+      ranges.push_back(first);
+      ranges.push_back(count);
+    }
+    void sort() {
+      std::sort(points.begin(), points.end());
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+      for (std::size_t i = 0; i < ranges.size(); i += 2) pairs.emplace_back(ranges[i], ranges[i + 1]);
+      std::sort(pairs.begin(), pairs.end());
+      ranges.clear();
+      for (const auto& [first, count] : pairs) ranges.insert(ranges.end(), {first, count});
+    }
+  };
+  std::vector<std::uint64_t> offsets(max_d + 1);
+  for (int d = 0; d <= max_d; ++d) offsets[static_cast<std::size_t>(d)] = static_cast<std::uint64_t>(d) << 40;
+  const auto fresh = [&](std::uint64_t r, int dlo, int dhi) {
+    Collect want;
+    for (int d = dlo; d <= dhi; ++d) {
+      detail::Source once(t);
+      once.decode(m, r);
+      once.for_each_extension(d, want, offsets[static_cast<std::size_t>(d)]);
+    }
+    want.sort();
+    return want;
+  };
+  detail::Source walked(t);
+  for (std::uint64_t r = 0; r < t.positions(m); ++r) {
+    if (r % 41 == 0)
+      walked.decode(m, r);
+    else
+      walked.seek(r);
+    if (r % 5 == 0) {
+      const int d = 1 + static_cast<int>(r % max_d);
+      Collect alone;
+      walked.for_each_extension(d, alone, offsets[static_cast<std::size_t>(d)]);
+      alone.sort();
+      const Collect want = fresh(r, d, d);
+      ASSERT_EQ(alone.points, want.points) << "rank " << r << " + " << d;
+      ASSERT_EQ(alone.ranges, want.ranges) << "rank " << r << " + " << d;
+    }
+    const int lo = 1 + static_cast<int>(r % 7), hi = 10 + static_cast<int>(r % 23);
+    for (const auto& [dlo, dhi] : {std::pair{1, max_d}, std::pair{lo, hi}}) {
+      Collect together;
+      walked.for_each_extension(dlo, dhi, together, offsets.data() + dlo);
+      together.sort();
+      const Collect want = fresh(r, dlo, dhi);
+      ASSERT_EQ(together.points, want.points) << "rank " << r << " + " << dlo << ".." << dhi;
+      ASSERT_EQ(together.ranges, want.ranges) << "rank " << r << " + " << dlo << ".." << dhi;
+    }
+  }
+}
+
 TEST(Sieve, AgreesWithBruteForceOnEveryPositionUpTo25Tiles) {
   Sieve s(25);
   s.run({});
@@ -368,9 +436,11 @@ TEST(Sieve, SameResultWithOneAndTwoThreads) {
 
 TEST(Sieve, ItemsCutAtAThreadsShareOfARoundGiveTheSameResult) {
   // With rounds of 4,096 marks a thread's share is reached inside nearly
-  // every item: it stops after a (source, level) pair and any thread takes
-  // the rest up in the next round. Every pair must be extended exactly once,
-  // so the marks applied to each level match a run of whole items.
+  // every item: it stops after a call of the kernel (a source's levels up
+  // to config::kJointExtraTiles above it together, or one level above them)
+  // and any thread takes the rest up in the next round. Every (source,
+  // level) pair must be extended exactly once, so the marks applied to each
+  // level match a run of whole items.
   const auto whole = run_sieve(66, 2);
   const std::uint64_t cut_before = detail::g_items_cut.load();
   std::vector<LevelResult> cut;
