@@ -92,23 +92,28 @@ struct CountSink {
   void range(std::uint64_t first, std::uint64_t) { sum += first; }
 };
 
+/// Walks a decoder through the given ranks of level m in order, as the
+/// sieve does with a chunk, and calls f() at each source.
+template <class F>
+void for_each_source(detail::Source& src, int m, const std::vector<std::uint64_t>& ranks, F&& f) {
+  bool first = true;
+  for (std::uint64_t r : ranks) {
+    if (first)
+      src.decode(m, r);
+    else
+      src.seek(r);
+    first = false;
+    f();
+  }
+}
+
 /// Extensions of every losing position of level 60 by d tiles (d = arg).
 void BM_Extensions(benchmark::State& state) {
   const int m = 60, d = static_cast<int>(state.range(0));
   const auto ranks = sieve70().losing().level(m).all();
   detail::Source src(sieve70().table());
   CountSink sink;
-  for (auto _ : state) {
-    bool first = true;
-    for (std::uint64_t r : ranks) {
-      if (first)
-        src.decode(m, r);
-      else
-        src.seek(r);
-      first = false;
-      src.for_each_extension(d, sink);
-    }
-  }
+  for (auto _ : state) for_each_source(src, m, ranks, [&] { src.for_each_extension(d, sink); });
   benchmark::DoNotOptimize(sink.sum);
   state.SetItemsProcessed(static_cast<std::int64_t>(sink.points));
   state.counters["points_per_source"] =
@@ -125,20 +130,13 @@ void extensions_up_to(benchmark::State& state, bool together) {
   detail::Source src(sieve70().table());
   CountSink sink;
   const std::vector<std::uint64_t> offsets(static_cast<std::size_t>(top), 0);
-  for (auto _ : state) {
-    bool first = true;
-    for (std::uint64_t r : ranks) {
-      if (first)
-        src.decode(m, r);
-      else
-        src.seek(r);
-      first = false;
+  for (auto _ : state)
+    for_each_source(src, m, ranks, [&] {
       if (together)
         src.for_each_extension(1, top, sink, offsets.data());
       else
         for (int d = 1; d <= top; ++d) src.for_each_extension(d, sink);
-    }
-  }
+    });
   benchmark::DoNotOptimize(sink.sum);
   state.SetItemsProcessed(static_cast<std::int64_t>(sink.points));
 }

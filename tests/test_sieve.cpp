@@ -206,6 +206,30 @@ TEST(Extensions, LargeBlocksAreThePositionsBuiltCornerByCorner) {
   }
 }
 
+namespace {
+
+/// The kernel's marks in the order they came: points, and ranges as
+/// (first, count) pairs.
+struct Collect {
+  std::vector<std::uint64_t> points, ranges;
+  void point(std::uint64_t r) { points.push_back(r); }
+  void range(std::uint64_t first, std::uint64_t count) {
+    ranges.push_back(first);
+    ranges.push_back(count);
+  }
+  /// Puts points and ranges in order, to compare marks made in any order.
+  void sort() {
+    std::sort(points.begin(), points.end());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+    for (std::size_t i = 0; i < ranges.size(); i += 2) pairs.emplace_back(ranges[i], ranges[i + 1]);
+    std::sort(pairs.begin(), pairs.end());
+    ranges.clear();
+    for (const auto& [first, count] : pairs) ranges.insert(ranges.end(), {first, count});
+  }
+};
+
+}  // namespace
+
 TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
   // A decoder walked through increasing ranks (seek) shifts the marks of
   // the corners it shares with the previous source instead of enumerating
@@ -216,14 +240,6 @@ TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
   // equal those of a decoder that starts from scratch for each call.
   const int m = 30, max_n = 50;
   const PartitionTable t(max_n);
-  struct Collect {
-    std::vector<std::uint64_t> points, ranges;
-    void point(std::uint64_t r) { points.push_back(r); }
-    void range(std::uint64_t first, std::uint64_t count) {
-      ranges.push_back(first);
-      ranges.push_back(count);
-    }
-  };
   detail::Source walked(t);
   for (std::uint64_t r = 0; r < t.positions(m); ++r) {
     if (r % 97 == 0)
@@ -237,8 +253,8 @@ TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
       detail::Source once(t);
       once.decode(m, r);
       once.for_each_extension(d, b, offset);
-      std::sort(a.points.begin(), a.points.end());
-      std::sort(b.points.begin(), b.points.end());
+      a.sort();
+      b.sort();
       ASSERT_EQ(a.points, b.points) << "rank " << r << " + " << d;
       ASSERT_EQ(a.ranges, b.ranges) << "rank " << r << " + " << d;
     }
@@ -257,22 +273,6 @@ TEST(Extensions, LevelsTakenTogetherMatchOneLevelAtATime) {
   const int m = 16, max_d = 40;
   static_assert(max_d > config::kJointExtraTiles, "the span must need two walks");
   const PartitionTable t(m + max_d);
-  struct Collect {
-    std::vector<std::uint64_t> points, ranges;
-    void point(std::uint64_t r) { points.push_back(r); }
-    void range(std::uint64_t first, std::uint64_t count) {
-      ranges.push_back(first);
-      ranges.push_back(count);
-    }
-    void sort() {
-      std::sort(points.begin(), points.end());
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
-      for (std::size_t i = 0; i < ranges.size(); i += 2) pairs.emplace_back(ranges[i], ranges[i + 1]);
-      std::sort(pairs.begin(), pairs.end());
-      ranges.clear();
-      for (const auto& [first, count] : pairs) ranges.insert(ranges.end(), {first, count});
-    }
-  };
   std::vector<std::uint64_t> offsets(max_d + 1);
   for (int d = 0; d <= max_d; ++d) offsets[static_cast<std::size_t>(d)] = static_cast<std::uint64_t>(d) << 40;
   const auto fresh = [&](std::uint64_t r, int dlo, int dhi) {
