@@ -406,9 +406,14 @@ struct Sieve::Impl {
                       [&](const tbb::blocked_range<std::size_t>& range) {
       for (std::size_t s = range.begin(); s != range.end(); ++s) {
         std::uint64_t* seg = bitmap() + (s << (config::kSegmentBitsLog2 - 6));
+        std::uint64_t entries = 0;
+        for (ThreadState& ts : states)
+          if (ts.generation == gen) entries += ts.buckets.segment_entries(s);
+        const bool dense = entries >= detail::MarkBuckets::kDenseEntries;
+        if (dense) detail::load_segment(seg);
         std::uint64_t applied = 0;
         for (ThreadState& ts : states)
-          if (ts.generation == gen) applied += ts.buckets.apply_segment(s, seg);
+          if (ts.generation == gen) applied += ts.buckets.apply_segment(s, seg, dense);
         segment_marks[s] += applied;
       }
     });
