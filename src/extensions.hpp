@@ -371,7 +371,8 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
     if (t > kept_least) {
       // The block is at most k rows of at most w tiles, w = m_(t-1) - c
       // (unbounded for the top corner): the corner holds d <= k w.
-      const long room = (t == 1) ? dhi : static_cast<long>(k) * (c_[t - 1] - c);
+      const int width = (t == 1) ? 0 : c_[t - 1] - c;  // 0: unbounded
+      const long room = (t == 1) ? dhi : static_cast<long>(k) * width;
       const int dtop = room < dhi ? static_cast<int>(room) : dhi;
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
       const std::uint64_t below = (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
@@ -381,7 +382,7 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
         Reuse& r = reuse_[static_cast<std::size_t>(d)];
         Recorder<Sink> rec{sink, r.marks + filled[i], r.marks + config::kReuseMarks, overflowed[i]};
         const Corner<Recorder<Sink>> corner{t_, c, pre[i] + below, ccol, shapes_, rec};
-        const int w = (t == 1) ? d : c_[t - 1] - c;
+        const int w = (t == 1) ? d : width;
         const int parts = k < d ? k : d, vcap = w < d ? w : d;
         if (parts == 1)
           corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)
@@ -399,7 +400,8 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
           whole[i] = t;
         }
     }
-    // The corner's k rows of length c, with rt + d tiles in them and below.
+    // The corner's k rows of length c, with rt + d tiles in them and below:
+    // run_term(rt + d, c, k) for every d, in a loop the compiler vectorises.
     const std::uint64_t* top = ccol + rt + dlo;
     const std::uint64_t* bottom = top - k * c;
     for (int i = 0; i < D; ++i) pre[i] += top[i] - bottom[i];
