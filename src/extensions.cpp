@@ -3,6 +3,8 @@
 
 #include "extensions.hpp"
 
+#include "buckets.hpp"
+
 #include "chomp/extensions.hpp"
 
 #include <algorithm>
@@ -64,6 +66,7 @@ void Source::decode(int m, std::uint64_t rank) {
   c_[0] = m + 1;  // sentinel: the first run may be as long as the level allows
   R_[1] = m;
   C_[1] = 0;
+  K_[1] = 0;
   descend(1, m, rank);
 }
 
@@ -122,12 +125,103 @@ void Source::descend(int t, int max_part, std::uint64_t rank_left) {
     c_[t] = a;
     k_[t] = q;
     C_[t + 1] = C_[t] + term;
+    K_[t + 1] = K_[t] + q;
     R_[t + 1] = R - q * a;
     hi_[t] = C_[t + 1] + t_.row(R_[t + 1])[a - 1];
     max_part = a - 1;
     ++t;
   }
   T_ = t - 1;
+}
+
+namespace {
+
+/// The walk of set_not_canonical.
+class NotCanonical {
+ public:
+  NotCanonical(const PartitionTable& t, std::uint64_t lo, std::uint64_t hi, std::uint64_t* words)
+      : NotCanonical(t, lo, hi, words, &small()) {}
+
+  /// Ranks base .. base + P(R, v) - 1 are the partitions of R with parts <= v
+  /// (ranking.hpp); sets those with at least q parts.
+  void walk(int R, int v, std::uint64_t base, int q) const {
+    const std::uint64_t count = t_.count(R, v);
+    if (base >= hi_ || base + count <= lo_) return;
+    if (R < kSmall && v < kSmall && q >= 0 && q < kSmall && count <= 64) {
+      set_pattern(small_->pattern[R][v][q], count, base);
+      return;
+    }
+    expand(R, v, base, q);
+  }
+
+ private:
+  /// Below this many tiles, a walk whose P(R, v) <= 64 partitions fit one
+  /// word is read from a table of their bit patterns: the walk's leaves are
+  /// short runs (at n = 70 they average 32 positions).
+  static constexpr int kSmall = 20;
+  struct Small {
+    std::uint64_t pattern[kSmall][kSmall][kSmall] = {};  // [R][v][q]
+  };
+  NotCanonical(const PartitionTable& t, std::uint64_t lo, std::uint64_t hi, std::uint64_t* words,
+               const Small* small)
+      : t_(t), lo_(lo), hi_(hi), words_(words), small_(small) {}
+  static const Small& small() {
+    static const Small table = [] {
+      Small s;
+      const PartitionTable t(kSmall);
+      for (int R = 0; R < kSmall; ++R)
+        for (int v = 0; v < kSmall; ++v)
+          if ((R == 0 || v > 0) && t.count(R, v) <= 64)
+            for (int q = 0; q < kSmall; ++q)  // smaller R first: expand reads only those
+              NotCanonical(t, 0, t.count(R, v), &s.pattern[R][v][q], &s).expand(R, v, 0, q);
+      return s;
+    }();
+    return table;
+  }
+
+  void expand(int R, int v, std::uint64_t base, int q) const {
+    const std::uint64_t count = t_.count(R, v);
+    if (q <= 0 || (R > 0 && (R + v - 1) / v >= q)) {  // even the fewest parts are enough
+      const std::uint64_t a = std::max(base, lo_), b = std::min(base + count, hi_);
+      set_bit_range(words_, a - lo_, b - a);
+      return;
+    }
+    if (R < q) return;  // not even R parts of 1 are enough
+    // First part x, then R - x in parts <= x, at least q - 1 of them (so x <= R - q + 1).
+    const int xmax = std::min(v, R - q + 1);
+    for (int x = 1; x <= xmax; ++x) {
+      const std::uint64_t b = base + t_.count(R, x - 1);
+      if (b >= hi_) break;
+      walk(R - x, x, b, q - 1);
+    }
+  }
+
+  /// Sets bit base + i for each bit i of `bits` (count <= 64 of them), within [lo, hi).
+  void set_pattern(std::uint64_t bits, std::uint64_t count, std::uint64_t base) const {
+    if (base < lo_) {
+      bits >>= lo_ - base;  // < 64: the runs overlap
+      count -= lo_ - base;
+      base = lo_;
+    }
+    if (base + count > hi_) bits &= (std::uint64_t{1} << (hi_ - base)) - 1;  // hi - base < 64
+    const std::uint64_t at = base - lo_, w = at >> 6, shift = at & 63;
+    words_[w] |= bits << shift;
+    if (shift && (bits >> (64 - shift))) words_[w + 1] |= bits >> (64 - shift);
+  }
+
+  const PartitionTable& t_;
+  std::uint64_t lo_, hi_;
+  std::uint64_t* words_;
+  const Small* small_;
+};
+
+}  // namespace
+
+void set_not_canonical(const PartitionTable& table, int n, std::uint64_t lo, std::uint64_t hi,
+                       std::uint64_t* words) {
+  const NotCanonical walk(table, lo, hi, words);
+  // First row a, then more than a rows: the rest has at least a parts.
+  for (int a = 1; 2 * a <= n; ++a) walk.walk(n - a, a, table.count(n, a - 1), a);
 }
 
 }  // namespace detail

@@ -105,6 +105,19 @@ class BlockShapes {
   std::vector<std::uint32_t> upto_;   // by index(e, vcap) and parts: shapes with <= parts parts
 };
 
+/// Sets, in words (bit i stands for rank lo + i; lo a multiple of 64), the
+/// bits of the positions of level n with ranks in [lo, hi) whose first row
+/// is shorter than their first column: those that are not canonical, which
+/// the sieve takes as the transposes of canonical ones. They come in runs
+/// of consecutive ranks (with first row a, the rest is a partition of n - a
+/// with parts <= a, and the position has more than a rows when the rest has
+/// at least a parts; partitions sharing their first parts are consecutive),
+/// found by a walk over those first parts that stops where every partition
+/// below has enough parts, or none can: at n = 70 their 4.1 million
+/// positions come as 126 thousand runs, 48% of them not canonical.
+void set_not_canonical(const PartitionTable& table, int n, std::uint64_t lo, std::uint64_t hi,
+                       std::uint64_t* words);
+
 /// A losing position being extended, decoded from its rank into runs of
 /// equal rows with everything the kernel needs. Decoding successive
 /// increasing ranks reuses the runs they share (seek), so a chunk of sources
@@ -127,6 +140,32 @@ class Source {
 
   int tiles() const { return m_; }
   std::uint64_t rank() const { return rank_; }
+  /// Rows of the position (the length of its first column).
+  int rows() const { return K_[T_ + 1]; }
+  /// Rank of the transposed position (rows and columns exchanged) among the
+  /// positions with the same tiles: its runs are the row counts K_t of runs
+  /// 1..t, bottom run first, each repeated c_t - c_(t+1) times.
+  std::uint64_t transposed_rank() const {
+    std::uint64_t r = 0;
+    int R = m_;
+    for (int t = T_; t >= 1; --t) {
+      const int v = K_[t + 1], q = c_[t] - (t < T_ ? c_[t + 1] : 0);
+      r += run_term(R, v, q);
+      R -= q * v;
+    }
+    return r;
+  }
+  /// With this set, only extensions that are canonical (first row at least
+  /// as long as the first column) need to be made. A source whose first row
+  /// c_1 is shorter than its first column (its r rows) then makes canonical
+  /// ones only: a block at any corner but the top one keeps both the first
+  /// row and the number of rows, a new row keeps the first row and adds
+  /// rows, and a block at the top corner makes the first row c_1 + nu_1, so
+  /// its blocks are those with nu_1 >= r - c_1. These make about a third of
+  /// the marks of a full decoder (tests/test_sieve.cpp). A canonical source
+  /// makes every extension (some of them not canonical, which the sieve
+  /// ignores).
+  void set_canonical_only(bool on) { canonical_only_ = on; }
   /// Runs of equal rows, top first: run t (1-based) is runs() rows of
   /// length run_length(t).
   int runs() const { return T_; }
@@ -221,23 +260,25 @@ class Source {
       sink.point(base + acc + col[R] - col[R - ce] + ccol[R - ce]);
     }
 
-    /// nu's remaining e tiles form at most two parts of at most vcap.
-    void two(int vcap, int e, int R, std::uint64_t acc) const {
-      if (e <= vcap) one(e, R, acc);
+    /// nu's remaining e tiles form at most two parts of at most vcap, the
+    /// larger at least `least`.
+    void two(int vcap, int e, int R, std::uint64_t acc, int least = 1) const {
+      if (e <= vcap && e >= least) one(e, R, acc);
       // Parts x >= y = e - x >= 1: a row of length c + x with R tiles in it
       // and below adds P(R, c+x) - P(R-c-x, c+x) = P(R, c+x-1) (the identity
       // with q = 1), and the rows of length c below start at R - 2c - e.
       const std::uint64_t k = base + acc + ccol[R - 2 * c - e];
-      for (int x = (vcap < e - 1 ? vcap : e - 1); 2 * x >= e; --x) {
+      for (int x = (vcap < e - 1 ? vcap : e - 1); 2 * x >= e && x >= least; --x) {
         const int cx = c + x, cy = c + e - x;
         sink.point(k + t.col(cx - 1)[R] + t.col(cy - 1)[R - cx]);
       }
     }
 
     /// nu's remaining e tiles form at most `parts` parts of at most vcap
-    /// (parts >= 3), a run of equal parts at a time, down to blocks small
-    /// enough for the table.
-    void many(int vcap, int e, int parts, int R, std::uint64_t acc) const;
+    /// (parts >= 3), the largest at least `least`, a run of equal parts at a
+    /// time, down to blocks small enough for the table (which has no bound
+    /// below, so a block with one is not read from it).
+    void many(int vcap, int e, int parts, int R, std::uint64_t acc, int least = 1) const;
   };
 
   /// Passes marks on to the sink and keeps a copy while there is room.
@@ -265,6 +306,7 @@ class Source {
     std::uint64_t serial = 0;                    // the source (serial_) it was made for
     std::uint64_t rank = 0, offset = 0;
     int corners = 0;                             // corners 1..corners recorded whole
+    int least = 0;                               // the top corner's blocks: first part >= least
     std::uint64_t marks[config::kReuseMarks] = {};
   };
 
@@ -275,6 +317,7 @@ class Source {
   // corner's ends for consecutive d are adjacent; end(0, d) = 0.
   std::unique_ptr<std::uint16_t[]> ends_{
       new std::uint16_t[(kMaxRuns + 1) * (static_cast<std::size_t>(t_.max_tiles()) + 1)]()};
+  bool canonical_only_ = false;
   std::uint64_t serial_ = 1;  // counts decode and seek calls
   int kept_ = 0;              // runs the last seek kept (0 after decode)
   int m_ = 0;
@@ -284,19 +327,20 @@ class Source {
   int c_[kMaxTiles + 2] = {};            // row length of run t (c_[0]: sentinel cap)
   int k_[kMaxTiles + 2] = {};            // rows in run t
   int R_[kMaxTiles + 2] = {};            // tiles in runs t.. (R_[T_+1] = 0)
+  int K_[kMaxTiles + 2] = {};            // rows in runs 1..t-1 (K_[T_+1] = rows)
   std::uint64_t C_[kMaxTiles + 2] = {};  // rank terms of runs 1..t-1 (C_[T_+1] = rank)
   std::uint64_t hi_[kMaxTiles + 2] = {};  // one past the last rank sharing runs 1..t
 };
 
 template <class Sink>
-void Source::Corner<Sink>::many(int vcap, int e, int parts, int R, std::uint64_t acc) const {
-  if (e <= BlockShapes::kTiles) {
+void Source::Corner<Sink>::many(int vcap, int e, int parts, int R, std::uint64_t acc, int least) const {
+  if (e <= BlockShapes::kTiles && least <= 1) {
     table(vcap, e, parts, R, acc);
     return;
   }
   // Next run of nu: value v (rows of length c + v), multiplicity q. Parts
   // below v must still be able to hold what is left: v parts * v >= e.
-  for (int v = vcap < e ? vcap : e; v * parts >= e; --v) {
+  for (int v = vcap < e ? vcap : e; v * parts >= e && v >= least; --v) {
     const int cv = c + v;
     const std::uint64_t* col = t.col(cv);
     const std::uint64_t top = acc + col[R];
@@ -342,7 +386,14 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
   int kept[kLevelsAtOnce];           // corners 1..kept[i] are the recorded source's
   int whole[kLevelsAtOnce];          // corners recorded whole
   bool overflowed[kLevelsAtOnce];
-  int kept_least = T_;
+  // canonical_only_ and a source whose first row is shorter than its first
+  // column: its top corner alone is extended, by blocks whose first row
+  // makes the first row at least as long as the first column (least tiles
+  // or more), and its new-row corner not at all (more rows, same first row).
+  const bool pruned = canonical_only_ && c_[1] < K_[T_ + 1];
+  const int least = pruned ? K_[T_ + 1] - c_[1] : 0;
+  const int corners = pruned ? 1 : T_;
+  int kept_least = corners;
   for (int i = 0; i < D; ++i) {
     const int d = dlo + i;
     Reuse& r = reuse_[static_cast<std::size_t>(d)];
@@ -353,6 +404,10 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
       else if (r.serial + 1 == serial_)
         v = r.corners < kept_ ? r.corners : kept_;
     }
+    if (v > corners) v = corners;
+    // Marks of a top corner made with another bound below are not these.
+    if (r.least != least) v = 0;
+    if (v == 0) r.least = least;
     const std::uint64_t delta = rank_ - r.rank;
     const int reused = ends_[static_cast<std::size_t>(v) * stride + static_cast<std::size_t>(d)];
     for (int j = 0; j < reused; ++j) sink.point(r.marks[j] += delta);
@@ -365,10 +420,10 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
     overflowed[i] = false;
     if (v < kept_least) kept_least = v;
   }
-  for (int t = 1; t <= T_; ++t) {
+  for (int t = 1; t <= corners; ++t) {
     const int c = c_[t], k = k_[t], rt = R_[t];
     const std::uint64_t* ccol = t_.col(c);
-    if (t > kept_least) {
+    if (t > kept_least && t <= corners) {
       // The block is at most k rows of at most w tiles, w = m_(t-1) - c
       // (unbounded for the top corner): the corner holds d <= k w.
       const int width = (t == 1) ? 0 : c_[t - 1] - c;  // 0: unbounded
@@ -384,12 +439,14 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
         const Corner<Recorder<Sink>> corner{t_, c, pre[i] + below, ccol, shapes_, rec};
         const int w = (t == 1) ? d : width;
         const int parts = k < d ? k : d, vcap = w < d ? w : d;
-        if (parts == 1)
-          corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)
-        else if (parts == 2)
-          corner.two(vcap, d, rt + d, 0);
-        else
-          corner.many(vcap, d, parts, rt + d, 0);
+        const int bound = (t == 1) ? least : 1;
+        if (parts == 1) {
+          if (d >= bound) corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)
+        } else if (parts == 2) {
+          corner.two(vcap, d, rt + d, 0, bound);
+        } else {
+          corner.many(vcap, d, parts, rt + d, 0, bound);
+        }
         filled[i] = static_cast<int>(rec.out - r.marks);
         overflowed[i] = rec.overflowed;
       }
@@ -415,6 +472,7 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
   for (int i = 0; i < D; ++i) {
     const int d = dlo + i;
     reuse_[static_cast<std::size_t>(d)].corners = whole[i];
+    if (pruned) continue;  // (and pre[i] is not summed to the last row)
     const std::uint64_t count = t_.count(d, c_[T_]);
     if (count == 1)
       sink.point(pre[i]);

@@ -35,6 +35,7 @@ namespace chomp {
 std::atomic<std::uint64_t> detail::g_round_marks_for_testing{0};
 std::atomic<std::uint64_t> detail::g_items_cut{0};
 std::atomic<std::uint64_t> detail::g_window_bytes_for_testing{0};
+std::atomic<std::uint64_t> detail::g_no_transposes_for_testing{0};
 
 double hypothesis_ratio(std::uint64_t positions, std::uint64_t losing) {
   const double lp = std::log(static_cast<double>(positions));
@@ -93,7 +94,7 @@ int window_end(const PartitionTable& t, int n0, int max, int processes = 1) {
 }
 
 struct ThreadState {
-  explicit ThreadState(const PartitionTable& t) : source(t) {}
+  ThreadState(const PartitionTable& t, bool canonical_only) : source(t) { source.set_canonical_only(canonical_only); }
   detail::Source source;
   std::vector<std::uint64_t> chunk;
   detail::MarkBuckets buckets;
@@ -286,13 +287,22 @@ class ShareList {
 /// levels saves a good part of the work.
 struct Sieve::Impl {
   Impl(int max_tiles, ProcessGroup* g)
-      : table(max_tiles), store(max_tiles), max(max_tiles), states([this] { return ThreadState(table); }) {
+      : table(max_tiles), store(max_tiles), max(max_tiles),
+        transposes(detail::g_no_transposes_for_testing.load() == 0),
+        states([this] { return ThreadState(table, transposes); }) {
     if (g && g->size() > 1) group = g, procs = g->size(), me = g->index();
   }
 
   PartitionTable table;
   LosingStore store;
   int max;
+  // Whether only canonical positions are decided (first row at least as
+  // long as the first column), the others being their transposes: every
+  // other position's bit is set when a window opens (set_not_canonical_bits),
+  // sources mark only what can be canonical (Source::set_canonical_only),
+  // and before a level is scanned its canonical losing positions clear the
+  // bits of their transposes (add_transposes).
+  bool transposes;
   int done = 0;
   // The window: levels n0..n1, level k's bits start at bit base[k - n0]
   // (segment aligned) of one buffer, allocated once for the largest window.
@@ -438,7 +448,7 @@ struct Sieve::Impl {
     const std::uint64_t window_bits = base.back();
     if (window_bits <= config::kDirectMarkBits) {
       // Small windows: one thread, level by level so the marks are counted.
-      ThreadState ts(table);
+      ThreadState ts(table, transposes);
       DirectSink sink{bitmap()};
       for (std::size_t i = 0; i < items.size(); ++i) {
         const WorkItem it = items[i];
@@ -487,11 +497,7 @@ struct Sieve::Impl {
     if (all_items.size() == 0) return false;  // the same on every process: no round, nothing marked
     const ShareList items = my_share(all_items);
     const std::uint64_t segments = own_hi - own_lo;
-    const std::uint64_t window_segments = base.back() >> config::kSegmentBitsLog2;
-    std::vector<std::uint64_t> bounds;  // process p owns window bits [bounds[p], bounds[p + 1])
-    for (int p = 0; p <= procs; ++p)
-      bounds.push_back(window_segments * static_cast<std::uint64_t>(p) / static_cast<std::uint64_t>(procs)
-                       << config::kSegmentBitsLog2);
+    const std::vector<std::uint64_t> bounds = owner_bounds();
     std::vector<std::uint64_t> segment_marks(segments, 0);
     const int gen = ++generation;
     auto prepare = [&](ThreadState& ts) {
@@ -525,6 +531,17 @@ struct Sieve::Impl {
     }
     count_segment_marks(segment_marks);
     return stopped;
+  }
+
+  /// Process p owns window bits [bounds[p], bounds[p + 1]): its share of
+  /// the window's segments (open_window).
+  std::vector<std::uint64_t> owner_bounds() const {
+    const std::uint64_t window_segments = base.back() >> config::kSegmentBitsLog2;
+    std::vector<std::uint64_t> bounds;
+    for (int p = 0; p <= procs; ++p)
+      bounds.push_back(window_segments * static_cast<std::uint64_t>(p) / static_cast<std::uint64_t>(procs)
+                       << config::kSegmentBitsLog2);
+    return bounds;
   }
 
   /// This process's items: every process makes the same split of all_items
@@ -670,6 +687,7 @@ struct Sieve::Impl {
                       [&](const tbb::blocked_range<std::uint64_t>& r) {
       std::memset(bitmap() + r.begin(), 0, (r.end() - r.begin()) * sizeof(std::uint64_t));
     });
+    if (transposes) set_not_canonical_bits();
     window_marks.assign(static_cast<std::size_t>(n1 - n0 + 1), 0);
     if (distributed()) {
       std::uint64_t threads = static_cast<std::uint64_t>(tbb::this_task_arena::max_concurrency());
@@ -677,6 +695,85 @@ struct Sieve::Impl {
       group_threads = threads;
     }
     mark(items_of_levels(1, n0 - 1, n0), n0, progress);
+  }
+
+  /// Sets the bits of this process's segments that stand for positions
+  /// that are not canonical: no mark needs to reach them, and they stay set
+  /// unless add_transposes clears them.
+  void set_not_canonical_bits() {
+    constexpr std::uint64_t words_per_seg = config::kSegmentBits / 64;
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(own_lo, own_hi, 1),
+                      [&](const tbb::blocked_range<std::uint64_t>& range) {
+      for (std::uint64_t s = range.begin(); s != range.end(); ++s) {
+        const std::uint64_t bit = s << config::kSegmentBitsLog2;
+        const auto k = static_cast<std::size_t>(std::upper_bound(base.begin(), base.end(), bit) - base.begin()) - 1;
+        const int n = n0 + static_cast<int>(k);
+        const std::uint64_t lo = bit - base[k];
+        const std::uint64_t hi = std::min(lo + config::kSegmentBits, table.positions(n));
+        if (lo < hi) detail::set_not_canonical(table, n, lo, hi, bitmap() + (s - own_lo) * words_per_seg);
+      }
+    });
+  }
+
+  /// Level n is marked but for its positions that are not canonical, whose
+  /// bits are all set. Each canonical losing position (a clear bit) whose
+  /// first row is longer than its first column clears the bit of its
+  /// transpose, which is then losing too (the rules do not tell rows from
+  /// columns); every other position that is not canonical is the transpose
+  /// of a canonical winning one, so it stays set. A distributed sieve sends
+  /// the transposes that land in other processes' segments to their owners.
+  void add_transposes(int n) {
+    const LevelScan scan = count_losing(n);
+    const std::uint64_t level_bit = base[static_cast<std::size_t>(n - n0)];
+    const std::uint64_t first_bit = own_lo << config::kSegmentBitsLog2, end_bit = own_hi << config::kSegmentBitsLog2;
+    const auto clear = [&](std::uint64_t bit) {
+      std::atomic_ref<std::uint64_t> word(bitmap()[(bit - first_bit) >> 6]);
+      word.fetch_and(~(std::uint64_t{1} << (bit & 63)), std::memory_order_relaxed);
+    };
+    tbb::enumerable_thread_specific<std::vector<std::uint64_t>> away;  // bits of other processes
+    collect_losing(scan, [&](std::span<const std::uint64_t> ranks) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranks.size(), 4096),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+        detail::Source& source = states.local().source;
+        // The transposes land all over the level: prefetch a batch of their
+        // words, then clear them.
+        constexpr int kBatch = 32;
+        std::uint64_t batch[kBatch];
+        int queued = 0;
+        const auto flush = [&] {
+          for (int j = 0; j < queued; ++j) clear(batch[j]);
+          queued = 0;
+        };
+        source.decode(n, ranks[r.begin()]);
+        for (std::size_t i = r.begin();;) {
+          if (source.run_length(1) > source.rows()) {
+            const std::uint64_t bit = level_bit + source.transposed_rank();
+            if (bit >= first_bit && bit < end_bit) {
+              __builtin_prefetch(bitmap() + ((bit - first_bit) >> 6), 1);
+              batch[queued++] = bit;
+              if (queued == kBatch) flush();
+            } else {
+              away.local().push_back(bit);
+            }
+          }
+          if (++i == r.end()) break;
+          source.seek(ranks[i]);
+        }
+        flush();
+      });
+    });
+    if (!distributed()) return;
+    std::vector<std::uint64_t> send;
+    for (const auto& v : away) send.insert(send.end(), v.begin(), v.end());
+    std::sort(send.begin(), send.end());
+    const std::vector<std::uint64_t> bounds = owner_bounds();
+    std::vector<std::size_t> send_counts(static_cast<std::size_t>(procs)), received_counts;
+    for (std::size_t p = 0; p < send_counts.size(); ++p)
+      send_counts[p] = static_cast<std::size_t>(std::lower_bound(send.begin(), send.end(), bounds[p + 1]) -
+                                                std::lower_bound(send.begin(), send.end(), bounds[p]));
+    std::vector<std::uint64_t> received;
+    group->exchange(send, send_counts, received, received_counts);
+    for (std::uint64_t bit : received) clear(bit);
   }
 
   /// This process's segments of window level n and their clear bits (the
@@ -816,6 +913,8 @@ struct Sieve::Impl {
       if (n > n1) open_window(progress);
       // A distributed sieve agrees on the stop flag along with the level's
       // counts (share_level).
+      if (!distributed() && stop_requested()) throw interrupted(n);
+      if (transposes) add_transposes(n);
       if (distributed()) {
         const LevelScan scan = count_losing(n);
         std::vector<std::uint64_t> mine;
@@ -824,8 +923,6 @@ struct Sieve::Impl {
           mine.insert(mine.end(), ranks.begin(), ranks.end());
         });
         share_level(n, mine, res);
-      } else if (stop_requested()) {
-        throw interrupted(n);
       }
     } catch (...) {
       close_window();  // partly marked bitmaps must not be reused

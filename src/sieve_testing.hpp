@@ -21,6 +21,11 @@ extern std::atomic<std::uint64_t> g_window_bytes_for_testing;
 /// level when not 0 (resume.cpp); 2^22 otherwise.
 extern std::atomic<std::uint64_t> g_compare_batch_for_testing;
 
+/// When not 0, the sieve decides every position itself instead of deciding
+/// the canonical ones and taking the others as their transposes (read when
+/// a sieve is made): the straightforward way, to compare with.
+extern std::atomic<std::uint64_t> g_no_transposes_for_testing;
+
 /// Items cut because a thread reached its share of a round, their rests
 /// taken up in the next round (counted for the tests).
 extern std::atomic<std::uint64_t> g_items_cut;

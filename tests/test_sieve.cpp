@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -238,9 +239,13 @@ TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
   // previous one), d varying (reused after gaps, or asked twice of one
   // source), and d = 20 at another offset every third source: the ranks must
   // equal those of a decoder that starts from scratch for each call.
+  // Both kinds of decoder: every extension, and the canonical ones only
+  // (whose top corner's marks also depend on the number of rows).
   const int m = 30, max_n = 50;
   const PartitionTable t(max_n);
+  for (bool canonical_only : {false, true}) {
   detail::Source walked(t);
+  walked.set_canonical_only(canonical_only);
   for (std::uint64_t r = 0; r < t.positions(m); ++r) {
     if (r % 97 == 0)
       walked.decode(m, r);
@@ -251,13 +256,15 @@ TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
       Collect a, b;
       walked.for_each_extension(d, a, offset);
       detail::Source once(t);
+      once.set_canonical_only(canonical_only);
       once.decode(m, r);
       once.for_each_extension(d, b, offset);
       a.sort();
       b.sort();
-      ASSERT_EQ(a.points, b.points) << "rank " << r << " + " << d;
-      ASSERT_EQ(a.ranges, b.ranges) << "rank " << r << " + " << d;
+      ASSERT_EQ(a.points, b.points) << "rank " << r << " + " << d << ", canonical only " << canonical_only;
+      ASSERT_EQ(a.ranges, b.ranges) << "rank " << r << " + " << d << ", canonical only " << canonical_only;
     }
+  }
   }
 }
 
@@ -275,10 +282,12 @@ TEST(Extensions, LevelsTakenTogetherMatchOneLevelAtATime) {
   const PartitionTable t(m + max_d);
   std::vector<std::uint64_t> offsets(max_d + 1);
   for (int d = 0; d <= max_d; ++d) offsets[static_cast<std::size_t>(d)] = static_cast<std::uint64_t>(d) << 40;
+  for (bool canonical_only : {false, true}) {
   const auto fresh = [&](std::uint64_t r, int dlo, int dhi) {
     Collect want;
     for (int d = dlo; d <= dhi; ++d) {
       detail::Source once(t);
+      once.set_canonical_only(canonical_only);
       once.decode(m, r);
       once.for_each_extension(d, want, offsets[static_cast<std::size_t>(d)]);
     }
@@ -286,6 +295,7 @@ TEST(Extensions, LevelsTakenTogetherMatchOneLevelAtATime) {
     return want;
   };
   detail::Source walked(t);
+  walked.set_canonical_only(canonical_only);
   for (std::uint64_t r = 0; r < t.positions(m); ++r) {
     if (r % 41 == 0)
       walked.decode(m, r);
@@ -310,6 +320,108 @@ TEST(Extensions, LevelsTakenTogetherMatchOneLevelAtATime) {
       ASSERT_EQ(together.ranges, want.ranges) << "rank " << r << " + " << dlo << ".." << dhi;
     }
   }
+  }
+}
+
+namespace {
+
+/// Whether a position is canonical: its first row at least as long as its
+/// first column.
+bool canonical(const Rows& rows) { return rows.front() >= static_cast<int>(rows.size()); }
+
+/// The transpose, column by column.
+Rows transposed(const Rows& rows) {
+  Rows out;
+  for (int c = 0; c < rows.front(); ++c)
+    out.push_back(static_cast<int>(std::count_if(rows.begin(), rows.end(), [&](int len) { return len > c; })));
+  return out;
+}
+
+}  // namespace
+
+TEST(Transposes, RowsAndTransposedRankOfEveryPositionUpTo30Tiles) {
+  const PartitionTable t(30);
+  detail::Source s(t);
+  for (int n = 1; n <= 30; ++n)
+    for (std::uint64_t r = 0; r < t.positions(n); ++r) {
+      const Rows rows = t.unrank(n, r);
+      if (r % 13 == 0) s.decode(n, r); else s.seek(r);
+      ASSERT_EQ(s.rows(), static_cast<int>(rows.size())) << rows_to_string(rows);
+      ASSERT_EQ(s.transposed_rank(), t.rank(transposed(rows))) << rows_to_string(rows);
+    }
+}
+
+TEST(Transposes, NotCanonicalBitsAreExactlyThePositionsWithALongerFirstColumn) {
+  // Whole levels, and levels cut into pieces of 64, 128 and 4,096 bits (the
+  // sieve sets a segment at a time), against each position's own rows.
+  const PartitionTable t(40);
+  for (int n = 1; n <= 40; ++n) {
+    const std::uint64_t p = t.positions(n);
+    for (std::uint64_t piece : {std::uint64_t{64}, std::uint64_t{128}, std::uint64_t{4096}, p + 64}) {
+      piece &= ~std::uint64_t{63};
+      std::vector<std::uint64_t> words(p / 64 + 1, 0);
+      for (std::uint64_t lo = 0; lo < p; lo += piece)
+        detail::set_not_canonical(t, n, lo, std::min(p, lo + piece), words.data() + lo / 64);
+      std::uint64_t set = 0;
+      for (std::uint64_t r = 0; r < p; ++r) {
+        const bool bit = (words[r / 64] >> (r % 64)) & 1;
+        set += bit;
+        ASSERT_EQ(bit, !canonical(t.unrank(n, r))) << "n = " << n << ", rank " << r << ", pieces of " << piece;
+      }
+      for (std::uint64_t r = p; r < words.size() * 64; ++r) ASSERT_FALSE((words[r / 64] >> (r % 64)) & 1);
+      if (n >= 3) {
+        EXPECT_GT(set, 0U);
+      }
+    }
+  }
+}
+
+TEST(Transposes, CanonicalOnlyDecodersMakeEveryCanonicalExtensionAndLessBesides) {
+  // Every source of levels 1..18, extended by 1..14 tiles: a decoder that
+  // makes canonical extensions only must still make every canonical one,
+  // and nothing that is not an extension; a source whose first row is
+  // shorter than its first column must make canonical ones only. Ranges
+  // count position by position.
+  const int max_m = 18, max_d = 14;
+  const PartitionTable t(max_m + max_d);
+  std::uint64_t all = 0, kept = 0;
+  for (int m = 1; m <= max_m; ++m)
+    for (std::uint64_t r = 0; r < t.positions(m); ++r) {
+      detail::Source full(t), pruned(t);
+      pruned.set_canonical_only(true);
+      full.decode(m, r);
+      pruned.decode(m, r);
+      const bool source_canonical = canonical(t.unrank(m, r));
+      for (int d = 1; d <= max_d; ++d) {
+        std::vector<std::uint64_t> want = extension_ranks(t, t.unrank(m, r), d), got;
+        Collect c;
+        pruned.for_each_extension(d, c);
+        got = c.points;
+        for (std::size_t i = 0; i < c.ranges.size(); i += 2)
+          for (std::uint64_t x = 0; x < c.ranges[i + 1]; ++x) got.push_back(c.ranges[i] + x);
+        std::sort(want.begin(), want.end());
+        std::sort(got.begin(), got.end());
+        ASSERT_TRUE(std::adjacent_find(got.begin(), got.end()) == got.end()) << "a mark made twice";
+        ASSERT_TRUE(std::includes(want.begin(), want.end(), got.begin(), got.end()))
+            << rows_to_string(t.unrank(m, r)) << " + " << d << ": a mark that is not an extension";
+        for (std::uint64_t x : want) {
+          const bool made = std::binary_search(got.begin(), got.end(), x);
+          if (canonical(t.unrank(m + d, x))) {
+            ASSERT_TRUE(made) << rows_to_string(t.unrank(m + d, x)) << " not made";
+          }
+        }
+        if (!source_canonical) {
+          for (std::uint64_t x : got) ASSERT_TRUE(canonical(t.unrank(m + d, x))) << rows_to_string(t.unrank(m + d, x));
+        }
+        all += want.size();
+        kept += got.size();
+      }
+      (void)full;
+    }
+  // About a third of the marks are saved (two thirds of those of sources
+  // that are not canonical).
+  EXPECT_LT(kept, all * 3 / 4);
+  EXPECT_GT(kept, all / 2);
 }
 
 TEST(Sieve, AgreesWithBruteForceOnEveryPositionUpTo25Tiles) {
@@ -453,6 +565,32 @@ TEST(Sieve, ItemsCutAtAThreadsShareOfARoundGiveTheSameResult) {
   for (std::size_t i = 0; i < whole.size(); ++i) {
     EXPECT_EQ(whole[i].losing, cut[i].losing) << "n = " << i + 1;
     EXPECT_EQ(whole[i].marks, cut[i].marks) << "n = " << i + 1;
+  }
+}
+
+TEST(Sieve, TransposesGiveTheSameLosingPositionsAsDecidingEveryPosition) {
+  // The sieve decides canonical positions and takes the others as their
+  // transposes; asked to decide every position itself, it must find the
+  // same losing positions, level by level and rank by rank, with more
+  // marks. Windows of 2 MiB make many windows, the first marked directly.
+  const int max_n = 62;
+  const detail::ForTesting windows(detail::g_window_bytes_for_testing, 2 << 20);
+  Sieve with(max_n);
+  std::vector<LevelResult> a, b;
+  with.run([&](const LevelResult& r) { a.push_back(r); });
+  std::unique_ptr<Sieve> without;
+  {
+    const detail::ForTesting every(detail::g_no_transposes_for_testing, 1);
+    without = std::make_unique<Sieve>(max_n);
+  }
+  without->run([&](const LevelResult& r) { b.push_back(r); });
+  for (int n = 1; n <= max_n; ++n) {
+    const auto i = static_cast<std::size_t>(n - 1);
+    ASSERT_EQ(with.losing().level(n).all(), without->losing().level(n).all()) << "n = " << n;
+    EXPECT_EQ(a[i].losing, b[i].losing);
+    if (n >= 40) {
+      EXPECT_LT(a[i].marks, b[i].marks * 3 / 4) << "n = " << n;
+    }
   }
 }
 
