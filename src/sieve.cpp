@@ -1057,6 +1057,10 @@ MemoryPlan plan_memory(int max_tiles, int processes) {
     plan.bucket_bytes += 3 * config::kRoundMarks * sizeof(std::uint32_t);
     const double p = static_cast<double>(t.positions(max_tiles));
     plan.scan_bytes += static_cast<std::uint64_t>(8 * 0.3 * p / std::log(p) / processes) + 8 * kSharePiece;
+    // Before a level is scanned, the transposes that land in other
+    // processes' segments (at most half its losing positions) are queued,
+    // packed to send and received: three times 8 bytes each at most.
+    plan.scan_bytes += static_cast<std::uint64_t>(3 * 8 * 0.15 * p / std::log(p));
   }
   return plan;
 }
