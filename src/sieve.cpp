@@ -722,45 +722,59 @@ struct Sieve::Impl {
   /// columns); every other position that is not canonical is the transpose
   /// of a canonical winning one, so it stays set. A distributed sieve sends
   /// the transposes that land in other processes' segments to their owners.
+  /// Threads read segments while others clear bits in them: a bit read clear
+  /// is either a canonical losing position or an already added transpose,
+  /// whose own transpose is canonical and is left alone, so what a thread
+  /// sees does not change what it does. (The bits are read and cleared as
+  /// atomics.)
   void add_transposes(int n) {
-    const LevelScan scan = count_losing(n);
+    const std::uint64_t p = table.positions(n);
     const std::uint64_t level_bit = base[static_cast<std::size_t>(n - n0)];
     const std::uint64_t first_bit = own_lo << config::kSegmentBitsLog2, end_bit = own_hi << config::kSegmentBitsLog2;
-    const auto clear = [&](std::uint64_t bit) {
-      std::atomic_ref<std::uint64_t> word(bitmap()[(bit - first_bit) >> 6]);
-      word.fetch_and(~(std::uint64_t{1} << (bit & 63)), std::memory_order_relaxed);
-    };
+    // This process's segments of the level, as window segments.
+    const std::uint64_t s0 = std::max(level_bit >> config::kSegmentBitsLog2, own_lo);
+    const std::uint64_t s1 = std::min((level_bit + p + config::kSegmentBits - 1) >> config::kSegmentBitsLog2, own_hi);
+    const auto word = [&](std::uint64_t bit) { return std::atomic_ref<std::uint64_t>(bitmap()[(bit - first_bit) >> 6]); };
     tbb::enumerable_thread_specific<std::vector<std::uint64_t>> away;  // bits of other processes
-    collect_losing(scan, [&](std::span<const std::uint64_t> ranks) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranks.size(), 4096),
-                        [&](const tbb::blocked_range<std::size_t>& r) {
-        detail::Source& source = states.local().source;
-        // The transposes land all over the level: prefetch a batch of their
-        // words, then clear them.
-        constexpr int kBatch = 32;
-        std::uint64_t batch[kBatch];
-        int queued = 0;
-        const auto flush = [&] {
-          for (int j = 0; j < queued; ++j) clear(batch[j]);
-          queued = 0;
-        };
-        source.decode(n, ranks[r.begin()]);
-        for (std::size_t i = r.begin();;) {
-          if (source.run_length(1) > source.rows()) {
-            const std::uint64_t bit = level_bit + source.transposed_rank();
-            if (bit >= first_bit && bit < end_bit) {
-              __builtin_prefetch(bitmap() + ((bit - first_bit) >> 6), 1);
-              batch[queued++] = bit;
-              if (queued == kBatch) flush();
-            } else {
-              away.local().push_back(bit);
-            }
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(s0, std::max(s0, s1), 1),
+                      [&](const tbb::blocked_range<std::uint64_t>& segments) {
+      detail::Source& source = states.local().source;
+      bool decoded = false;
+      // The transposes land all over the level: prefetch a batch of their
+      // words, then clear them.
+      constexpr int kBatch = 32;
+      std::uint64_t batch[kBatch];
+      int queued = 0;
+      const auto flush = [&] {
+        for (int j = 0; j < queued; ++j)
+          word(batch[j]).fetch_and(~(std::uint64_t{1} << (batch[j] & 63)), std::memory_order_relaxed);
+        queued = 0;
+      };
+      const std::uint64_t from = segments.begin() << config::kSegmentBitsLog2;
+      const std::uint64_t to = std::min(segments.end() << config::kSegmentBitsLog2, level_bit + p);
+      for (std::uint64_t w = from; w < to; w += 64) {
+        std::uint64_t clear = ~word(w).load(std::memory_order_relaxed);
+        if (to - w < 64) clear &= (std::uint64_t{1} << (to - w)) - 1;
+        for (; clear; clear &= clear - 1) {
+          const std::uint64_t rank = w - level_bit + static_cast<std::uint64_t>(std::countr_zero(clear));
+          if (decoded) {
+            source.seek(rank);
+          } else {
+            source.decode(n, rank);
+            decoded = true;
           }
-          if (++i == r.end()) break;
-          source.seek(ranks[i]);
+          if (source.run_length(1) <= source.rows()) continue;
+          const std::uint64_t bit = level_bit + source.transposed_rank();
+          if (bit >= first_bit && bit < end_bit) {
+            __builtin_prefetch(bitmap() + ((bit - first_bit) >> 6), 1);
+            batch[queued++] = bit;
+            if (queued == kBatch) flush();
+          } else {
+            away.local().push_back(bit);
+          }
         }
-        flush();
-      });
+      }
+      flush();
     });
     if (!distributed()) return;
     std::vector<std::uint64_t> send;
@@ -768,12 +782,12 @@ struct Sieve::Impl {
     std::sort(send.begin(), send.end());
     const std::vector<std::uint64_t> bounds = owner_bounds();
     std::vector<std::size_t> send_counts(static_cast<std::size_t>(procs)), received_counts;
-    for (std::size_t p = 0; p < send_counts.size(); ++p)
-      send_counts[p] = static_cast<std::size_t>(std::lower_bound(send.begin(), send.end(), bounds[p + 1]) -
-                                                std::lower_bound(send.begin(), send.end(), bounds[p]));
+    for (std::size_t q = 0; q < send_counts.size(); ++q)
+      send_counts[q] = static_cast<std::size_t>(std::lower_bound(send.begin(), send.end(), bounds[q + 1]) -
+                                                std::lower_bound(send.begin(), send.end(), bounds[q]));
     std::vector<std::uint64_t> received;
     group->exchange(send, send_counts, received, received_counts);
-    for (std::uint64_t bit : received) clear(bit);
+    for (std::uint64_t bit : received) word(bit).fetch_and(~(std::uint64_t{1} << (bit & 63)), std::memory_order_relaxed);
   }
 
   /// This process's segments of window level n and their clear bits (the

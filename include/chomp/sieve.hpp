@@ -7,6 +7,13 @@
 /// left unmarked are losing and are stored (rank gaps, losing_store.hpp) to
 /// mark the levels above. Only the current level's bitmap is ever held.
 ///
+/// Only canonical positions are decided (first row at least as long as the
+/// first column): the others start set, and before a level is scanned each
+/// canonical losing position clears its transpose's bit, since a position
+/// and its transpose are both losing or both winning. Sources mark only
+/// what can be canonical, about a third fewer marks (extensions.hpp), so
+/// `marks` counts less work than the engines that made the tables in data/.
+///
 /// Parallelism (oneTBB): threads take chunks of stored losing positions,
 /// enumerate their extensions and file each mark into a bucket by the
 /// bitmap segment it lands in; then each segment applies its buckets while it
@@ -41,7 +48,7 @@ struct LevelResult {
   int tiles = 0;
   std::uint64_t positions = 0;  ///< p(n)
   std::uint64_t losing = 0;     ///< L(n)
-  std::uint64_t marks = 0;      ///< winning marks applied (work counter)
+  std::uint64_t marks = 0;      ///< winning marks applied (work counter; see above)
   double seconds = 0;           ///< wall time of the level
 
   double losing_fraction() const;

@@ -3,11 +3,13 @@
 /// losing positions are valid ranks, closed under transposition, and obey
 /// the rule that defines them, move by move.
 ///
-/// Transposing a position (rows <-> columns) keeps its status, but the sieve
-/// never uses that: it enumerates extensions row by row, and a position and
-/// its transpose have different ranks, extensions and marks. A missing or
-/// extra mark anywhere would make a level's losing set lose its symmetry, so
-/// checking it is an independent test of levels no other program reached.
+/// Transposing a position (rows <-> columns) keeps its status. Engines
+/// before the one that decides canonical positions only (sieve.hpp) never
+/// used that: they enumerated extensions row by row, and a missing or extra
+/// mark anywhere would have made a level's losing set lose its symmetry, so
+/// for their files (every table in data/) this is an independent test. A
+/// file of the present engine is symmetric by construction: for it the
+/// check tests the stored ranks only, and check_moves is the independent one.
 ///
 /// The rule itself is checked position by position, from the moves of each
 /// position rather than from the extensions of losing ones: a position is
