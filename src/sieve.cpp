@@ -666,8 +666,9 @@ struct Sieve::Impl {
   }
 
   /// Opens the window starting at level done + 1 and marks it from every
-  /// finished level.
-  void open_window(const ProgressFn& progress) {
+  /// finished level. Returns whether the stop flag was raised (agreed on by
+  /// every process of a group): the window is then partly marked.
+  bool open_window(const ProgressFn& progress) {
     n0 = done + 1;
     n1 = window_end(table, n0, max, procs);
     base.assign(1, 0);
@@ -694,7 +695,7 @@ struct Sieve::Impl {
       group->sum(std::span<std::uint64_t>(&threads, 1));
       group_threads = threads;
     }
-    mark(items_of_levels(1, n0 - 1, n0), n0, progress);
+    return mark(items_of_levels(1, n0 - 1, n0), n0, progress);
   }
 
   /// Sets the bits of this process's segments that stand for positions
@@ -742,7 +743,7 @@ struct Sieve::Impl {
       bool decoded = false;
       // The transposes land all over the level: prefetch a batch of their
       // words, then clear them.
-      constexpr int kBatch = 32;
+      constexpr int kBatch = config::kTransposePrefetch;
       std::uint64_t batch[kBatch];
       int queued = 0;
       const auto flush = [&] {
@@ -924,9 +925,11 @@ struct Sieve::Impl {
     res.tiles = n;
     res.positions = table.positions(n);
     try {
-      if (n > n1) open_window(progress);
-      // A distributed sieve agrees on the stop flag along with the level's
-      // counts (share_level).
+      // A stop while the window opened is agreed on by every process of a
+      // group (mark); otherwise a distributed sieve agrees on the stop flag
+      // along with the level's counts (share_level). A partly marked level
+      // gets no transposes: they would be many and useless.
+      if (n > n1 && open_window(progress)) throw interrupted(n);
       if (!distributed() && stop_requested()) throw interrupted(n);
       if (transposes) add_transposes(n);
       if (distributed()) {
