@@ -156,9 +156,8 @@ class NotCanonical {
 
  private:
   /// Below this many tiles, a walk whose P(R, v) <= 64 partitions fit one
-  /// word is read from a table of their bit patterns: the walk's leaves are
-  /// short runs (at n = 70 they average 32 positions).
-  static constexpr int kSmall = 20;
+  /// word is read from a table of their bit patterns (config.hpp).
+  static constexpr int kSmall = config::kPatternTiles;
   struct Small {
     std::uint64_t pattern[kSmall][kSmall][kSmall] = {};  // [R][v][q]
   };
