@@ -10,7 +10,9 @@
 ///     /levels/losing_fraction   float64  L(n) / p(n)
 ///     /levels/hypothesis_ratio  float64  L(n) / (p(n) / ln p(n)), NaN where ln p(n) = 0
 ///     /levels/seconds           float64  wall time of the level
-///     /levels/marks             uint64   winning marks applied (work counter)
+///     /levels/marks             uint64   winning marks applied (work counter;
+///                                        fewer since the sieve decides canonical
+///                                        positions only, sieve.hpp)
 ///     /resume/losing_ranks      uint64   the losing ranks of every finished level, level
 ///                                        after level, each level starting at a multiple
 ///                                        of its level_alignment attribute (a chunk):

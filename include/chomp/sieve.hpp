@@ -2,16 +2,17 @@
 /// @brief The level-by-level sieve that classifies every Chomp position.
 ///
 /// Levels n = 1, 2, ... are finished in order. For level n a bitmap of p(n)
-/// bits starts clear; every losing position of every smaller level marks its
-/// one-move extensions with n tiles (extensions.hpp) as winning; the positions
-/// left unmarked are losing and are stored (rank gaps, losing_store.hpp) to
-/// mark the levels above. Only the current level's bitmap is ever held.
+/// bits starts clear (but see below); every losing position of every smaller
+/// level marks its one-move extensions with n tiles (chomp/extensions.hpp,
+/// the kernel in src/extensions.hpp) as winning; the positions left unmarked
+/// are losing and are stored (rank gaps, losing_store.hpp) to mark the
+/// levels above. Only the current level's bitmap is ever held.
 ///
 /// Only canonical positions are decided (first row at least as long as the
 /// first column): the others start set, and before a level is scanned each
 /// canonical losing position clears its transpose's bit, since a position
 /// and its transpose are both losing or both winning. Sources mark only
-/// what can be canonical, about a third fewer marks (extensions.hpp), so
+/// what can be canonical, about a third fewer marks (src/extensions.hpp), so
 /// `marks` counts less work than the engines that made the tables in data/.
 ///
 /// Parallelism (oneTBB): threads take chunks of stored losing positions,

@@ -7,9 +7,11 @@
 /// before the one that decides canonical positions only (sieve.hpp) never
 /// used that: they enumerated extensions row by row, and a missing or extra
 /// mark anywhere would have made a level's losing set lose its symmetry, so
-/// for their files (every table in data/) this is an independent test. A
-/// file of the present engine is symmetric by construction: for it the
-/// check tests the stored ranks only, and check_moves is the independent one.
+/// for their files (every table in data/) this is an independent test. The
+/// present engine takes every position whose first row is shorter than its
+/// first column as a transpose, so for its files the check tests only the
+/// positions whose first row and column are equally long (decided both
+/// ways) and the stored ranks; check_moves is the independent one.
 ///
 /// The rule itself is checked position by position, from the moves of each
 /// position rather than from the extensions of losing ones: a position is
