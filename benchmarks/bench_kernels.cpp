@@ -124,10 +124,11 @@ BENCHMARK(BM_Extensions)->Arg(1)->Arg(5)->Arg(10);
 /// Extensions of every losing position of level 60 by 1..d tiles (d = arg),
 /// all levels in one walk over each source's corners, as the sieve asks for
 /// them, against BM_ExtensionsOneLevelAtATime for the same marks.
-void extensions_up_to(benchmark::State& state, bool together) {
+void extensions_up_to(benchmark::State& state, bool together, bool canonical_only = false) {
   const int m = 60, top = static_cast<int>(state.range(0));
   const auto ranks = sieve70().losing().level(m).all();
   detail::Source src(sieve70().table());
+  src.set_canonical_only(canonical_only);
   CountSink sink;
   const std::vector<std::uint64_t> offsets(static_cast<std::size_t>(top), 0);
   for (auto _ : state)
@@ -139,11 +140,49 @@ void extensions_up_to(benchmark::State& state, bool together) {
     });
   benchmark::DoNotOptimize(sink.sum);
   state.SetItemsProcessed(static_cast<std::int64_t>(sink.points));
+  state.counters["sources"] = benchmark::Counter(static_cast<double>(state.iterations() * ranks.size()),
+                                                 benchmark::Counter::kIsRate);
 }
 void BM_ExtensionsLevelsTogether(benchmark::State& state) { extensions_up_to(state, true); }
 void BM_ExtensionsOneLevelAtATime(benchmark::State& state) { extensions_up_to(state, false); }
 BENCHMARK(BM_ExtensionsLevelsTogether)->Arg(10);
 BENCHMARK(BM_ExtensionsOneLevelAtATime)->Arg(10);
+
+/// The same walk as BM_ExtensionsLevelsTogether, making canonical
+/// extensions only, as the sieve does: fewer marks (items), more sources a
+/// second.
+void BM_ExtensionsCanonicalOnly(benchmark::State& state) { extensions_up_to(state, true, true); }
+BENCHMARK(BM_ExtensionsCanonicalOnly)->Arg(10);
+
+/// Transposed ranks of every losing position of level 60, walked with seek
+/// as the sieve's add_transposes does (items: positions).
+void BM_TransposedRank(benchmark::State& state) {
+  const int m = 60;
+  const auto ranks = sieve70().losing().level(m).all();
+  detail::Source src(sieve70().table());
+  std::uint64_t sum = 0;
+  for (auto _ : state) for_each_source(src, m, ranks, [&] { sum += src.transposed_rank(); });
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ranks.size()));
+}
+BENCHMARK(BM_TransposedRank);
+
+/// The bits of level n's positions that are not canonical (n = arg), set a
+/// segment at a time as a window opens (items: positions).
+void BM_SetNotCanonical(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const PartitionTable t(n);
+  const std::uint64_t p = t.positions(n);
+  std::vector<std::uint64_t> words((p + 63) / 64 + 1);
+  for (auto _ : state) {
+    std::fill(words.begin(), words.end(), 0);
+    for (std::uint64_t lo = 0; lo < p; lo += config::kSegmentBits)
+      detail::set_not_canonical(t, n, lo, std::min(p, lo + config::kSegmentBits), words.data() + lo / 64);
+    benchmark::DoNotOptimize(words.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * p));
+}
+BENCHMARK(BM_SetNotCanonical)->Arg(90)->Unit(benchmark::kMillisecond);
 
 /// Filing random marks into buckets, then applying them (the time is the
 /// apply's; filing is a counter):
