@@ -735,7 +735,10 @@ struct Sieve::Impl {
     // This process's segments of the level, as window segments.
     const std::uint64_t s0 = std::max(level_bit >> config::kSegmentBitsLog2, own_lo);
     const std::uint64_t s1 = std::min((level_bit + p + config::kSegmentBits - 1) >> config::kSegmentBitsLog2, own_hi);
-    const auto word = [&](std::uint64_t bit) { return std::atomic_ref<std::uint64_t>(bitmap()[(bit - first_bit) >> 6]); };
+    const auto clear = [&](std::uint64_t bit) {
+      std::atomic_ref<std::uint64_t>(bitmap()[(bit - first_bit) >> 6])
+          .fetch_and(~(std::uint64_t{1} << (bit & 63)), std::memory_order_relaxed);
+    };
     tbb::enumerable_thread_specific<std::vector<std::uint64_t>> away;  // bits of other processes
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(s0, std::max(s0, s1), 1),
                       [&](const tbb::blocked_range<std::uint64_t>& segments) {
@@ -747,17 +750,17 @@ struct Sieve::Impl {
       std::uint64_t batch[kBatch];
       int queued = 0;
       const auto flush = [&] {
-        for (int j = 0; j < queued; ++j)
-          word(batch[j]).fetch_and(~(std::uint64_t{1} << (batch[j] & 63)), std::memory_order_relaxed);
+        for (int j = 0; j < queued; ++j) clear(batch[j]);
         queued = 0;
       };
       const std::uint64_t from = segments.begin() << config::kSegmentBitsLog2;
       const std::uint64_t to = std::min(segments.end() << config::kSegmentBitsLog2, level_bit + p);
       for (std::uint64_t w = from; w < to; w += 64) {
-        std::uint64_t clear = ~word(w).load(std::memory_order_relaxed);
-        if (to - w < 64) clear &= (std::uint64_t{1} << (to - w)) - 1;
-        for (; clear; clear &= clear - 1) {
-          const std::uint64_t rank = w - level_bit + static_cast<std::uint64_t>(std::countr_zero(clear));
+        std::uint64_t losing =
+            ~std::atomic_ref<std::uint64_t>(bitmap()[(w - first_bit) >> 6]).load(std::memory_order_relaxed);
+        if (to - w < 64) losing &= (std::uint64_t{1} << (to - w)) - 1;
+        for (; losing; losing &= losing - 1) {
+          const std::uint64_t rank = w - level_bit + static_cast<std::uint64_t>(std::countr_zero(losing));
           if (decoded) {
             source.seek(rank);
           } else {
@@ -788,7 +791,7 @@ struct Sieve::Impl {
                                                 std::lower_bound(send.begin(), send.end(), bounds[q]));
     std::vector<std::uint64_t> received;
     group->exchange(send, send_counts, received, received_counts);
-    for (std::uint64_t bit : received) word(bit).fetch_and(~(std::uint64_t{1} << (bit & 63)), std::memory_order_relaxed);
+    for (std::uint64_t bit : received) clear(bit);
   }
 
   /// This process's segments of window level n and their clear bits (the
