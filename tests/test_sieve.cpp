@@ -229,6 +229,24 @@ struct Collect {
   }
 };
 
+/// Walks one decoder (making every extension, or canonical ones only)
+/// through every position of level m in rank order, with seek, decoding
+/// afresh every `fresh_every` ranks as a chunk of sources would start, and
+/// calls f(walked, rank) at each.
+template <class F>
+void walk_level(const PartitionTable& t, int m, bool canonical_only, std::uint64_t fresh_every, F&& f) {
+  detail::Source walked(t);
+  walked.set_canonical_only(canonical_only);
+  for (std::uint64_t r = 0; r < t.positions(m); ++r) {
+    if (r % fresh_every == 0)
+      walked.decode(m, r);
+    else
+      walked.seek(r);
+    f(walked, r);
+    if (::testing::Test::HasFatalFailure()) return;  // as an ASSERT in the loop would
+  }
+}
+
 }  // namespace
 
 TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
@@ -244,27 +262,21 @@ TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
   const int m = 30, max_n = 50;
   const PartitionTable t(max_n);
   for (bool canonical_only : {false, true}) {
-  detail::Source walked(t);
-  walked.set_canonical_only(canonical_only);
-  for (std::uint64_t r = 0; r < t.positions(m); ++r) {
-    if (r % 97 == 0)
-      walked.decode(m, r);
-    else
-      walked.seek(r);
-    for (int d : {3, 1 + static_cast<int>(r % 20), 20, 1 + static_cast<int>((r + 7) % 20)}) {
-      const std::uint64_t offset = (d == 20 && r % 3 == 0) ? 1000 : 0;
-      Collect a, b;
-      walked.for_each_extension(d, a, offset);
-      detail::Source once(t);
-      once.set_canonical_only(canonical_only);
-      once.decode(m, r);
-      once.for_each_extension(d, b, offset);
-      a.sort();
-      b.sort();
-      ASSERT_EQ(a.points, b.points) << "rank " << r << " + " << d << ", canonical only " << canonical_only;
-      ASSERT_EQ(a.ranges, b.ranges) << "rank " << r << " + " << d << ", canonical only " << canonical_only;
-    }
-  }
+    walk_level(t, m, canonical_only, 97, [&](detail::Source& walked, std::uint64_t r) {
+      for (int d : {3, 1 + static_cast<int>(r % 20), 20, 1 + static_cast<int>((r + 7) % 20)}) {
+        const std::uint64_t offset = (d == 20 && r % 3 == 0) ? 1000 : 0;
+        Collect a, b;
+        walked.for_each_extension(d, a, offset);
+        detail::Source once(t);
+        once.set_canonical_only(canonical_only);
+        once.decode(m, r);
+        once.for_each_extension(d, b, offset);
+        a.sort();
+        b.sort();
+        ASSERT_EQ(a.points, b.points) << "rank " << r << " + " << d << ", canonical only " << canonical_only;
+        ASSERT_EQ(a.ranges, b.ranges) << "rank " << r << " + " << d << ", canonical only " << canonical_only;
+      }
+    });
   }
 }
 
@@ -283,43 +295,37 @@ TEST(Extensions, LevelsTakenTogetherMatchOneLevelAtATime) {
   std::vector<std::uint64_t> offsets(max_d + 1);
   for (int d = 0; d <= max_d; ++d) offsets[static_cast<std::size_t>(d)] = static_cast<std::uint64_t>(d) << 40;
   for (bool canonical_only : {false, true}) {
-  const auto fresh = [&](std::uint64_t r, int dlo, int dhi) {
-    Collect want;
-    for (int d = dlo; d <= dhi; ++d) {
-      detail::Source once(t);
-      once.set_canonical_only(canonical_only);
-      once.decode(m, r);
-      once.for_each_extension(d, want, offsets[static_cast<std::size_t>(d)]);
-    }
-    want.sort();
-    return want;
-  };
-  detail::Source walked(t);
-  walked.set_canonical_only(canonical_only);
-  for (std::uint64_t r = 0; r < t.positions(m); ++r) {
-    if (r % 41 == 0)
-      walked.decode(m, r);
-    else
-      walked.seek(r);
-    if (r % 5 == 0) {
-      const int d = 1 + static_cast<int>(r % max_d);
-      Collect alone;
-      walked.for_each_extension(d, alone, offsets[static_cast<std::size_t>(d)]);
-      alone.sort();
-      const Collect want = fresh(r, d, d);
-      ASSERT_EQ(alone.points, want.points) << "rank " << r << " + " << d;
-      ASSERT_EQ(alone.ranges, want.ranges) << "rank " << r << " + " << d;
-    }
-    const int lo = 1 + static_cast<int>(r % 7), hi = 10 + static_cast<int>(r % 23);
-    for (const auto& [dlo, dhi] : {std::pair{1, max_d}, std::pair{lo, hi}}) {
-      Collect together;
-      walked.for_each_extension(dlo, dhi, together, offsets.data() + dlo);
-      together.sort();
-      const Collect want = fresh(r, dlo, dhi);
-      ASSERT_EQ(together.points, want.points) << "rank " << r << " + " << dlo << ".." << dhi;
-      ASSERT_EQ(together.ranges, want.ranges) << "rank " << r << " + " << dlo << ".." << dhi;
-    }
-  }
+    const auto fresh = [&](std::uint64_t r, int dlo, int dhi) {
+      Collect want;
+      for (int d = dlo; d <= dhi; ++d) {
+        detail::Source once(t);
+        once.set_canonical_only(canonical_only);
+        once.decode(m, r);
+        once.for_each_extension(d, want, offsets[static_cast<std::size_t>(d)]);
+      }
+      want.sort();
+      return want;
+    };
+    walk_level(t, m, canonical_only, 41, [&](detail::Source& walked, std::uint64_t r) {
+      if (r % 5 == 0) {
+        const int d = 1 + static_cast<int>(r % max_d);
+        Collect alone;
+        walked.for_each_extension(d, alone, offsets[static_cast<std::size_t>(d)]);
+        alone.sort();
+        const Collect want = fresh(r, d, d);
+        ASSERT_EQ(alone.points, want.points) << "rank " << r << " + " << d;
+        ASSERT_EQ(alone.ranges, want.ranges) << "rank " << r << " + " << d;
+      }
+      const int lo = 1 + static_cast<int>(r % 7), hi = 10 + static_cast<int>(r % 23);
+      for (const auto& [dlo, dhi] : {std::pair{1, max_d}, std::pair{lo, hi}}) {
+        Collect together;
+        walked.for_each_extension(dlo, dhi, together, offsets.data() + dlo);
+        together.sort();
+        const Collect want = fresh(r, dlo, dhi);
+        ASSERT_EQ(together.points, want.points) << "rank " << r << " + " << dlo << ".." << dhi;
+        ASSERT_EQ(together.ranges, want.ranges) << "rank " << r << " + " << dlo << ".." << dhi;
+      }
+    });
   }
 }
 
@@ -388,11 +394,8 @@ TEST(Transposes, CanonicalOnlyDecodersMakeEveryCanonicalExtensionAndLessBesides)
   static_assert(max_d > config::kShapeTiles, "blocks beyond the shape table");
   const PartitionTable t(max_m + max_d);
   std::uint64_t all = 0, kept = 0;
-  detail::Source pruned(t);
-  pruned.set_canonical_only(true);
-  for (int m = 1; m <= max_m; ++m)
-    for (std::uint64_t r = 0; r < t.positions(m); ++r) {
-      if (r == 0) pruned.decode(m, r); else pruned.seek(r);
+  for (int m = 1; m <= max_m && !HasFatalFailure(); ++m)
+    walk_level(t, m, true, t.positions(m), [&](detail::Source& pruned, std::uint64_t r) {
       const Rows source = t.unrank(m, r);
       for (int d = 1; d <= max_d; ++d) {
         std::vector<std::uint64_t> want = extension_ranks(t, source, d), got;
@@ -419,7 +422,7 @@ TEST(Transposes, CanonicalOnlyDecodersMakeEveryCanonicalExtensionAndLessBesides)
         all += want.size();
         kept += got.size();
       }
-    }
+    });
   // Sources this small, far below most of their targets, make most of
   // their marks at the top corner and in the new row: a fifth of the marks
   // is saved here (0.79 kept), against a third in the sieve's runs.
