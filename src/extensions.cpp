@@ -151,7 +151,7 @@ class NotCanonical {
       set_pattern(small_->pattern[R][v][q], count, base);
       return;
     }
-    expand(R, v, base, q);
+    expand(R, v, base, q, count);
   }
 
  private:
@@ -169,17 +169,19 @@ class NotCanonical {
       Small s;
       const PartitionTable t(kSmall);
       for (int R = 0; R < kSmall; ++R)
-        for (int v = 0; v < kSmall; ++v)
-          if ((R == 0 || v > 0) && t.count(R, v) <= 64)
+        for (int v = 0; v < kSmall; ++v) {
+          const std::uint64_t count = t.count(R, v);
+          if ((R == 0 || v > 0) && count <= 64)
             for (int q = 0; q < kSmall; ++q)  // smaller R first: expand reads only those
-              NotCanonical(t, 0, t.count(R, v), &s.pattern[R][v][q], &s).expand(R, v, 0, q);
+              NotCanonical(t, 0, count, &s.pattern[R][v][q], &s).expand(R, v, 0, q, count);
+        }
       return s;
     }();
     return table;
   }
 
-  void expand(int R, int v, std::uint64_t base, int q) const {
-    const std::uint64_t count = t_.count(R, v);
+  /// walk below its checks; count = P(R, v).
+  void expand(int R, int v, std::uint64_t base, int q, std::uint64_t count) const {
     if (q <= 0 || (R > 0 && (R + v - 1) / v >= q)) {  // even the fewest parts are enough
       const std::uint64_t a = std::max(base, lo_), b = std::min(base + count, hi_);
       set_bit_range(words_, a - lo_, b - a);
