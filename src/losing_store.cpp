@@ -3,7 +3,12 @@
 
 #include "chomp/losing_store.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <stdexcept>
 
 #include "config.hpp"
@@ -22,6 +27,26 @@ constexpr std::uint64_t kMaxBlockBytes = std::uint64_t{4} << 20;
 constexpr std::uint64_t kMinBlockBytes = 4096;
 static_assert(kMinBlockBytes >= kMaxChunkBytes, "a block must hold a whole chunk");
 
+/// Whole chunks appended at once are coded in parallel from this many
+/// ranks on, in pieces of kPieceChunks chunks (64 Ki ranks).
+constexpr std::size_t kParallelRanks = std::size_t{1} << 17;
+constexpr std::size_t kPieceChunks = 1024;
+
+/// Bytes of a gap (> 0) as an LEB128 varint: 7 bits a byte.
+inline std::uint64_t gap_bytes(std::uint64_t gap) {
+  return static_cast<std::uint64_t>(70 - std::countl_zero(gap)) / 7;
+}
+
+/// Writes a gap as an LEB128 varint; returns the byte after it.
+inline std::uint8_t* put_gap(std::uint8_t* out, std::uint64_t gap) {
+  while (gap >= 0x80) {
+    *out++ = static_cast<std::uint8_t>(gap | 0x80);
+    gap >>= 7;
+  }
+  *out++ = static_cast<std::uint8_t>(gap);
+  return out;
+}
+
 }  // namespace
 
 void LosingLevel::reserve(std::uint64_t count) {
@@ -38,26 +63,83 @@ void LosingLevel::new_block() {
   block_bytes_ += size;
 }
 
-void LosingLevel::append(std::span<const std::uint64_t> ranks) {
-  for (std::uint64_t r : ranks) {
-    if (count_ % config::kStoreChunk == 0) {
-      if (count_ > 0 && r <= last_) throw std::logic_error("losing ranks must increase");
-      // A chunk's gaps go to one block, so a chunk decodes from one pointer.
-      if (static_cast<std::size_t>(end_ - free_) < kMaxChunkBytes) new_block();
-      chunk_first_.push_back(r);
-      chunk_at_.push_back(free_);
-    } else {
-      if (r <= last_) throw std::logic_error("losing ranks must increase");
-      std::uint64_t gap = r - last_;
-      while (gap >= 0x80) {
-        *free_++ = static_cast<std::uint8_t>(gap | 0x80);
-        gap >>= 7;
-      }
-      *free_++ = static_cast<std::uint8_t>(gap);
-    }
-    last_ = r;
-    ++count_;
+void LosingLevel::append_one(std::uint64_t r) {
+  if (count_ % config::kStoreChunk == 0) {
+    if (count_ > 0 && r <= last_) throw std::logic_error("losing ranks must increase");
+    // A chunk's gaps go to one block, so a chunk decodes from one pointer.
+    if (static_cast<std::size_t>(end_ - free_) < kMaxChunkBytes) new_block();
+    chunk_first_.push_back(r);
+    chunk_at_.push_back(free_);
+  } else {
+    if (r <= last_) throw std::logic_error("losing ranks must increase");
+    free_ = put_gap(free_, r - last_);
   }
+  last_ = r;
+  ++count_;
+}
+
+void LosingLevel::append(std::span<const std::uint64_t> ranks) {
+  // The rest of the last chunk, whole chunks (in parallel when they are
+  // many: append_chunks), and the start of a last chunk, which later
+  // ranks continue in the last block: a chunk's gaps must be in one piece.
+  std::size_t i = 0;
+  for (; i < ranks.size() && count_ % config::kStoreChunk != 0; ++i) append_one(ranks[i]);
+  const std::size_t whole = (ranks.size() - i) / config::kStoreChunk * config::kStoreChunk;
+  if (whole >= kParallelRanks) {
+    append_chunks(ranks.subspan(i, whole));
+    i += whole;
+  }
+  for (; i < ranks.size(); ++i) append_one(ranks[i]);
+}
+
+void LosingLevel::append_chunks(std::span<const std::uint64_t> ranks) {
+  // Whole chunks only, in pieces of kPieceChunks chunks. First pass: check that the ranks
+  // increase and count each piece's gap bytes; nothing changes if they do
+  // not. Second pass: every piece writes its chunks at its offset in one
+  // new block of exactly the bytes counted.
+  constexpr std::size_t kPieceRanks = kPieceChunks * config::kStoreChunk;
+  const std::size_t pieces = (ranks.size() + kPieceRanks - 1) / kPieceRanks;
+  std::vector<std::uint64_t> at(pieces + 1, 0);
+  std::atomic<bool> increasing{count_ == 0 || ranks.front() > last_};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t p = range.begin(); p != range.end(); ++p) {
+      const std::size_t lo = p * kPieceRanks, hi = std::min(ranks.size(), lo + kPieceRanks);
+      std::uint64_t bytes = 0;
+      bool ok = lo == 0 || ranks[lo] > ranks[lo - 1];
+      for (std::size_t j = lo + 1; j < hi; ++j) {
+        ok = ok && ranks[j] > ranks[j - 1];
+        if (j % config::kStoreChunk != 0) bytes += gap_bytes(ranks[j] - ranks[j - 1]);
+      }
+      if (!ok) increasing.store(false, std::memory_order_relaxed);
+      at[p + 1] = bytes;
+    }
+  });
+  if (!increasing.load()) throw std::logic_error("losing ranks must increase");
+  for (std::size_t p = 0; p < pieces; ++p) at[p + 1] += at[p];
+  const std::uint64_t total = at[pieces];
+  blocks_.push_back(std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::uint64_t>(total, 1)));
+  block_bytes_ += std::max<std::uint64_t>(total, 1);
+  std::uint8_t* const block = blocks_.back().get();
+  const std::size_t first_chunk = chunk_first_.size();
+  const std::size_t chunks = (ranks.size() + config::kStoreChunk - 1) / config::kStoreChunk;
+  chunk_first_.resize(first_chunk + chunks);
+  chunk_at_.resize(first_chunk + chunks);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t p = range.begin(); p != range.end(); ++p) {
+      const std::size_t lo = p * kPieceRanks, hi = std::min(ranks.size(), lo + kPieceRanks);
+      std::uint8_t* out = block + at[p];
+      for (std::size_t j = lo; j < hi; ++j) {
+        if (j % config::kStoreChunk == 0) {
+          chunk_first_[first_chunk + j / config::kStoreChunk] = ranks[j];
+          chunk_at_[first_chunk + j / config::kStoreChunk] = out;
+        } else {
+          out = put_gap(out, ranks[j] - ranks[j - 1]);
+        }
+      }
+    }
+  });
+  count_ += ranks.size();
+  last_ = ranks.back();
 }
 
 void LosingLevel::decode_chunk(std::size_t c, std::vector<std::uint64_t>& out) const {

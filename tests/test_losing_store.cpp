@@ -60,6 +60,71 @@ TEST(LosingStore, GivesBackEveryRankInOrderWhateverTheAppends) {
   }
 }
 
+TEST(LosingStore, LargeBatchesCodedInParallelGiveBackTheSameRanks) {
+  // Batches of 2^17 ranks and more take the parallel path (pieces of 1,024
+  // chunks); small ones between them leave the level in mid-chunk, so a
+  // large batch starts with the rest of a chunk.
+  const std::vector<std::uint64_t> ranks = mixed_ranks(1'500'000, 11);
+  LosingLevel level;
+  std::mt19937 rng(5);
+  std::size_t large = 0;
+  for (std::size_t at = 0; at < ranks.size();) {
+    const bool big = rng() % 2 == 0;
+    const std::size_t want = big ? (std::size_t{1} << 17) + rng() % 200'000 : rng() % 1000;
+    const std::size_t n = std::min(ranks.size() - at, want);
+    large += n >= (std::size_t{1} << 17);
+    level.append(std::span<const std::uint64_t>(ranks.data() + at, n));
+    at += n;
+  }
+  EXPECT_GE(large, 3u);
+  ASSERT_EQ(level.size(), ranks.size());
+  EXPECT_EQ(level.chunks(), (ranks.size() + config::kStoreChunk - 1) / config::kStoreChunk);
+  EXPECT_EQ(level.all(), ranks);
+  std::vector<std::uint64_t> chunk;
+  for (std::size_t c = 0; c < level.chunks(); c += 89) {
+    level.decode_chunk(c, chunk);
+    const auto first = ranks.begin() + static_cast<std::ptrdiff_t>(c * config::kStoreChunk);
+    ASSERT_EQ(chunk, std::vector<std::uint64_t>(first, first + static_cast<std::ptrdiff_t>(chunk.size())));
+  }
+  for (std::size_t i = 0; i + 1 < ranks.size(); i += 997) {
+    EXPECT_TRUE(level.contains(ranks[i]));
+    if (ranks[i] + 1 != ranks[i + 1]) {
+      EXPECT_FALSE(level.contains(ranks[i] + 1));
+    }
+  }
+  // One batch, all in parallel, against the same ranks appended one by one.
+  LosingLevel whole, one_by_one;
+  whole.append(ranks);
+  for (std::uint64_t r : ranks) one_by_one.append(std::span<const std::uint64_t>(&r, 1));
+  EXPECT_EQ(whole.all(), one_by_one.all());
+  // Exact blocks for the whole chunks, and one block of at most an eighth
+  // of them more for the chunk the tail starts.
+  EXPECT_LE(whole.memory_bytes(), one_by_one.memory_bytes() + one_by_one.memory_bytes() / 8);
+}
+
+TEST(LosingStore, LargeBatchesThatDoNotIncreaseAreRefusedWhole) {
+  std::vector<std::uint64_t> ranks(std::size_t{1} << 18);
+  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = 1000 + 3 * i;
+  LosingLevel level;
+  std::vector<std::uint64_t> first(config::kStoreChunk);
+  for (std::size_t i = 0; i < first.size(); ++i) first[i] = i;
+  level.append(first);  // one whole chunk: the next batch is coded in parallel
+  ASSERT_EQ(level.size(), first.size());
+  // A repeat deep in a later piece, then a first rank that does not follow.
+  std::vector<std::uint64_t> bad = ranks;
+  bad[200'000] = bad[199'999];
+  EXPECT_THROW(level.append(bad), std::logic_error);
+  EXPECT_EQ(level.size(), first.size());
+  bad = ranks;
+  bad[0] = first.back();
+  EXPECT_THROW(level.append(bad), std::logic_error);
+  EXPECT_EQ(level.size(), first.size());
+  level.append(ranks);
+  std::vector<std::uint64_t> all = first;
+  all.insert(all.end(), ranks.begin(), ranks.end());
+  EXPECT_EQ(level.all(), all);
+}
+
 TEST(LosingStore, RefusesRanksThatDoNotIncrease) {
   LosingLevel level;
   const std::vector<std::uint64_t> first{5, 9};

@@ -27,7 +27,10 @@ class LosingLevel {
   /// more still works; this only avoids regrowing the index).
   void reserve(std::uint64_t count);
 
-  /// Appends ranks, which must be strictly increasing across calls.
+  /// Appends ranks, which must be strictly increasing across calls (else
+  /// it throws std::logic_error). Batches of many whole chunks are coded
+  /// in parallel (oneTBB), each piece of chunks at its own offset of one
+  /// new block of exactly the bytes they take.
   void append(std::span<const std::uint64_t> ranks);
 
   std::uint64_t size() const { return count_; }
@@ -47,6 +50,8 @@ class LosingLevel {
 
  private:
   void new_block();
+  void append_one(std::uint64_t rank);
+  void append_chunks(std::span<const std::uint64_t> ranks);
 
   std::vector<std::unique_ptr<std::uint8_t[]>> blocks_;
   std::uint64_t block_bytes_ = 0;             // bytes of all blocks together
