@@ -443,8 +443,13 @@ struct Sieve::Impl {
   /// Marks the extensions of every item into the window. Returns whether
   /// the stop flag was raised (agreed on by every process of a group): the
   /// window may then be partly marked.
-  bool mark(const ItemList& items, int lo, const ProgressFn& progress) {
-    if (distributed()) return mark_distributed(items, lo, progress);
+  bool mark(const ItemList& all_items, int lo, const ProgressFn& progress) {
+    if (distributed()) return mark_distributed(all_items, lo, progress);
+    // Heaviest items first (my_share of one process), so that the last
+    // items taken are light and the threads end a pass together: items of
+    // one pass differ by orders of magnitude (a level's sources split among
+    // target levels, p(k - m) marks each).
+    const ShareList items = my_share(all_items);
     const std::uint64_t window_bits = base.back();
     if (window_bits <= config::kDirectMarkBits) {
       // Small windows: one thread, level by level so the marks are counted.
@@ -546,7 +551,8 @@ struct Sieve::Impl {
 
   /// This process's items: every process makes the same split of all_items
   /// into shares of about equal estimated work (share.hpp) and takes its
-  /// own, heaviest first so that its threads end together too. An item's
+  /// own, heaviest first so that its threads end together too (one process
+  /// alone takes every item, in that order). An item's
   /// work is estimated as its sources times the sum over its target levels
   /// k of p(k - m): a source of level m has about that many extensions to
   /// level k. (Work differs by orders of magnitude between items: a static
@@ -779,7 +785,7 @@ struct Sieve::Impl {
         }
       }
       flush();
-    });
+    }, tbb::simple_partitioner());
     if (!distributed()) return;
     std::vector<std::uint64_t> send;
     for (const auto& v : away) send.insert(send.end(), v.begin(), v.end());
@@ -876,7 +882,7 @@ struct Sieve::Impl {
             }
           });
         }
-      });
+      }, tbb::simple_partitioner());
       emit(std::span<const std::uint64_t>(scan_buffer.data(), static_cast<std::size_t>(size)));
       s = e;
     }
