@@ -5,12 +5,16 @@
 /// Run: build/benchmarks/chomp_bench [--benchmark_filter=...]
 
 #include <benchmark/benchmark.h>
+#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <random>
 
 #include "buckets.hpp"
+#include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp/sieve.hpp"
 #include "config.hpp"
@@ -237,5 +241,33 @@ void BM_Sieve70(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Sieve70)->Unit(benchmark::kMillisecond);
+
+/// Writing one level of 2^22 losing ranks (gaps 1..150, as at 1.3% losing)
+/// to /resume/losing_ranks with Arg threads: decoding the store, shuffling
+/// and deflating chunks in parallel, writing them whole. (A fresh file each
+/// time, in the system's temporary folder; the page cache takes the writes.)
+void BM_WriteLevel(benchmark::State& state) {
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(state.range(0)));
+  constexpr std::size_t kRanks = std::size_t{1} << 22;
+  std::vector<std::uint64_t> ranks(kRanks);
+  std::mt19937_64 rng(7);
+  std::uint64_t r = 0;
+  for (auto& x : ranks) x = r += 1 + rng() % 150;
+  LosingLevel level;
+  level.append(ranks);
+  LevelResult row;
+  row.tiles = 1;
+  row.positions = r + 1;
+  row.losing = kRanks;
+  const std::string path = (std::filesystem::temp_directory_path() / "chomp_bench_write.h5").string();
+  for (auto _ : state) {
+    LevelFileWriter out(path, Provenance{});
+    out.append(row, level);
+    out.finish("complete");
+  }
+  std::filesystem::remove(path);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRanks));
+}
+BENCHMARK(BM_WriteLevel)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake git pkg-config
-  libtbb-dev libhdf5-dev hdf5-tools libcli11-dev libgtest-dev libbenchmark-dev
+  libtbb-dev libhdf5-dev hdf5-tools zlib1g-dev libcli11-dev libgtest-dev libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib jupyter-nbconvert python3-ipykernel
 )
 if [ "${CHOMP_WITH_MPI:-0}" = 1 ]; then

@@ -6,10 +6,16 @@
 
 #include <hdf5.h>
 #include <oneapi/tbb/version.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -18,6 +24,7 @@
 #include <utility>
 
 #include "build_info.hpp"
+#include "config.hpp"
 #include "h5_util.hpp"
 
 namespace chomp {
@@ -153,6 +160,55 @@ void append_values(hid_t ds, hsize_t at, hsize_t count, hid_t mem_type, const vo
   check(H5Dwrite(ds, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), what);
 }
 
+/// The Fletcher-32 checksum as HDF5 computes it for its fletcher32 filter:
+/// the data as big-endian 16-bit words (an odd last byte as the high half
+/// of one), both sums folded to 16 bits every 360 words, where they could
+/// otherwise overflow, and once more at the end; sum2 in the high half.
+std::uint32_t hdf5_fletcher32(const std::uint8_t* data, std::size_t bytes) {
+  std::uint32_t sum1 = 0, sum2 = 0;
+  const auto fold = [](std::uint32_t x) { return (x & 0xffff) + (x >> 16); };
+  for (std::size_t words = bytes / 2; words > 0;) {
+    const std::size_t n = std::min<std::size_t>(words, 360);
+    words -= n;
+    for (std::size_t i = 0; i < n; ++i, data += 2) {
+      sum1 += static_cast<std::uint32_t>(data[0]) << 8 | data[1];
+      sum2 += sum1;
+    }
+    sum1 = fold(sum1);
+    sum2 = fold(sum2);
+  }
+  if (bytes % 2) {
+    sum1 += static_cast<std::uint32_t>(data[0]) << 8;
+    sum2 += sum1;
+    sum1 = fold(sum1);
+    sum2 = fold(sum2);
+  }
+  return fold(sum2) << 16 | fold(sum1);
+}
+
+/// One chunk of /resume/losing_ranks as its filters would store it, so
+/// that chunks can be made in parallel and written whole (H5Dwrite_chunk):
+/// shuffled (byte k of every rank together, the little-endian file bytes),
+/// deflated as a zlib stream, then the Fletcher-32 of that appended in
+/// little-endian order.
+void filter_rank_chunk(const std::uint64_t* ranks, std::vector<std::uint8_t>& shuffled,
+                       std::vector<std::uint8_t>& out) {
+  static_assert(std::endian::native == std::endian::little, "ranks are stored as little-endian u64");
+  constexpr std::size_t n = kRankChunk, bytes = n * sizeof(std::uint64_t);
+  shuffled.resize(bytes);
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t k = 0; k < sizeof(std::uint64_t); ++k)
+      shuffled[k * n + j] = static_cast<std::uint8_t>(ranks[j] >> (8 * k));
+  uLongf size = compressBound(static_cast<uLong>(bytes));
+  out.resize(size + 4);
+  if (compress2(out.data(), &size, shuffled.data(), static_cast<uLong>(bytes), static_cast<int>(kDeflateLevel)) !=
+      Z_OK)
+    throw H5Error("zlib could not deflate a chunk of losing ranks");
+  const std::uint32_t sum = hdf5_fletcher32(out.data(), size);
+  for (std::size_t k = 0; k < 4; ++k) out[size + k] = static_cast<std::uint8_t>(sum >> (8 * k));
+  out.resize(size + 4);
+}
+
 /// Closes a file and reports a failed close (the last flush happens there).
 void close_file(Handle& file, const std::string& what) {
   const hid_t id = file.get();
@@ -262,22 +318,44 @@ void LevelFileWriter::append(const LevelResult& level, const LosingLevel& losing
                   " ranks cannot follow row " + std::to_string(impl_->rows) + " of " + path_);
   const std::string where = " of level " + std::to_string(level.tiles) + " to " + path_;
   const hsize_t start = (impl_->ranks_end + kRankChunk - 1) / kRankChunk * kRankChunk;
-  // Whole chunks per write, four at a time: each chunk is written once.
-  constexpr std::size_t kBlock = 4 * kRankChunk;
-  hsize_t at = start;
-  std::vector<std::uint64_t> block, piece;
-  auto write = [&](std::size_t count) {
-    append_values(impl_->ranks.get(), at, count, H5T_NATIVE_UINT64, block.data(),
-                  "cannot write the losing ranks" + where);
-    at += count;
-    block.erase(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(count));
-  };
-  for (std::size_t c = 0; c < losing.chunks(); ++c) {
-    losing.decode_chunk(c, piece);
-    block.insert(block.end(), piece.begin(), piece.end());
-    if (block.size() >= kBlock) write(block.size() / kRankChunk * kRankChunk);
+  const hsize_t end = start + losing.size();
+  if (end > start) check(H5Dset_extent(impl_->ranks.get(), &end), "cannot extend the losing ranks" + where);
+  // Whole chunks, each written once: kRankChunk ranks are kStorePerChunk
+  // chunks of the store, the level's last chunk padded with the fill value
+  // 0. Deflating is most of the work: batches of chunks are filtered in
+  // parallel (isolated, so this thread takes no task of the sieve's while
+  // it waits), then written in order.
+  static_assert(kRankChunk % config::kStoreChunk == 0, "a file chunk holds whole store chunks");
+  constexpr std::size_t kStorePerChunk = kRankChunk / config::kStoreChunk;
+  constexpr std::size_t kBatch = 64;
+  const std::size_t file_chunks = static_cast<std::size_t>((losing.size() + kRankChunk - 1) / kRankChunk);
+  std::vector<std::vector<std::uint8_t>> filtered(std::min(kBatch, file_chunks));
+  for (std::size_t b0 = 0; b0 < file_chunks; b0 += kBatch) {
+    const std::size_t b1 = std::min(file_chunks, b0 + kBatch);
+    tbb::this_task_arena::isolate([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(b0, b1, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::vector<std::uint64_t> ranks, piece;
+        std::vector<std::uint8_t> shuffled;
+        for (std::size_t j = r.begin(); j != r.end(); ++j) {
+          ranks.clear();
+          const std::size_t c1 = std::min(losing.chunks(), (j + 1) * kStorePerChunk);
+          for (std::size_t c = j * kStorePerChunk; c < c1; ++c) {
+            losing.decode_chunk(c, piece);
+            ranks.insert(ranks.end(), piece.begin(), piece.end());
+          }
+          ranks.resize(kRankChunk, 0);
+          filter_rank_chunk(ranks.data(), shuffled, filtered[j - b0]);
+        }
+      });
+    });
+    for (std::size_t j = b0; j < b1; ++j) {
+      const hsize_t offset = start + j * kRankChunk;
+      const std::vector<std::uint8_t>& chunk = filtered[j - b0];
+      check(H5Dwrite_chunk(impl_->ranks.get(), H5P_DEFAULT, 0, &offset, chunk.size(), chunk.data()),
+            "cannot write the losing ranks" + where);
+    }
   }
-  if (!block.empty()) write(block.size());
+  const hsize_t at = end;
   // The ranks reach the file before the row that vouches for them.
   impl_->flush("cannot flush the losing ranks" + where);
   if (at > start) impl_->ranks_end = at;

@@ -7,13 +7,16 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "chomp_process.hpp"
 #include "sieve_testing.hpp"
@@ -590,4 +593,65 @@ TEST(ResumeLibrary, TheLastLevelIsComparedABatchAtATime) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(ResumeRanks, ChunksMadeInParallelReadBackThroughHdf5sOwnFilters) {
+  // The writer shuffles, deflates and checksums the chunks of
+  // /resume/losing_ranks itself and hands them to HDF5 whole. Levels of
+  // several chunks and a part of one (gaps up to 2^40, so every byte of a
+  // rank varies), one of exactly a chunk, one of none and one of a few:
+  // HDF5 reads every rank back through the dataset's own filter pipeline
+  // (Fletcher-32 checked, inflated, unshuffled), every chunk is stored with
+  // all its filters applied, and the project's reader finds every level.
+  ScratchDir dir;
+  const std::string path = dir.file("ranks.h5");
+  const std::vector<std::uint64_t> sizes{3 * 16384 + 5, 16384, 0, 7};
+  std::vector<LosingLevel> levels(sizes.size());
+  std::vector<std::vector<std::uint64_t>> written(sizes.size());
+  std::mt19937_64 rng(17);
+  {
+    Provenance prov;
+    prov.max_tiles = static_cast<int>(sizes.size());
+    LevelFileWriter out(path, prov);
+    for (std::size_t l = 0; l < sizes.size(); ++l) {
+      std::uint64_t r = 0;
+      for (std::uint64_t i = 0; i < sizes[l]; ++i) written[l].push_back(r += 1 + rng() % (std::uint64_t{1} << (rng() % 41)));
+      levels[l].append(written[l]);
+      LevelResult row;
+      row.tiles = static_cast<int>(l) + 1;
+      row.positions = r + 1;
+      row.losing = sizes[l];
+      out.append(row, levels[l]);
+    }
+    out.finish("complete");
+  }
+  {
+    LevelFileReader reader(path);
+    ASSERT_EQ(reader.losing_ranks_alignment(), 16384u);
+    for (std::size_t l = 0; l < sizes.size(); ++l) {
+      const int n = static_cast<int>(l) + 1;
+      EXPECT_EQ(reader.losing_ranks(reader.first_losing_rank(n), sizes[l]), written[l]) << "level " << n;
+    }
+  }
+  RawFile raw(path);
+  const std::vector<std::uint64_t> all = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+  ASSERT_EQ(all.size(), 4 * 16384u + 16384u + 7u);
+  EXPECT_TRUE(std::equal(written[0].begin(), written[0].end(), all.begin()));
+  EXPECT_TRUE(std::all_of(all.begin() + 3 * 16384 + 5, all.begin() + 4 * 16384, [](std::uint64_t v) { return v == 0; }))
+      << "the rest of a level's last chunk is the fill value 0";
+  EXPECT_TRUE(std::equal(written[1].begin(), written[1].end(), all.begin() + 4 * 16384));
+  EXPECT_TRUE(std::equal(written[3].begin(), written[3].end(), all.begin() + 5 * 16384));
+  ASSERT_EQ(raw.chunks("resume/losing_ranks"), 6u);
+  const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
+  const hid_t space = H5Dget_space(ds);
+  for (hsize_t i = 0; i < 6; ++i) {
+    hsize_t offset = 0, size = 0;
+    haddr_t addr = 0;
+    unsigned mask = 1;
+    ASSERT_GE(H5Dget_chunk_info(ds, space, i, &offset, &mask, &addr, &size), 0);
+    EXPECT_EQ(mask, 0u) << "chunk " << i << " skips a filter";
+    EXPECT_LT(size, 16384u * 8) << "chunk " << i << " is not deflated";
+  }
+  H5Sclose(space);
+  H5Dclose(ds);
 }

@@ -119,8 +119,11 @@ class LevelFileWriter {
 
   /// Appends level n = rows() + 1: its losing ranks to /resume/losing_ranks,
   /// flushed, then its /levels row, flushed. The ranks are streamed from the
-  /// sieve's store a few chunks at a time, so writing a level costs no copy
-  /// of it (8 bytes a rank, gigabytes for the largest levels).
+  /// sieve's store 64 file chunks (1 Mi ranks) at a time, so writing a level
+  /// costs no copy of it (8 bytes a rank, gigabytes for the largest levels);
+  /// the chunks of a batch are shuffled, deflated and checksummed in
+  /// parallel (oneTBB) exactly as the dataset's filters would, and written
+  /// whole.
   void append(const LevelResult& level, const LosingLevel& losing);
 
   /// Stores the losing positions of level n <= store_losing as 64-bit lattice
