@@ -307,6 +307,9 @@ struct Sieve::Impl {
   // The window: levels n0..n1, level k's bits start at bit base[k - n0]
   // (segment aligned) of one buffer, allocated once for the largest window.
   int n0 = 0, n1 = -1;
+  // Whether the losing positions of level `done` have yet to mark window
+  // levels done + 1..n1 (next_level does that first).
+  bool mark_pending = false;
   std::vector<std::uint64_t> base;
   std::vector<std::uint64_t> window_marks;  // marks so far per window level
   detail::HugeBuffer bitmap_memory;
@@ -924,7 +927,7 @@ struct Sieve::Impl {
                             " are complete");
   }
 
-  void close_window() { n0 = 0, n1 = -1; }
+  void close_window() { n0 = 0, n1 = -1, mark_pending = false; }
 
   LevelResult next_level(const ProgressFn& progress) {
     if (done >= max) throw std::logic_error("sieve already reached its last level");
@@ -934,10 +937,16 @@ struct Sieve::Impl {
     res.tiles = n;
     res.positions = table.positions(n);
     try {
-      // A stop while the window opened is agreed on by every process of a
-      // group (mark); otherwise a distributed sieve agrees on the stop flag
-      // along with the level's counts (share_level). A partly marked level
-      // gets no transposes: they would be many and useless.
+      // The losing positions of level n - 1 mark the rest of the window
+      // first (mark_pending). A stop there, while the window opened, is
+      // agreed on by every process of a group (mark); otherwise a
+      // distributed sieve agrees on the stop flag along with the level's
+      // counts (share_level). A partly marked level gets no transposes:
+      // they would be many and useless.
+      if (mark_pending) {
+        mark_pending = false;
+        if (mark(items_of_levels(n - 1, n - 1, n), n, {})) throw interrupted(n);
+      }
       if (n > n1 && open_window(progress)) throw interrupted(n);
       if (!distributed() && stop_requested()) throw interrupted(n);
       if (transposes) add_transposes(n);
@@ -963,19 +972,11 @@ struct Sieve::Impl {
       res.marks = window_marks[static_cast<std::size_t>(n - n0)];
     }
     done = n;
-
-    // The new losing positions mark the rest of the window right away, so
-    // the next level only has to be scanned.
-    if (n < n1) {
-      bool stopped = false;
-      try {
-        stopped = mark(items_of_levels(n, n, n + 1), n + 1, {});
-      } catch (...) {
-        close_window();
-        throw;
-      }
-      if (stopped) close_window();
-    }
+    // The new losing positions mark the rest of the window when the next
+    // level starts: level n is final now, and its file write (which the
+    // caller starts on another thread) overlaps that long, evenly shared
+    // pass rather than the short ones (transposes, scan) that begin a level.
+    mark_pending = n < n1;
     res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return res;
   }
