@@ -221,7 +221,8 @@ TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
   const SmallDisk disk(small, "256k");
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
   const std::string out = (small / "run.h5").string();
-  const ProcessResult r = run_chomp({"sieve", "-n", "60", "-q", "-o", out});
+  // A run to 60 writes a file of about 240 KB, one to 70 of 850 KB.
+  const ProcessResult r = run_chomp({"sieve", "-n", "70", "-q", "-o", out});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
   expect_levels_intact(out, 20);
