@@ -31,6 +31,27 @@ std::vector<std::uint64_t> mixed_ranks(std::size_t count, std::uint32_t seed) {
   return ranks;
 }
 
+/// The level holds exactly `ranks`: every rank in order, every step-th
+/// chunk decoded alone, and every step-th rank (but no rank just after it
+/// that is not stored) found by contains().
+void expect_holds(const LosingLevel& level, const std::vector<std::uint64_t>& ranks, std::size_t step) {
+  ASSERT_EQ(level.size(), ranks.size());
+  EXPECT_EQ(level.chunks(), (ranks.size() + config::kStoreChunk - 1) / config::kStoreChunk);
+  EXPECT_EQ(level.all(), ranks);
+  std::vector<std::uint64_t> chunk;
+  for (std::size_t c = 0; c < level.chunks(); c += step) {
+    level.decode_chunk(c, chunk);
+    const auto first = ranks.begin() + static_cast<std::ptrdiff_t>(c * config::kStoreChunk);
+    ASSERT_EQ(chunk, std::vector<std::uint64_t>(first, first + static_cast<std::ptrdiff_t>(chunk.size())));
+  }
+  for (std::size_t i = 0; i + 1 < ranks.size(); i += step * 10 + 3) {
+    EXPECT_TRUE(level.contains(ranks[i]));
+    if (ranks[i] + 1 != ranks[i + 1]) {
+      EXPECT_FALSE(level.contains(ranks[i] + 1));
+    }
+  }
+}
+
 }  // namespace
 
 TEST(LosingStore, GivesBackEveryRankInOrderWhateverTheAppends) {
@@ -43,21 +64,7 @@ TEST(LosingStore, GivesBackEveryRankInOrderWhateverTheAppends) {
     level.append(std::span<const std::uint64_t>(ranks.data() + at, n));
     at += n;
   }
-  ASSERT_EQ(level.size(), ranks.size());
-  EXPECT_EQ(level.chunks(), (ranks.size() + config::kStoreChunk - 1) / config::kStoreChunk);
-  EXPECT_EQ(level.all(), ranks);
-  std::vector<std::uint64_t> chunk;
-  for (std::size_t c = 0; c < level.chunks(); c += 97) {
-    level.decode_chunk(c, chunk);
-    const auto first = ranks.begin() + static_cast<std::ptrdiff_t>(c * config::kStoreChunk);
-    ASSERT_EQ(chunk, std::vector<std::uint64_t>(first, first + static_cast<std::ptrdiff_t>(chunk.size())));
-  }
-  for (std::size_t i = 0; i < ranks.size(); i += 1013) {
-    EXPECT_TRUE(level.contains(ranks[i]));
-    if (ranks[i] + 1 != ranks[i + 1]) {
-      EXPECT_FALSE(level.contains(ranks[i] + 1));
-    }
-  }
+  expect_holds(level, ranks, 97);
 }
 
 TEST(LosingStore, LargeBatchesCodedInParallelGiveBackTheSameRanks) {
@@ -77,21 +84,7 @@ TEST(LosingStore, LargeBatchesCodedInParallelGiveBackTheSameRanks) {
     at += n;
   }
   EXPECT_GE(large, 3u);
-  ASSERT_EQ(level.size(), ranks.size());
-  EXPECT_EQ(level.chunks(), (ranks.size() + config::kStoreChunk - 1) / config::kStoreChunk);
-  EXPECT_EQ(level.all(), ranks);
-  std::vector<std::uint64_t> chunk;
-  for (std::size_t c = 0; c < level.chunks(); c += 89) {
-    level.decode_chunk(c, chunk);
-    const auto first = ranks.begin() + static_cast<std::ptrdiff_t>(c * config::kStoreChunk);
-    ASSERT_EQ(chunk, std::vector<std::uint64_t>(first, first + static_cast<std::ptrdiff_t>(chunk.size())));
-  }
-  for (std::size_t i = 0; i + 1 < ranks.size(); i += 997) {
-    EXPECT_TRUE(level.contains(ranks[i]));
-    if (ranks[i] + 1 != ranks[i + 1]) {
-      EXPECT_FALSE(level.contains(ranks[i] + 1));
-    }
-  }
+  expect_holds(level, ranks, 89);
   // One batch, all in parallel, against the same ranks appended one by one.
   LosingLevel whole, one_by_one;
   whole.append(ranks);
