@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 #include <tbb/global_control.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -245,7 +246,8 @@ BENCHMARK(BM_Sieve70)->Unit(benchmark::kMillisecond);
 /// Writing one level of 2^22 losing ranks (gaps 1..150, as at 1.3% losing)
 /// to /resume/losing_ranks with Arg threads: decoding the store, shuffling
 /// and deflating chunks in parallel, writing them whole. (A fresh file each
-/// time, in the system's temporary folder; the page cache takes the writes.)
+/// time, named by the process, in the system's temporary folder; the page
+/// cache takes the writes.)
 void BM_WriteLevel(benchmark::State& state) {
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(state.range(0)));
   constexpr std::size_t kRanks = std::size_t{1} << 22;
@@ -259,7 +261,8 @@ void BM_WriteLevel(benchmark::State& state) {
   row.tiles = 1;
   row.positions = r + 1;
   row.losing = kRanks;
-  const std::string path = (std::filesystem::temp_directory_path() / "chomp_bench_write.h5").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("chomp_bench_write_" + std::to_string(getpid()) + ".h5")).string();
   for (auto _ : state) {
     LevelFileWriter out(path, Provenance{});
     out.append(row, level);

@@ -113,7 +113,8 @@ constexpr hsize_t kPositionChunk = 4096;
 // Deflate level 1: after the shuffle filter the high bytes of increasing
 // ranks are long runs that even the fastest level squeezes (levels 1..85:
 // 4.2 M ranks in a 5.9 MB file, 1.4 bytes each); level 6 saved 12% more at
-// twice the write time (2-core VM, whole run: 0.3 s against 0.7 s). The
+// twice the write time (2-core VM, whole run: 0.3 s against 0.7 s). That
+// is HDF5's own deflate, which the stored losing positions still use; the
 // chunks of losing ranks are deflated by the writer itself (RankDeflater).
 constexpr unsigned kDeflateLevel = 1;
 
@@ -187,13 +188,14 @@ std::uint32_t hdf5_fletcher32(const std::uint8_t* data, std::size_t bytes) {
   return fold(sum2) << 16 | fold(sum1);
 }
 
-/// A zlib deflate stream for chunks of ranks, reset for each: level 1 with
-/// the run-length strategy (matches at distance 1 only). After the shuffle a
-/// chunk is byte planes: the high ones runs of one value, the low ones
-/// nearly random, so looking further back finds little. On the ranks of
-/// levels 91..100: 5.90 times smaller at 51 million ranks a second against
-/// 5.80 times at 34 million with the default strategy. Any zlib stream
-/// inflates alike, so HDF5's deflate filter reads it.
+/// A zlib deflate stream for chunks of ranks, reset for each, with the
+/// run-length strategy (matches at distance 1 only; zlib then ignores the
+/// level beyond its being nonzero). After the shuffle a chunk is byte
+/// planes: the high ones runs of one value, the low ones nearly random, so
+/// looking further back finds little. On the ranks of levels 91..100: 5.90
+/// times smaller at 51 million ranks a second against 5.80 times (1.7% more
+/// bytes) at 34 million with the default strategy at level 1. Any zlib
+/// stream inflates alike, so HDF5's deflate filter reads it.
 class RankDeflater {
  public:
   RankDeflater() {
@@ -356,8 +358,9 @@ void LevelFileWriter::append(const LevelResult& level, const LosingLevel& losing
   // Whole chunks, each written once: kRankChunk ranks are kStorePerChunk
   // chunks of the store, the level's last chunk padded with the fill value
   // 0. Deflating is most of the work: batches of chunks are filtered in
-  // parallel (isolated, so this thread takes no task of the sieve's while
-  // it waits), then written in order.
+  // parallel, then written in order. This thread (not one of oneTBB's) has
+  // an arena of its own, where oneTBB's worker threads join it when they
+  // are free; isolate() keeps it to the batch's tasks all the same.
   static_assert(kRankChunk % config::kStoreChunk == 0, "a file chunk holds whole store chunks");
   constexpr std::size_t kStorePerChunk = kRankChunk / config::kStoreChunk;
   constexpr std::size_t kBatch = 64;

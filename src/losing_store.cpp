@@ -93,10 +93,10 @@ void LosingLevel::append(std::span<const std::uint64_t> ranks) {
 }
 
 void LosingLevel::append_chunks(std::span<const std::uint64_t> ranks) {
-  // Whole chunks only, in pieces of kPieceChunks chunks. First pass: check that the ranks
-  // increase and count each piece's gap bytes; nothing changes if they do
-  // not. Second pass: every piece writes its chunks at its offset in one
-  // new block of exactly the bytes counted.
+  // Whole chunks only, in pieces of kPieceChunks chunks. First pass: check
+  // that the ranks increase and count each piece's gap bytes; nothing
+  // changes if they do not. Second pass: every piece writes its chunks at
+  // its offset in one new block of exactly the bytes counted.
   constexpr std::size_t kPieceRanks = kPieceChunks * config::kStoreChunk;
   const std::size_t pieces = (ranks.size() + kPieceRanks - 1) / kPieceRanks;
   std::vector<std::uint64_t> at(pieces + 1, 0);
@@ -116,12 +116,18 @@ void LosingLevel::append_chunks(std::span<const std::uint64_t> ranks) {
   });
   if (!increasing.load()) throw std::logic_error("losing ranks must increase");
   for (std::size_t p = 0; p < pieces; ++p) at[p + 1] += at[p];
-  const std::uint64_t total = at[pieces];
-  blocks_.push_back(std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::uint64_t>(total, 1)));
-  block_bytes_ += std::max<std::uint64_t>(total, 1);
-  std::uint8_t* const block = blocks_.back().get();
+  const std::uint64_t total = std::max<std::uint64_t>(at[pieces], 1);
+  // Everything that can fail to allocate comes before the first change, so
+  // a failed batch leaves the level as it was.
   const std::size_t first_chunk = chunk_first_.size();
   const std::size_t chunks = (ranks.size() + config::kStoreChunk - 1) / config::kStoreChunk;
+  chunk_first_.reserve(first_chunk + chunks);
+  chunk_at_.reserve(first_chunk + chunks);
+  auto block_memory = std::make_unique_for_overwrite<std::uint8_t[]>(total);
+  blocks_.reserve(blocks_.size() + 1);
+  std::uint8_t* const block = block_memory.get();
+  blocks_.push_back(std::move(block_memory));
+  block_bytes_ += total;
   chunk_first_.resize(first_chunk + chunks);
   chunk_at_.resize(first_chunk + chunks);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces), [&](const tbb::blocked_range<std::size_t>& range) {

@@ -958,18 +958,17 @@ struct Sieve::Impl {
           mine.insert(mine.end(), ranks.begin(), ranks.end());
         });
         share_level(n, mine, res);
+      } else {
+        const LevelScan scan = count_losing(n);
+        LosingLevel& level = store.level(n);
+        level.reserve(scan.total);
+        collect_losing(scan, [&](std::span<const std::uint64_t> ranks) { level.append(ranks); });
+        res.losing = scan.total;
+        res.marks = window_marks[static_cast<std::size_t>(n - n0)];
       }
     } catch (...) {
       close_window();  // partly marked bitmaps must not be reused
       throw;
-    }
-    if (!distributed()) {
-      const LevelScan scan = count_losing(n);
-      LosingLevel& level = store.level(n);
-      level.reserve(scan.total);
-      collect_losing(scan, [&](std::span<const std::uint64_t> ranks) { level.append(ranks); });
-      res.losing = scan.total;
-      res.marks = window_marks[static_cast<std::size_t>(n - n0)];
     }
     done = n;
     // The new losing positions mark the rest of the window when the next

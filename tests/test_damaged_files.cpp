@@ -597,15 +597,16 @@ TEST(ResumeLibrary, TheLastLevelIsComparedABatchAtATime) {
 
 TEST(ResumeRanks, ChunksMadeInParallelReadBackThroughHdf5sOwnFilters) {
   // The writer shuffles, deflates and checksums the chunks of
-  // /resume/losing_ranks itself and hands them to HDF5 whole. Levels of
-  // several chunks and a part of one (gaps up to 2^40, so every byte of a
-  // rank varies), one of exactly a chunk, one of none and one of a few:
+  // /resume/losing_ranks itself, 64 at a time, and hands them to HDF5
+  // whole. Levels of more than 64 chunks and a part of one, of several,
+  // of exactly one, of none and of a few (starting high, with gaps up to
+  // 2^40, so every byte of a rank is used and chunk sizes vary):
   // HDF5 reads every rank back through the dataset's own filter pipeline
   // (Fletcher-32 checked, inflated, unshuffled), every chunk is stored with
   // all its filters applied, and the project's reader finds every level.
   ScratchDir dir;
   const std::string path = dir.file("ranks.h5");
-  const std::vector<std::uint64_t> sizes{3 * 16384 + 5, 16384, 0, 7};
+  const std::vector<std::uint64_t> sizes{64 * 16384 + 3, 3 * 16384 + 5, 16384, 0, 7};
   std::vector<LosingLevel> levels(sizes.size());
   std::vector<std::vector<std::uint64_t>> written(sizes.size());
   std::mt19937_64 rng(17);
@@ -614,8 +615,11 @@ TEST(ResumeRanks, ChunksMadeInParallelReadBackThroughHdf5sOwnFilters) {
     prov.max_tiles = static_cast<int>(sizes.size());
     LevelFileWriter out(path, prov);
     for (std::size_t l = 0; l < sizes.size(); ++l) {
-      std::uint64_t r = 0;
-      for (std::uint64_t i = 0; i < sizes[l]; ++i) written[l].push_back(r += 1 + rng() % (std::uint64_t{1} << (rng() % 41)));
+      std::uint64_t r = rng() >> 2;
+      for (std::uint64_t i = 0; i < sizes[l]; ++i) {
+        const int bits = static_cast<int>(rng() % 41);
+        written[l].push_back(r += 1 + rng() % (std::uint64_t{1} << bits));
+      }
       levels[l].append(written[l]);
       LevelResult row;
       row.tiles = static_cast<int>(l) + 1;
@@ -635,23 +639,31 @@ TEST(ResumeRanks, ChunksMadeInParallelReadBackThroughHdf5sOwnFilters) {
   }
   RawFile raw(path);
   const std::vector<std::uint64_t> all = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-  ASSERT_EQ(all.size(), 4 * 16384u + 16384u + 7u);
-  EXPECT_TRUE(std::equal(written[0].begin(), written[0].end(), all.begin()));
-  EXPECT_TRUE(std::all_of(all.begin() + 3 * 16384 + 5, all.begin() + 4 * 16384, [](std::uint64_t v) { return v == 0; }))
-      << "the rest of a level's last chunk is the fill value 0";
-  EXPECT_TRUE(std::equal(written[1].begin(), written[1].end(), all.begin() + 4 * 16384));
-  EXPECT_TRUE(std::equal(written[3].begin(), written[3].end(), all.begin() + 5 * 16384));
-  ASSERT_EQ(raw.chunks("resume/losing_ranks"), 6u);
+  constexpr std::size_t C = 16384;
+  const std::vector<std::size_t> starts{0, 65 * C, 69 * C, 70 * C, 70 * C};  // each level's first entry
+  ASSERT_EQ(all.size(), 70 * C + 7);
+  for (std::size_t l = 0; l < sizes.size(); ++l)
+    EXPECT_TRUE(std::equal(written[l].begin(), written[l].end(), all.begin() + static_cast<std::ptrdiff_t>(starts[l])))
+        << "level " << l + 1;
+  for (std::size_t l : {0, 1})
+    EXPECT_TRUE(std::all_of(all.begin() + static_cast<std::ptrdiff_t>(starts[l] + sizes[l]),
+                            all.begin() + static_cast<std::ptrdiff_t>(starts[l + 1]),
+                            [](std::uint64_t v) { return v == 0; }))
+        << "the rest of level " << l + 1 << "'s last chunk is the fill value 0";
+  ASSERT_EQ(raw.chunks("resume/losing_ranks"), 71u);
   const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
   const hid_t space = H5Dget_space(ds);
-  for (hsize_t i = 0; i < 6; ++i) {
+  int odd = 0;
+  for (hsize_t i = 0; i < 71; ++i) {
     hsize_t offset = 0, size = 0;
     haddr_t addr = 0;
     unsigned mask = 1;
     ASSERT_GE(H5Dget_chunk_info(ds, space, i, &offset, &mask, &addr, &size), 0);
     EXPECT_EQ(mask, 0u) << "chunk " << i << " skips a filter";
-    EXPECT_LT(size, 16384u * 8) << "chunk " << i << " is not deflated";
+    EXPECT_LT(size, C * 8) << "chunk " << i << " is not deflated";
+    odd += size % 2;
   }
+  EXPECT_GT(odd, 0) << "no chunk of an odd size: the checksum's last-byte step went untested";
   H5Sclose(space);
   H5Dclose(ds);
 }

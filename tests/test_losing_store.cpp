@@ -85,13 +85,22 @@ TEST(LosingStore, LargeBatchesCodedInParallelGiveBackTheSameRanks) {
   }
   EXPECT_GE(large, 3u);
   expect_holds(level, ranks, 89);
-  // One batch, all in parallel, against the same ranks appended one by one.
+  // One batch, all in parallel, against the same ranks appended one by
+  // one, with a 9-byte gap inside a whole chunk as well.
+  std::vector<std::uint64_t> big = ranks;
+  for (std::size_t i = 700'000; i < big.size(); ++i) big[i] += std::uint64_t{1} << 61;
   LosingLevel whole, one_by_one;
-  whole.append(ranks);
-  for (std::uint64_t r : ranks) one_by_one.append(std::span<const std::uint64_t>(&r, 1));
+  whole.append(big);
+  for (std::uint64_t r : big) one_by_one.append(std::span<const std::uint64_t>(&r, 1));
+  expect_holds(whole, big, 101);
   EXPECT_EQ(whole.all(), one_by_one.all());
   // Exact blocks for the whole chunks, and one block of at most an eighth
-  // of them more for the chunk the tail starts.
+  // of them more for the chunk the tail starts; at least every gap byte.
+  std::uint64_t gap_bytes = 0;
+  for (std::size_t i = 1; i < big.size(); ++i)
+    if (i % config::kStoreChunk != 0)
+      for (std::uint64_t gap = big[i] - big[i - 1]; gap; gap >>= 7) ++gap_bytes;
+  EXPECT_GE(whole.memory_bytes(), gap_bytes);
   EXPECT_LE(whole.memory_bytes(), one_by_one.memory_bytes() + one_by_one.memory_bytes() / 8);
 }
 
@@ -103,9 +112,14 @@ TEST(LosingStore, LargeBatchesThatDoNotIncreaseAreRefusedWhole) {
   for (std::size_t i = 0; i < first.size(); ++i) first[i] = i;
   level.append(first);  // one whole chunk: the next batch is coded in parallel
   ASSERT_EQ(level.size(), first.size());
-  // A repeat deep in a later piece, then a first rank that does not follow.
+  // A repeat deep in a later piece, one at the first rank of a piece
+  // (pieces of 65,536 ranks), then a first rank that does not follow.
   std::vector<std::uint64_t> bad = ranks;
   bad[200'000] = bad[199'999];
+  EXPECT_THROW(level.append(bad), std::logic_error);
+  EXPECT_EQ(level.size(), first.size());
+  bad = ranks;
+  bad[65'536] = bad[65'535];
   EXPECT_THROW(level.append(bad), std::logic_error);
   EXPECT_EQ(level.size(), first.size());
   bad = ranks;

@@ -50,7 +50,7 @@ struct LevelResult {
   std::uint64_t positions = 0;  ///< p(n)
   std::uint64_t losing = 0;     ///< L(n)
   std::uint64_t marks = 0;      ///< winning marks applied (work counter; see above)
-  double seconds = 0;           ///< wall time of the level
+  double seconds = 0;           ///< wall time of its next_level(), which begins with the marks of level n - 1
 
   double losing_fraction() const;
   /// L / (p / ln p); NaN where ln p = 0 (n = 1).
