@@ -7,6 +7,10 @@
 #
 #   experiments/bench_sieve.sh [CSV] [N...]        default: experiments/results/bench.csv 90 100 110
 #
+# Each run's output (for chomp: the per-level table, the memory plan and the
+# time by phase) goes to out/bench-PROGRAM-N-THREADS.log. A scaling curve on
+# a larger machine: THREADS="1 2 4 8 16" NAIVE=0 experiments/bench_sieve.sh FILE.csv 110 120
+#
 # Environment: THREADS (default "1 2"), NAIVE=0 to skip the naive sieve,
 # NAIVE_THREADS (default: THREADS) the thread counts it runs with,
 # NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap).
@@ -33,7 +37,7 @@ measure() {  # program n t command...
   local program=$1 n=$2 t=$3
   shift 3
   local log=out/bench-$program-$n-$t.log
-  /usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@" > "$log"
+  /usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@" > "$log" 2>&1
   read -r wall user sys rss < out/bench.time
   local losing
   losing=$(awk -v n="$n" '$1 == n {print $3}' "$log" | tail -n 1)

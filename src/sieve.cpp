@@ -53,6 +53,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Adds the wall time of its scope to a phase's seconds.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(double& seconds) : seconds_(seconds) {}
+  ~PhaseTimer() { seconds_ += std::chrono::duration<double>(Clock::now() - start_).count(); }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  double& seconds_;
+  Clock::time_point start_ = Clock::now();
+};
+
 /// Marks straight into the bitmap (small windows, one thread).
 struct DirectSink {
   std::uint64_t* words;
@@ -303,6 +316,7 @@ struct Sieve::Impl {
   // and before a level is scanned its canonical losing positions clear the
   // bits of their transposes (add_transposes).
   bool transposes;
+  PhaseTimes phases;
   int done = 0;
   // The window: levels n0..n1, level k's bits start at bit base[k - n0]
   // (segment aligned) of one buffer, allocated once for the largest window.
@@ -378,6 +392,7 @@ struct Sieve::Impl {
   template <class Items, class Prepare, class File>
   void generate_round(const Items& items, std::atomic<std::size_t>& cursor, Remainders& left,
                       ProgressThrottle& progress, Prepare& prepare, File&& file) {
+    const PhaseTimer timer(phases.filing);
     std::atomic<std::uint64_t> pending{0};
     const std::uint64_t forced = detail::g_round_marks_for_testing.load(std::memory_order_relaxed);
     const std::uint64_t budget = forced ? forced : config::kRoundMarks;
@@ -415,6 +430,7 @@ struct Sieve::Impl {
   /// One round's second half: each of this process's segments ORs every
   /// thread's bucket while it is in cache (one owner per segment).
   void apply_round(int gen, std::vector<std::uint64_t>& segment_marks) {
+    const PhaseTimer timer(phases.applying);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, segment_marks.size(), 1),
                       [&](const tbb::blocked_range<std::size_t>& range) {
       for (std::size_t s = range.begin(); s != range.end(); ++s) {
@@ -456,6 +472,7 @@ struct Sieve::Impl {
     const std::uint64_t window_bits = base.back();
     if (window_bits <= config::kDirectMarkBits) {
       // Small windows: one thread, level by level so the marks are counted.
+      const PhaseTimer timer(phases.filing);
       ThreadState ts(table, transposes);
       DirectSink sink{bitmap()};
       for (std::size_t i = 0; i < items.size(); ++i) {
@@ -598,6 +615,7 @@ struct Sieve::Impl {
   RoundFlags exchange_marks(int gen, Prepare& prepare, bool more, std::vector<std::uint64_t>& send,
                             std::vector<std::size_t>& send_counts, std::vector<std::uint64_t>& received,
                             std::vector<std::size_t>& received_counts) {
+    const PhaseTimer timer(phases.applying);
     const std::size_t P = static_cast<std::size_t>(procs);
     std::fill(send_counts.begin(), send_counts.end(), 2);  // the two flags
     for (ThreadState& ts : states)
@@ -678,6 +696,17 @@ struct Sieve::Impl {
   /// finished level. Returns whether the stop flag was raised (agreed on by
   /// every process of a group): the window is then partly marked.
   bool open_window(const ProgressFn& progress) {
+    {
+      const PhaseTimer timer(phases.opening);
+      prepare_window();
+    }
+    return mark(items_of_levels(1, n0 - 1, n0), n0, progress);
+  }
+
+  /// The first part of open_window: the window's levels, this process's
+  /// share of its segments, its bitmaps cleared and their bits that are not
+  /// canonical set.
+  void prepare_window() {
     n0 = done + 1;
     n1 = window_end(table, n0, max, procs);
     base.assign(1, 0);
@@ -704,7 +733,6 @@ struct Sieve::Impl {
       group->sum(std::span<std::uint64_t>(&threads, 1));
       group_threads = threads;
     }
-    return mark(items_of_levels(1, n0 - 1, n0), n0, progress);
   }
 
   /// Sets the bits of this process's segments that stand for positions
@@ -738,6 +766,7 @@ struct Sieve::Impl {
   /// sees does not change what it does. (The bits are read and cleared as
   /// atomics.)
   void add_transposes(int n) {
+    const PhaseTimer timer(phases.transposes);
     const std::uint64_t p = table.positions(n);
     const std::uint64_t level_bit = base[static_cast<std::size_t>(n - n0)];
     const std::uint64_t first_bit = own_lo << config::kSegmentBitsLog2, end_bit = own_hi << config::kSegmentBitsLog2;
@@ -950,6 +979,7 @@ struct Sieve::Impl {
       if (n > n1 && open_window(progress)) throw interrupted(n);
       if (!distributed() && stop_requested()) throw interrupted(n);
       if (transposes) add_transposes(n);
+      const PhaseTimer timer(phases.scanning);
       if (distributed()) {
         const LevelScan scan = count_losing(n);
         std::vector<std::uint64_t> mine;
@@ -989,6 +1019,7 @@ int Sieve::max_tiles() const { return impl_->max; }
 int Sieve::levels_done() const { return impl_->done; }
 const PartitionTable& Sieve::table() const { return impl_->table; }
 const LosingStore& Sieve::losing() const { return impl_->store; }
+PhaseTimes Sieve::phase_times() const { return impl_->phases; }
 
 LevelResult Sieve::next_level(const ProgressFn& progress) { return impl_->next_level(progress); }
 

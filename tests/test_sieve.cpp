@@ -481,6 +481,27 @@ TEST(Sieve, MemoryPlanPredictsTheLosingStore) {
   EXPECT_GE(held, 0.8 * planned);
 }
 
+TEST(Sieve, PhaseTimesCoverEveryPartAndNoMoreThanTheRun) {
+  // Levels 1..60 in one window of buckets (above kDirectMarkBits): every
+  // phase takes some time, they only grow, and together they take no more
+  // than the levels' own wall time.
+  Sieve sieve(60);
+  double levels = 0;
+  PhaseTimes before{};
+  for (int n = 1; n <= 60; ++n) {
+    levels += sieve.next_level().seconds;
+    const PhaseTimes t = sieve.phase_times();
+    for (auto [now, was] : {std::pair{t.opening, before.opening}, std::pair{t.filing, before.filing},
+                            std::pair{t.applying, before.applying}, std::pair{t.transposes, before.transposes},
+                            std::pair{t.scanning, before.scanning}})
+      ASSERT_GE(now, was) << "level " << n;
+    before = t;
+  }
+  const PhaseTimes t = sieve.phase_times();
+  for (double phase : {t.opening, t.filing, t.applying, t.transposes, t.scanning}) EXPECT_GT(phase, 0.0);
+  EXPECT_LE(t.opening + t.filing + t.applying + t.transposes + t.scanning, levels * 1.001 + 1e-3);
+}
+
 TEST(Sieve, KnownFactsOfChomp) {
   Sieve s(40);
   s.run({});

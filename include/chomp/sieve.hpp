@@ -86,6 +86,17 @@ class SieveInterrupted : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Wall seconds a sieve has spent in each part of its work so far (this
+/// process's next_level calls), to see which part keeps threads from
+/// scaling. `chomp sieve` prints them at the end of a run.
+struct PhaseTimes {
+  double opening = 0;     ///< opening windows: clearing bitmaps, setting the bits that are not canonical
+  double filing = 0;      ///< decoding sources, enumerating their extensions, filing the marks
+  double applying = 0;    ///< applying the filed marks segment by segment (and exchanging them between processes)
+  double transposes = 0;  ///< clearing the transposes of canonical losing positions
+  double scanning = 0;    ///< collecting each level's losing ranks into the store (and sharing them)
+};
+
 class Sieve {
  public:
   /// Prepares a run to max_tiles (1 .. kMaxTiles); allocates nothing large
@@ -130,6 +141,7 @@ class Sieve {
 
   const PartitionTable& table() const;
   const LosingStore& losing() const;
+  PhaseTimes phase_times() const;
 
   /// The losing positions with n tiles (n <= levels_done()), as staircases.
   std::vector<Rows> losing_positions(int n) const;

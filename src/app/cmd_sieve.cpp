@@ -449,6 +449,10 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   out->finish("complete");
   std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", "
             << std::fixed << std::setprecision(2) << total << " s)\n";
+  const PhaseTimes t = sieve.phase_times();
+  std::cerr << "time by phase: filing marks " << t.filing << " s, applying them " << t.applying
+            << " s, transposes " << t.transposes << " s, scanning levels " << t.scanning << " s, opening windows "
+            << t.opening << " s\n";
   return 0;
 }
 
