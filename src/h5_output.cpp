@@ -395,10 +395,9 @@ void LevelFileWriter::append(const LevelResult& level, const LosingLevel& losing
             "cannot write the losing ranks" + where);
     }
   }
-  const hsize_t at = end;
   // The ranks reach the file before the row that vouches for them.
   impl_->flush("cannot flush the losing ranks" + where);
-  if (at > start) impl_->ranks_end = at;
+  if (end > start) impl_->ranks_end = end;
 
   const std::uint32_t tiles = static_cast<std::uint32_t>(level.tiles);
   const double fraction = level.losing_fraction(), ratio = level.hypothesis_ratio();

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <bit>
 #include <stdexcept>
+#include <utility>
 
 #include "config.hpp"
 
@@ -99,11 +100,14 @@ void LosingLevel::append_chunks(std::span<const std::uint64_t> ranks) {
   // its offset in one new block of exactly the bytes counted.
   constexpr std::size_t kPieceRanks = kPieceChunks * config::kStoreChunk;
   const std::size_t pieces = (ranks.size() + kPieceRanks - 1) / kPieceRanks;
+  const auto bounds = [&](std::size_t p) {
+    return std::pair{p * kPieceRanks, std::min(ranks.size(), (p + 1) * kPieceRanks)};
+  };
   std::vector<std::uint64_t> at(pieces + 1, 0);
   std::atomic<bool> increasing{count_ == 0 || ranks.front() > last_};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t p = range.begin(); p != range.end(); ++p) {
-      const std::size_t lo = p * kPieceRanks, hi = std::min(ranks.size(), lo + kPieceRanks);
+      const auto [lo, hi] = bounds(p);
       std::uint64_t bytes = 0;
       bool ok = lo == 0 || ranks[lo] > ranks[lo - 1];
       for (std::size_t j = lo + 1; j < hi; ++j) {
@@ -132,7 +136,7 @@ void LosingLevel::append_chunks(std::span<const std::uint64_t> ranks) {
   chunk_at_.resize(first_chunk + chunks);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t p = range.begin(); p != range.end(); ++p) {
-      const std::size_t lo = p * kPieceRanks, hi = std::min(ranks.size(), lo + kPieceRanks);
+      const auto [lo, hi] = bounds(p);
       std::uint8_t* out = block + at[p];
       for (std::size_t j = lo; j < hi; ++j) {
         if (j % config::kStoreChunk == 0) {
