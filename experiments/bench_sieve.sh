@@ -11,6 +11,11 @@
 # time by phase) goes to out/bench-PROGRAM-N-THREADS.log. A scaling curve on
 # a larger machine: THREADS="1 2 4 8 16" NAIVE=0 experiments/bench_sieve.sh FILE.csv 110 120
 #
+# A run with t threads is confined to CPUs 0..t-1 (taskset), so that its
+# threads are its cores: unconfined, a 1-thread run still writes its file
+# on a second core. The CSV's cpus column says how many CPUs a run could
+# use (PIN=0 runs every program on all of them).
+#
 # Environment: THREADS (default "1 2"), NAIVE=0 to skip the naive sieve,
 # NAIVE_THREADS (default: THREADS) the thread counts it runs with,
 # NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap).
@@ -30,14 +35,26 @@ naive=build/benchmarks/chomp_naive_sieve
 command -v /usr/bin/time >/dev/null || { echo "error: /usr/bin/time is needed (Debian package 'time')" >&2; exit 1; }
 
 mkdir -p "$(dirname "$csv")" out
-[ -f "$csv" ] || echo "program,max_tiles,threads,wall_s,cpu_s,peak_rss_mib,losing_at_max,git_revision,host,date_utc" > "$csv"
+[ -f "$csv" ] || echo "program,max_tiles,threads,wall_s,cpu_s,peak_rss_mib,losing_at_max,git_revision,host,date_utc,cpus" > "$csv"
+cores=$(nproc --all)
+pin=${PIN:-1}
+if [ "$pin" = 1 ] && ! command -v taskset >/dev/null; then
+  echo "error: taskset is needed to pin runs (Debian package util-linux), or set PIN=0" >&2
+  exit 1
+fi
 rev=$("$chomp" --version | sed 's/.*(\(.*\)).*/\1/')
 
 measure() {  # program n t command...
   local program=$1 n=$2 t=$3
   shift 3
   local log=out/bench-$program-$n-$t.log
-  /usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@" > "$log" 2>&1
+  local cpus=$cores
+  local -a confine=()
+  if [ "$pin" = 1 ] && [ "$t" -lt "$cores" ]; then
+    cpus=$t
+    confine=(taskset -c "0-$((t - 1))")
+  fi
+  "${confine[@]}" /usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@" > "$log" 2>&1
   read -r wall user sys rss < out/bench.time
   local losing
   losing=$(awk -v n="$n" '$1 == n {print $3}' "$log" | tail -n 1)
@@ -45,7 +62,7 @@ measure() {  # program n t command...
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
   local mib
   mib=$(awk -v k="$rss" 'BEGIN {printf "%.1f", k / 1024}')
-  echo "$program,$n,$t,$wall,$cpu,$mib,$losing,$rev,$(hostname),$(date -u +%Y-%m-%dT%H:%M:%SZ)" | tee -a "$csv"
+  echo "$program,$n,$t,$wall,$cpu,$mib,$losing,$rev,$(hostname),$(date -u +%Y-%m-%dT%H:%M:%SZ),$cpus" | tee -a "$csv"
 }
 
 for n in "${sizes[@]}"; do
