@@ -286,6 +286,10 @@ TEST(Resume, CompleteFileHasNothingToDoAndALargerMaxTilesExtendsIt) {
   expect_matches_references(t);
   EXPECT_EQ(number(t, "max_tiles"), 40);
   EXPECT_NE(text(t, "resume_history").find("restored levels 1..30"), std::string::npos);
+  // The closing line times the new levels apart from the restored ones.
+  EXPECT_NE(extend.err.find("levels 1..30 restored in "), std::string::npos) << extend.err;
+  EXPECT_NE(extend.err.find(" s for levels 31..40 after "), std::string::npos) << extend.err;
+  EXPECT_NE(extend.err.find(" s restoring levels 1..30)"), std::string::npos) << extend.err;
 }
 
 TEST(Resume, RefusesParametersThatContradictTheFile) {

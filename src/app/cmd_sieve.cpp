@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -370,17 +371,24 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
       return std::current_exception();
     }
   };
+  // A resumed run: levels restored from the file, and the wall time that
+  // took (reading, checking, copying, and the last level computed again).
+  int restored = 0;
+  double restoring = 0;
   try {
     if (resume) {
+      const auto start = std::chrono::steady_clock::now();
       const int levels = resume->state().levels;
       resume->restore(sieve, *out, show_progress, [&](int n) { progress.restoring(n, levels); });
       progress.clear();
       out->rename_to(a.output);
-      const int restored = resume->state().levels;
+      restored = resume->state().levels;
+      restoring = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       resume.reset();
       std::cerr << "resumed " << a.output << ": ";
       if (restored > 0)
-        std::cerr << "levels 1.." << restored << " restored (level " << restored << " computed again and checked)";
+        std::cerr << "levels 1.." << restored << " restored in " << std::fixed << std::setprecision(1) << restoring
+                  << " s (level " << restored << " computed again and checked)";
       else
         std::cerr << "no finished level to restore";
       std::cerr << "; continuing to level " << max_tiles << " with " << threads_text(threads) << '\n';
@@ -447,8 +455,19 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
                              resume_command(a.output));
   }
   out->finish("complete");
+  // `total` is the levels this run computed; a resumed run also says what
+  // restoring the others took, which may be most of its wall time.
   std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", "
-            << std::fixed << std::setprecision(2) << total << " s)\n";
+            << std::fixed << std::setprecision(2);
+  if (restored == 0)
+    std::cerr << total << " s";
+  else if (restored < max_tiles)
+    std::cerr << total << " s for "
+              << (restored + 1 == max_tiles ? "level " : "levels " + std::to_string(restored + 1) + "..")
+              << max_tiles << " after " << restoring << " s restoring levels 1.." << restored;
+  else
+    std::cerr << restoring << " s restoring them";
+  std::cerr << ")\n";
   const PhaseTimes t = sieve.phase_times();
   std::cerr << "time by phase: filing marks " << t.filing << " s, applying them " << t.applying
             << " s, transposes " << t.transposes << " s, scanning levels " << t.scanning << " s, opening windows "
