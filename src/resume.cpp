@@ -156,10 +156,14 @@ void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progr
     const std::uint64_t p = sieve.table().positions(n);
     // Stored ranks, checked to be increasing ranks below p(n) (previous: the
     // rank before them in the level, if any).
-    auto read = [&](std::uint64_t from, std::uint64_t take, const std::uint64_t* previous) {
+    // With `chunks`, the chunks that hold them as stored (the new file takes
+    // them as they are: no second deflate).
+    StoredChunks chunks;
+    auto read = [&](std::uint64_t from, std::uint64_t take, const std::uint64_t* previous,
+                    StoredChunks* stored = nullptr) {
       std::vector<std::uint64_t> ranks;
       try {
-        ranks = impl_->reader->losing_ranks(first + from, take);
+        ranks = impl_->reader->losing_ranks(first + from, take, stored);
       } catch (const H5Error& e) {
         throw ResumeRefused(cannot + level + e.what());
       }
@@ -170,7 +174,7 @@ void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progr
       return ranks;
     };
     if (n < s.levels) {
-      sieve.restore_level(n, read(0, count, nullptr), t.marks[i]);
+      sieve.restore_level(n, read(0, count, nullptr, &chunks), t.marks[i]);
     } else {
       // The last trusted level is computed again from the restored ones: its
       // ranks must come out as stored. They are compared a batch at a time,
@@ -201,18 +205,18 @@ void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progr
                             (again.losing == count ? ", not the same ones" : "") +
                             " (damaged file, or written by an incompatible program)");
     }
-    save_level(out, sieve, row_of(t, n));
+    save_level(out, sieve, row_of(t, n), &chunks);
   }
 }
 
-void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level) {
+void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level, const StoredChunks* stored) {
   if (level.tiles <= out.store_losing()) {
     std::vector<std::uint64_t> words;
     for (const Rows& rows : sieve.losing_positions(level.tiles))
       words.push_back(LatticePath::from_rows(rows).word());
     out.write_losing_positions(level.tiles, words);
   }
-  out.append(level, sieve.losing().level(level.tiles));
+  out.append(level, sieve.losing().level(level.tiles), stored);
 }
 
 }  // namespace chomp

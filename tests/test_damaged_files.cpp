@@ -153,6 +153,94 @@ void move_one_losing_rank(const std::string& path, int n) {
   raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
 }
 
+constexpr hsize_t kChunk = 16384;  // entries per chunk of /resume/losing_ranks
+
+/// Writes levels of random increasing ranks with the project's writer,
+/// sizes[l] at level l + 1 (starting high, with gaps up to 2^40, so every
+/// byte of a rank is used and chunk sizes vary), and returns them.
+std::vector<std::vector<std::uint64_t>> write_random_levels(const std::string& path,
+                                                            const std::vector<std::uint64_t>& sizes) {
+  std::vector<std::vector<std::uint64_t>> written(sizes.size());
+  std::mt19937_64 rng(17);
+  Provenance prov;
+  prov.max_tiles = static_cast<int>(sizes.size());
+  LevelFileWriter out(path, prov);
+  for (std::size_t l = 0; l < sizes.size(); ++l) {
+    std::uint64_t r = rng() >> 2;
+    for (std::uint64_t i = 0; i < sizes[l]; ++i) {
+      const int bits = static_cast<int>(rng() % 41);
+      written[l].push_back(r += 1 + rng() % (std::uint64_t{1} << bits));
+    }
+    LosingLevel level;
+    level.append(written[l]);
+    LevelResult row;
+    row.tiles = static_cast<int>(l) + 1;
+    row.positions = r + 1;
+    row.losing = sizes[l];
+    out.append(row, level);
+  }
+  out.finish("complete");
+  return written;
+}
+
+/// Chunk `index` of /resume/losing_ranks as the file stores it.
+std::vector<std::uint8_t> stored_chunk(const std::string& path, hsize_t index) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t ds = H5Dopen2(f, "resume/losing_ranks", H5P_DEFAULT);
+  hsize_t offset = index * kChunk, size = 0;
+  EXPECT_GE(H5Dget_chunk_storage_size(ds, &offset, &size), 0);
+  std::vector<std::uint8_t> bytes(size);
+  std::uint32_t mask = 0;
+  EXPECT_GE(H5Dread_chunk(ds, H5P_DEFAULT, &offset, &mask, bytes.data()), 0);
+  H5Dclose(ds);
+  H5Fclose(f);
+  return bytes;
+}
+
+/// Puts `bytes` in place of chunk `index` of /resume/losing_ranks, as they are.
+void replace_chunk(const std::string& path, hsize_t index, const std::vector<std::uint8_t>& bytes) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t ds = H5Dopen2(f, "resume/losing_ranks", H5P_DEFAULT);
+  const hsize_t offset = index * kChunk;
+  EXPECT_GE(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, &offset, bytes.size(), bytes.data()), 0);
+  H5Dclose(ds);
+  H5Fclose(f);
+}
+
+/// `values` as HDF5 itself stores them in one chunk of a dataset with the
+/// given filters (shuffle, deflate at `level` unless it is 0, then
+/// Fletcher-32): a stored chunk made independently of the project's writer.
+template <class T>
+std::vector<std::uint8_t> filtered_by_hdf5(const std::string& scratch, hid_t type, const std::vector<T>& values,
+                                           unsigned level) {
+  const hid_t f = H5Fcreate(scratch.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hsize_t n = values.size();
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 1, &n);
+  if (level > 0) {
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, level);
+  }
+  H5Pset_fletcher32(dcpl);
+  const hid_t ds = H5Dcreate2(f, "chunk", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  EXPECT_GE(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  H5Dclose(ds);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  H5Fclose(f);
+  const hid_t g = H5Fopen(scratch.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t d = H5Dopen2(g, "chunk", H5P_DEFAULT);
+  hsize_t offset = 0, size = 0;
+  EXPECT_GE(H5Dget_chunk_storage_size(d, &offset, &size), 0);
+  std::vector<std::uint8_t> bytes(size);
+  std::uint32_t mask = 0;
+  EXPECT_GE(H5Dread_chunk(d, H5P_DEFAULT, &offset, &mask, bytes.data()), 0);
+  H5Dclose(d);
+  H5Fclose(g);
+  return bytes;
+}
+
 class DamagedFile : public ::testing::Test {
  protected:
   // The finished run, marked as not finished: a resume then reads and
@@ -607,28 +695,7 @@ TEST(ResumeRanks, ChunksMadeInParallelReadBackThroughHdf5sOwnFilters) {
   ScratchDir dir;
   const std::string path = dir.file("ranks.h5");
   const std::vector<std::uint64_t> sizes{64 * 16384 + 3, 3 * 16384 + 5, 16384, 0, 7};
-  std::vector<LosingLevel> levels(sizes.size());
-  std::vector<std::vector<std::uint64_t>> written(sizes.size());
-  std::mt19937_64 rng(17);
-  {
-    Provenance prov;
-    prov.max_tiles = static_cast<int>(sizes.size());
-    LevelFileWriter out(path, prov);
-    for (std::size_t l = 0; l < sizes.size(); ++l) {
-      std::uint64_t r = rng() >> 2;
-      for (std::uint64_t i = 0; i < sizes[l]; ++i) {
-        const int bits = static_cast<int>(rng() % 41);
-        written[l].push_back(r += 1 + rng() % (std::uint64_t{1} << bits));
-      }
-      levels[l].append(written[l]);
-      LevelResult row;
-      row.tiles = static_cast<int>(l) + 1;
-      row.positions = r + 1;
-      row.losing = sizes[l];
-      out.append(row, levels[l]);
-    }
-    out.finish("complete");
-  }
+  const std::vector<std::vector<std::uint64_t>> written = write_random_levels(path, sizes);
   {
     LevelFileReader reader(path);
     ASSERT_EQ(reader.losing_ranks_alignment(), 16384u);
@@ -666,4 +733,112 @@ TEST(ResumeRanks, ChunksMadeInParallelReadBackThroughHdf5sOwnFilters) {
   EXPECT_GT(odd, 0) << "no chunk of an odd size: the checksum's last-byte step went untested";
   H5Sclose(space);
   H5Dclose(ds);
+}
+
+TEST(ResumeRanks, ChunksUnfilteredInParallelEqualHdf5sOwnReadOfAnyRange) {
+  // The reader takes the chunks whole and undoes their filters itself, in
+  // parallel; HDF5's own pipeline must read the same entries, whatever the
+  // range: unaligned, within a chunk, across chunks, across levels, all.
+  ScratchDir dir;
+  const std::string path = dir.file("ranks.h5");
+  const std::vector<std::uint64_t> sizes{64 * kChunk + 3, 3 * kChunk + 5, kChunk, 0, 7};
+  const std::vector<std::vector<std::uint64_t>> written = write_random_levels(path, sizes);
+  const std::vector<std::uint64_t> all = RawFile(path).read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+  ASSERT_EQ(all.size(), 70 * kChunk + 7);
+  LevelFileReader reader(path);
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges{
+      {0, all.size()}, {1, kChunk}, {kChunk - 1, 2}, {5 * kChunk + 17, 3 * kChunk}, {65 * kChunk - 5, 10},
+      {70 * kChunk, 7}, {12345, 1},  {0, 64 * kChunk + 3}};
+  for (const auto& [first, count] : ranges)
+    EXPECT_EQ(reader.losing_ranks(first, count),
+              std::vector<std::uint64_t>(all.begin() + static_cast<std::ptrdiff_t>(first),
+                                         all.begin() + static_cast<std::ptrdiff_t>(first + count)))
+        << "entries " << first << ".." << first + count - 1;
+
+  // A whole level comes with its chunks as stored; a range that starts
+  // inside a chunk, or leaves ranks out of its last one, does not.
+  StoredChunks stored;
+  EXPECT_EQ(reader.losing_ranks(65 * kChunk, sizes[1], &stored), written[1]);
+  ASSERT_EQ(stored.size(), 4u);
+  for (hsize_t j = 0; j < 4; ++j) EXPECT_EQ(stored[j], stored_chunk(path, 65 + j)) << "chunk " << 65 + j;
+  reader.losing_ranks(65 * kChunk + 1, sizes[1] - 1, &stored);
+  EXPECT_TRUE(stored.empty());
+  reader.losing_ranks(65 * kChunk, sizes[1] - 1, &stored);
+  EXPECT_TRUE(stored.empty());
+}
+
+TEST(ResumeRanks, DamagedChunksAreNamedAndChunksNotInTheFileReadAsZeros) {
+  ScratchDir dir;
+  const std::string path = dir.file("ranks.h5");
+  const std::vector<std::uint64_t> sizes{3 * kChunk + 5};
+  write_random_levels(path, sizes);
+
+  // Bytes that pass the Fletcher-32 check (HDF5 computed it) but are no
+  // zlib stream.
+  std::vector<std::uint8_t> noise(1000);
+  std::mt19937 rng(5);
+  for (std::uint8_t& b : noise) b = static_cast<std::uint8_t>(rng());
+  std::vector<std::uint8_t> bytes = filtered_by_hdf5(dir.file("sum.h5"), H5T_NATIVE_UINT8, noise, 0);
+  ASSERT_EQ(bytes.size(), noise.size() + 4);
+  replace_chunk(path, 1, bytes);
+  try {
+    LevelFileReader(path).losing_ranks(0, sizes[0]);
+    ADD_FAILURE() << "a chunk that does not inflate was read";
+  } catch (const H5Error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "chunk 1 (entries 16384..32767) passes its Fletcher32 checksum but does not inflate"),
+              std::string::npos)
+        << e.what();
+  }
+  bytes.back() ^= 1;
+  replace_chunk(path, 1, bytes);
+  try {
+    LevelFileReader(path).losing_ranks(kChunk - 1, 2);
+    ADD_FAILURE() << "a chunk that fails its checksum was read";
+  } catch (const H5Error& e) {
+    EXPECT_NE(std::string(e.what()).find("chunk 1 (entries 16384..32767) fails its Fletcher32 checksum"),
+              std::string::npos)
+        << e.what();
+  }
+  // The chunks before it are still read.
+  EXPECT_EQ(LevelFileReader(path).losing_ranks(0, kChunk).size(), kChunk);
+
+  // The dataset grown past its written chunks: HDF5 reads the fill value
+  // there, and so does the reader.
+  {
+    RawFile raw(path);
+    const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
+    const hsize_t grown = 6 * kChunk;
+    ASSERT_GE(H5Dset_extent(ds, &grown), 0);
+    H5Dclose(ds);
+  }
+  LevelFileReader reader(path);
+  ASSERT_EQ(reader.stored_losing_ranks(), 6 * kChunk);
+  StoredChunks stored{{1}};
+  EXPECT_EQ(reader.losing_ranks(4 * kChunk, 2 * kChunk, &stored), std::vector<std::uint64_t>(2 * kChunk, 0));
+  EXPECT_TRUE(stored.empty());
+}
+
+TEST_F(DamagedFile, RestoredLevelsKeepTheirChunksAsStored) {
+  // A level's chunk made by HDF5's own filters (deflate level 9, not the
+  // writer's run-length deflate) holds the same ranks in other bytes. A
+  // resume copies the chunks of the levels it restores as they are, checked
+  // but not deflated again, so the new file has those bytes.
+  const int n = 45;
+  const hsize_t index = first_rank_index(n) / kChunk;
+  const std::vector<std::uint64_t> all = RawFile(path_).read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
+  std::vector<std::uint64_t> ranks(kChunk, 0);
+  std::copy(all.begin() + static_cast<std::ptrdiff_t>(index * kChunk),
+            all.begin() + static_cast<std::ptrdiff_t>(std::min<hsize_t>(all.size(), (index + 1) * kChunk)),
+            ranks.begin());
+  const std::vector<std::uint8_t> theirs = filtered_by_hdf5(dir_.file("nine.h5"), H5T_STD_U64LE, ranks, 9);
+  ASSERT_NE(theirs, stored_chunk(path_, index)) << "the test needs another encoding of the chunk";
+  replace_chunk(path_, index, theirs);
+
+  const ProcessResult r = run_chomp({"sieve", "--resume", "-q", "-o", path_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(stored_chunk(path_, index), theirs);
+  const LevelFileReader done(path_), ref(base_file());
+  EXPECT_EQ(done.table().losing, ref.table().losing);
+  EXPECT_EQ(done.losing_ranks(0, done.stored_losing_ranks()), ref.losing_ranks(0, ref.stored_losing_ranks()));
 }

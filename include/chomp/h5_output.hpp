@@ -107,6 +107,11 @@ std::string host_name();
 std::string hdf5_version();
 std::string tbb_version();
 
+/// A level's chunks of /resume/losing_ranks as a file stores them (shuffled,
+/// deflated, Fletcher-32 appended), first chunk first: what a resume reads
+/// from the old file and writes into the new one as it is.
+using StoredChunks = std::vector<std::vector<std::uint8_t>>;
+
 class LevelFileWriter {
  public:
   /// Creates (truncating) the file, writes the provenance with complete = 0
@@ -123,8 +128,10 @@ class LevelFileWriter {
   /// costs no copy of it (8 bytes a rank, gigabytes for the largest levels);
   /// the chunks of a batch are shuffled, deflated and checksummed in
   /// parallel (oneTBB) exactly as the dataset's filters would, and written
-  /// whole.
-  void append(const LevelResult& level, const LosingLevel& losing);
+  /// whole. Given `stored`, the level's chunks as another file of this
+  /// program stores them (LevelFileReader::losing_ranks, which checked
+  /// them), it writes those instead of filtering the ranks again.
+  void append(const LevelResult& level, const LosingLevel& losing, const StoredChunks* stored = nullptr);
 
   /// Stores the losing positions of level n <= store_losing as 64-bit lattice
   /// paths; call it before append() of that level.
@@ -194,8 +201,14 @@ class LevelFileReader {
   /// Each level's ranks start at a multiple of this: the level_alignment
   /// attribute (the chunk size), or 1 in the first format 2 files.
   std::uint64_t losing_ranks_alignment() const;
-  /// count entries of /resume/losing_ranks from index first.
-  std::vector<std::uint64_t> losing_ranks(std::uint64_t first, std::uint64_t count) const;
+  /// count entries of /resume/losing_ranks from index first. In a file
+  /// that this program wrote, chunks are read whole and their filters
+  /// undone in parallel (oneTBB), checks included; otherwise HDF5 reads
+  /// them. With `stored`, also hands back the chunks as the file holds them
+  /// when they hold exactly these entries (first at a chunk's start, zeros
+  /// after the last), and leaves it empty otherwise.
+  std::vector<std::uint64_t> losing_ranks(std::uint64_t first, std::uint64_t count,
+                                          StoredChunks* stored = nullptr) const;
   /// Where level n's ranks start in /resume/losing_ranks (1 <= n <= rows
   /// of the table, or rows + 1: where a level after the last would start):
   /// each level starts at the first multiple of the alignment after the

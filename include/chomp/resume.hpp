@@ -92,7 +92,9 @@ class Resume {
 };
 
 /// Writes a finished level of the sieve to the file: its losing positions
-/// when the file stores that level's, then its ranks and row (append).
-void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level);
+/// when the file stores that level's, then its ranks and row (append; with
+/// `stored`, the level's ranks as another file stores them).
+void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level,
+                const StoredChunks* stored = nullptr);
 
 }  // namespace chomp
