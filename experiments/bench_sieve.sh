@@ -11,10 +11,11 @@
 # time by phase) goes to out/bench-PROGRAM-N-THREADS.log. A scaling curve on
 # a larger machine: THREADS="1 2 4 8 16" NAIVE=0 experiments/bench_sieve.sh FILE.csv 110 120
 #
-# A run with t threads is confined to CPUs 0..t-1 (taskset), so that its
-# threads are its cores: unconfined, a 1-thread run still writes its file
-# on a second core. The CSV's cpus column says how many CPUs a run could
-# use (PIN=0 runs every program on all of them).
+# A run with t threads is confined to the first t CPUs this script may use
+# (taskset), so that it has as many CPUs as threads: unconfined, a 1-thread
+# run still writes its file on a second CPU. (Where CPUs are hyperthreads,
+# the first t may share cores.) The CSV's cpus column says how many CPUs a
+# run could use (PIN=0 runs every program on all of them).
 #
 # Environment: THREADS (default "1 2"), NAIVE=0 to skip the naive sieve,
 # NAIVE_THREADS (default: THREADS) the thread counts it runs with,
@@ -34,14 +35,26 @@ naive=build/benchmarks/chomp_naive_sieve
 [ -x "$chomp" ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "error: /usr/bin/time is needed (Debian package 'time')" >&2; exit 1; }
 
+header="program,max_tiles,threads,wall_s,cpu_s,peak_rss_mib,losing_at_max,git_revision,host,date_utc,cpus"
 mkdir -p "$(dirname "$csv")" out
-[ -f "$csv" ] || echo "program,max_tiles,threads,wall_s,cpu_s,peak_rss_mib,losing_at_max,git_revision,host,date_utc,cpus" > "$csv"
-cores=$(nproc --all)
-pin=${PIN:-1}
-if [ "$pin" = 1 ] && ! command -v taskset >/dev/null; then
-  echo "error: taskset is needed to pin runs (Debian package util-linux), or set PIN=0" >&2
+[ -f "$csv" ] || echo "$header" > "$csv"
+if [ "$(head -n 1 "$csv")" != "$header" ]; then
+  echo "error: $csv has other columns than \"$header\"; give a new file" >&2
   exit 1
 fi
+pin=${PIN:-1}
+case $pin in
+  0 | 1) ;;
+  *) echo "error: PIN must be 0 or 1, not '$pin'" >&2; exit 1 ;;
+esac
+# The CPUs this script may use, one per line (from its affinity list, e.g. "0-3,8").
+allowed=()
+if [ "$pin" = 1 ]; then
+  command -v taskset >/dev/null || { echo "error: taskset is needed to confine runs (Debian package util-linux), or set PIN=0" >&2; exit 1; }
+  mapfile -t allowed < <(taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' |
+                         awk -F- '{ last = NF > 1 ? $2 : $1; for (c = $1; c <= last; c++) print c }')
+fi
+cores=$(nproc)
 rev=$("$chomp" --version | sed 's/.*(\(.*\)).*/\1/')
 
 measure() {  # program n t command...
@@ -49,12 +62,14 @@ measure() {  # program n t command...
   shift 3
   local log=out/bench-$program-$n-$t.log
   local cpus=$cores
-  local -a confine=()
-  if [ "$pin" = 1 ] && [ "$t" -lt "$cores" ]; then
+  local -a run=(/usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@")
+  if [ "$pin" = 1 ] && [ "$t" -lt "${#allowed[@]}" ]; then
     cpus=$t
-    confine=(taskset -c "0-$((t - 1))")
+    local list
+    list=$(IFS=,; echo "${allowed[*]:0:t}")
+    run=(taskset -c "$list" "${run[@]}")
   fi
-  "${confine[@]}" /usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@" > "$log" 2>&1
+  "${run[@]}" > "$log" 2>&1
   read -r wall user sys rss < out/bench.time
   local losing
   losing=$(awk -v n="$n" '$1 == n {print $3}' "$log" | tail -n 1)

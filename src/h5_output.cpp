@@ -27,8 +27,11 @@
 #include "build_info.hpp"
 #include "config.hpp"
 #include "h5_util.hpp"
+#include "sieve_testing.hpp"
 
 namespace chomp {
+
+std::atomic<std::uint64_t> detail::g_read_batch_for_testing{0};
 
 namespace {
 
@@ -110,6 +113,9 @@ namespace {
 // most 63 tiles, a few thousand positions each, written once.
 constexpr hsize_t kRowChunk = 1;
 constexpr hsize_t kRankChunk = hsize_t{1} << 14;
+// Chunks of ranks the reader takes from the file at a time before undoing
+// their filters in parallel: 256 hold 32 MiB of ranks.
+constexpr hsize_t kReadBatch = 256;
 constexpr hsize_t kPositionChunk = 4096;
 // Deflate level 1: after the shuffle filter the high bytes of increasing
 // ranks are long runs that even the fastest level squeezes (levels 1..85:
@@ -273,24 +279,30 @@ class RankInflater {
   z_stream z_{};
 };
 
-/// Undoes filter_rank_chunk, as HDF5's filters would on reading: checks a
-/// stored chunk's Fletcher-32, inflates it and unshuffles its entries
+/// "WHAT: chunk c (entries ...)", naming a chunk of /resume/losing_ranks.
+std::string rank_chunk_name(const std::string& what, std::uint64_t c) {
+  return what + ": chunk " + std::to_string(c) + " (entries " + std::to_string(c * kRankChunk) + ".." +
+         std::to_string((c + 1) * kRankChunk - 1) + ")";
+}
+
+/// Undoes filter_rank_chunk, as HDF5's filters would on reading: checks
+/// stored chunk c's Fletcher-32, inflates it and unshuffles its entries
 /// lo..hi-1 into out. Returns whether its entries from hi on are all 0 (the
-/// padding after a level's last rank). Throws H5Error, the chunk named by
-/// `what`, if it is damaged.
+/// padding after a level's last rank). Throws H5Error naming the chunk if
+/// it is damaged.
 bool unfilter_rank_chunk(const std::vector<std::uint8_t>& stored, RankInflater& inflater,
                          std::vector<std::uint8_t>& shuffled, std::size_t lo, std::size_t hi, std::uint64_t* out,
-                         const std::string& what) {
+                         const std::string& what, std::uint64_t c) {
   constexpr std::size_t n = kRankChunk, bytes = n * sizeof(std::uint64_t);
   const std::size_t size = stored.size() < 4 ? 0 : stored.size() - 4;
   std::uint32_t sum = 0;
   for (std::size_t k = 0; k < 4 && size > 0; ++k) sum |= static_cast<std::uint32_t>(stored[size + k]) << (8 * k);
   if (size == 0 || hdf5_fletcher32(stored.data(), size) != sum)
-    throw H5Error(what + " fails its Fletcher32 checksum (damaged file)");
+    throw H5Error(rank_chunk_name(what, c) + " fails its Fletcher32 checksum (damaged file)");
   shuffled.resize(bytes);
   if (!inflater.inflate_into(stored.data(), size, shuffled.data(), bytes))
-    throw H5Error(what + " passes its Fletcher32 checksum but does not inflate to " + std::to_string(n) +
-                  " ranks (damaged file, or written by another program)");
+    throw H5Error(rank_chunk_name(what, c) + " passes its Fletcher32 checksum but does not inflate to " +
+                  std::to_string(n) + " ranks (damaged file, or written by another program)");
   for (std::size_t j = lo; j < hi; ++j) {
     std::uint64_t r = 0;
     for (std::size_t k = 0; k < sizeof(std::uint64_t); ++k)
@@ -581,10 +593,15 @@ struct LevelFileReader::Impl {
   /// Reads the chunks [c0, c1) of /resume/losing_ranks as stored; false if
   /// one is not in the file (the fill value) or skipped a filter.
   bool read_stored_chunks(hsize_t c0, hsize_t c1, StoredChunks& chunks, const std::string& what) const {
+    // No chunk of ranks deflates to more than this (zlib's bound, the checksum).
+    static const hsize_t most = compressBound(kRankChunk * sizeof(std::uint64_t)) + 4;
     chunks.resize(static_cast<std::size_t>(c1 - c0));
     for (hsize_t c = c0; c < c1; ++c) {
       hsize_t offset = c * kRankChunk, size = 0;
       if (H5Dget_chunk_storage_size(ranks.get(), &offset, &size) < 0 || size == 0) return false;
+      if (size > most)
+        throw H5Error(rank_chunk_name(what, c) + " claims " + std::to_string(size) + " bytes, more than " +
+                      std::to_string(most) + " (damaged file)");
       std::vector<std::uint8_t>& bytes = chunks[static_cast<std::size_t>(c - c0)];
       bytes.resize(static_cast<std::size_t>(size));
       std::uint32_t skipped = 0;
@@ -710,13 +727,16 @@ std::vector<std::uint64_t> LevelFileReader::losing_ranks(std::uint64_t first, st
   // the 135 s a resume of a run to 130 spent restoring its levels.
   std::vector<std::uint64_t> out(static_cast<std::size_t>(count));
   const hsize_t last = first + count, c0 = first / kRankChunk, c1 = (last + kRankChunk - 1) / kRankChunk;
-  constexpr hsize_t kBatch = 256;  // 32 MiB of ranks
-  StoredChunks batch;
+  const hsize_t batch_chunks = detail::g_read_batch_for_testing.load(std::memory_order_relaxed);
+  const hsize_t batch_size = batch_chunks ? batch_chunks : kReadBatch;
+  // The chunks are kept only if they can hold exactly these entries.
+  const bool keep = stored && first % kRankChunk == 0;
+  StoredChunks kept, batch;
   bool padded = true;  // the entries after the range in its last chunk are 0
-  for (hsize_t b0 = c0; b0 < c1; b0 += kBatch) {
-    const hsize_t b1 = std::min(c1, b0 + kBatch);
+  for (hsize_t b0 = c0; b0 < c1; b0 += batch_size) {
+    const hsize_t b1 = std::min(c1, b0 + batch_size);
     if (!impl_->read_stored_chunks(b0, b1, batch, what)) {
-      if (stored) stored->clear();
+      out = {};  // not held beside HDF5's copy
       return read_values<std::uint64_t>(impl_->ranks.get(), H5T_NATIVE_UINT64, first, count, what);
     }
     tbb::this_task_arena::isolate([&] {
@@ -724,21 +744,21 @@ std::vector<std::uint64_t> LevelFileReader::losing_ranks(std::uint64_t first, st
         RankInflater inflater;
         std::vector<std::uint8_t> shuffled;
         for (hsize_t c = r.begin(); c != r.end(); ++c) {
-          const hsize_t lo = std::max<hsize_t>(first, c * kRankChunk), hi = std::min<hsize_t>(last, (c + 1) * kRankChunk);
-          const bool zeros = unfilter_rank_chunk(
-              batch[static_cast<std::size_t>(c - b0)], inflater, shuffled, static_cast<std::size_t>(lo - c * kRankChunk),
-              static_cast<std::size_t>(hi - c * kRankChunk), out.data() + (lo - first),
-              what + ": chunk " + std::to_string(c) + " (entries " + std::to_string(c * kRankChunk) + ".." +
-                  std::to_string((c + 1) * kRankChunk - 1) + ")");
+          const hsize_t lo = std::max<hsize_t>(first, c * kRankChunk);
+          const hsize_t hi = std::min<hsize_t>(last, (c + 1) * kRankChunk);
+          const bool zeros = unfilter_rank_chunk(batch[static_cast<std::size_t>(c - b0)], inflater, shuffled,
+                                                 static_cast<std::size_t>(lo - c * kRankChunk),
+                                                 static_cast<std::size_t>(hi - c * kRankChunk),
+                                                 out.data() + (lo - first), what, c);
           if (c + 1 == c1) padded = zeros;
         }
       });
     });
-    if (stored) std::move(batch.begin(), batch.end(), std::back_inserter(*stored));
+    if (keep) std::move(batch.begin(), batch.end(), std::back_inserter(kept));
   }
-  // Handed back only when they hold exactly these ranks: another file may
-  // then store them as they are.
-  if (stored && (first % kRankChunk != 0 || !padded)) stored->clear();
+  // Handed back only when they hold exactly these entries (then zeros):
+  // another file may store them as they are.
+  if (keep && padded) stored->swap(kept);
   return out;
 }
 

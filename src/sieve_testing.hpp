@@ -21,6 +21,10 @@ extern std::atomic<std::uint64_t> g_window_bytes_for_testing;
 /// level when not 0 (resume.cpp); 2^22 otherwise.
 extern std::atomic<std::uint64_t> g_compare_batch_for_testing;
 
+/// Chunks of /resume/losing_ranks the reader takes at a time when not 0
+/// (h5_output.cpp); 256 otherwise.
+extern std::atomic<std::uint64_t> g_read_batch_for_testing;
+
 /// When not 0, the sieve decides every position itself instead of deciding
 /// the canonical ones and taking the others as their transposes (read when
 /// a sieve is made): the straightforward way, to compare with.

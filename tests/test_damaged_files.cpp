@@ -208,20 +208,19 @@ void replace_chunk(const std::string& path, hsize_t index, const std::vector<std
 }
 
 /// `values` as HDF5 itself stores them in one chunk of a dataset with the
-/// given filters (shuffle, deflate at `level` unless it is 0, then
-/// Fletcher-32): a stored chunk made independently of the project's writer.
+/// given filters (shuffle if asked or deflating, deflate at `level` unless
+/// it is 0, then Fletcher-32): a stored chunk made independently of the
+/// project's writer.
 template <class T>
 std::vector<std::uint8_t> filtered_by_hdf5(const std::string& scratch, hid_t type, const std::vector<T>& values,
-                                           unsigned level) {
+                                           unsigned level, bool shuffle = false) {
   const hid_t f = H5Fcreate(scratch.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   const hsize_t n = values.size();
   const hid_t space = H5Screate_simple(1, &n, nullptr);
   const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_chunk(dcpl, 1, &n);
-  if (level > 0) {
-    H5Pset_shuffle(dcpl);
-    H5Pset_deflate(dcpl, level);
-  }
+  if (shuffle || level > 0) H5Pset_shuffle(dcpl);
+  if (level > 0) H5Pset_deflate(dcpl, level);
   H5Pset_fletcher32(dcpl);
   const hid_t ds = H5Dcreate2(f, "chunk", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   EXPECT_GE(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
@@ -615,6 +614,14 @@ TEST(ResumeLibrary, FilesWithoutLevelAlignmentHoldTheirLevelsWithoutGaps) {
   ASSERT_EQ(t.tiles.size(), 52u);
   const LevelTable base = read_level_file(base_file());
   for (int n = 1; n <= kLevels; ++n) EXPECT_EQ(t.losing[n - 1], base.losing[n - 1]) << "level " << n;
+  // The resumed file is aligned again, and its levels hold the same ranks
+  // (chunks shared by two levels cannot be copied as they are).
+  const LevelFileReader resumed_file(path), reference(base_file());
+  EXPECT_EQ(resumed_file.losing_ranks_alignment(), reference.losing_ranks_alignment());
+  for (int n = 1; n <= kLevels; ++n)
+    EXPECT_EQ(resumed_file.losing_ranks(resumed_file.first_losing_rank(n), base.losing[n - 1]),
+              reference.losing_ranks(reference.first_losing_rank(n), base.losing[n - 1]))
+        << "level " << n;
 }
 
 // In-process: the recomputed last level is compared with its stored ranks a
@@ -749,29 +756,38 @@ TEST(ResumeRanks, ChunksUnfilteredInParallelEqualHdf5sOwnReadOfAnyRange) {
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges{
       {0, all.size()}, {1, kChunk}, {kChunk - 1, 2}, {5 * kChunk + 17, 3 * kChunk}, {65 * kChunk - 5, 10},
       {70 * kChunk, 7}, {12345, 1},  {0, 64 * kChunk + 3}};
-  for (const auto& [first, count] : ranges)
-    EXPECT_EQ(reader.losing_ranks(first, count),
-              std::vector<std::uint64_t>(all.begin() + static_cast<std::ptrdiff_t>(first),
-                                         all.begin() + static_cast<std::ptrdiff_t>(first + count)))
-        << "entries " << first << ".." << first + count - 1;
+  // The 71 chunks in one batch (256 at most), then in batches of 3.
+  for (const std::uint64_t batch : {0, 3}) {
+    const detail::ForTesting small(detail::g_read_batch_for_testing, batch);
+    for (const auto& [first, count] : ranges)
+      EXPECT_EQ(reader.losing_ranks(first, count),
+                std::vector<std::uint64_t>(all.begin() + static_cast<std::ptrdiff_t>(first),
+                                           all.begin() + static_cast<std::ptrdiff_t>(first + count)))
+          << "entries " << first << ".." << first + count - 1 << ", batch " << batch;
 
-  // A whole level comes with its chunks as stored; a range that starts
-  // inside a chunk, or leaves ranks out of its last one, does not.
-  StoredChunks stored;
-  EXPECT_EQ(reader.losing_ranks(65 * kChunk, sizes[1], &stored), written[1]);
-  ASSERT_EQ(stored.size(), 4u);
-  for (hsize_t j = 0; j < 4; ++j) EXPECT_EQ(stored[j], stored_chunk(path, 65 + j)) << "chunk " << 65 + j;
-  reader.losing_ranks(65 * kChunk + 1, sizes[1] - 1, &stored);
-  EXPECT_TRUE(stored.empty());
-  reader.losing_ranks(65 * kChunk, sizes[1] - 1, &stored);
-  EXPECT_TRUE(stored.empty());
+    // A whole level comes with its chunks as stored; a range that starts
+    // inside a chunk, or leaves ranks out of its last one, does not.
+    StoredChunks stored;
+    EXPECT_EQ(reader.losing_ranks(0, sizes[0], &stored), written[0]);
+    ASSERT_EQ(stored.size(), 65u);
+    for (hsize_t j = 0; j < 65; ++j) EXPECT_EQ(stored[j], stored_chunk(path, j)) << "chunk " << j;
+    EXPECT_EQ(reader.losing_ranks(65 * kChunk, sizes[1], &stored), written[1]);
+    ASSERT_EQ(stored.size(), 4u);
+    for (hsize_t j = 0; j < 4; ++j) EXPECT_EQ(stored[j], stored_chunk(path, 65 + j)) << "chunk " << 65 + j;
+    reader.losing_ranks(65 * kChunk + 1, sizes[1] - 1, &stored);
+    EXPECT_TRUE(stored.empty());
+    reader.losing_ranks(65 * kChunk, sizes[1], &stored);
+    ASSERT_EQ(stored.size(), 4u);  // emptied by the next read
+    reader.losing_ranks(65 * kChunk, sizes[1] - 1, &stored);
+    EXPECT_TRUE(stored.empty());
+  }
 }
 
 TEST(ResumeRanks, DamagedChunksAreNamedAndChunksNotInTheFileReadAsZeros) {
   ScratchDir dir;
   const std::string path = dir.file("ranks.h5");
   const std::vector<std::uint64_t> sizes{3 * kChunk + 5};
-  write_random_levels(path, sizes);
+  const std::vector<std::uint64_t> ranks = write_random_levels(path, sizes)[0];
 
   // Bytes that pass the Fletcher-32 check (HDF5 computed it) but are no
   // zlib stream.
@@ -817,6 +833,38 @@ TEST(ResumeRanks, DamagedChunksAreNamedAndChunksNotInTheFileReadAsZeros) {
   StoredChunks stored{{1}};
   EXPECT_EQ(reader.losing_ranks(4 * kChunk, 2 * kChunk, &stored), std::vector<std::uint64_t>(2 * kChunk, 0));
   EXPECT_TRUE(stored.empty());
+  // Written chunks in the first batches, then one that is not in the file
+  // (all read by HDF5 then: past the damaged chunk 1).
+  const detail::ForTesting one(detail::g_read_batch_for_testing, 1);
+  stored = {{1}};
+  std::vector<std::uint64_t> expected(ranks.begin() + 2 * kChunk, ranks.end());
+  expected.resize(4 * kChunk, 0);
+  EXPECT_EQ(reader.losing_ranks(2 * kChunk, 4 * kChunk, &stored), expected);
+  EXPECT_TRUE(stored.empty());
+}
+
+TEST(ResumeRanks, ChunksThatSkippedAFilterAreReadThroughHdf5) {
+  // A chunk stored shuffled and checksummed but not deflated, its filter
+  // mask saying so: the reader leaves it to HDF5, which reads it alike.
+  ScratchDir dir;
+  const std::string path = dir.file("ranks.h5");
+  const std::vector<std::uint64_t> sizes{2 * kChunk + 9};
+  const std::vector<std::vector<std::uint64_t>> written = write_random_levels(path, sizes);
+  const std::vector<std::uint64_t> middle(written[0].begin() + kChunk, written[0].begin() + 2 * kChunk);
+  const std::vector<std::uint8_t> plain = filtered_by_hdf5(dir.file("plain.h5"), H5T_STD_U64LE, middle, 0, true);
+  ASSERT_EQ(plain.size(), kChunk * 8 + 4);
+  {
+    RawFile raw(path);
+    const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
+    const hsize_t offset = kChunk;
+    ASSERT_GE(H5Dwrite_chunk(ds, H5P_DEFAULT, 0x2 /* the second filter, deflate, skipped */, &offset, plain.size(),
+                             plain.data()),
+              0);
+    H5Dclose(ds);
+  }
+  StoredChunks stored;
+  EXPECT_EQ(LevelFileReader(path).losing_ranks(0, sizes[0], &stored), written[0]);
+  EXPECT_TRUE(stored.empty());
 }
 
 TEST_F(DamagedFile, RestoredLevelsKeepTheirChunksAsStored) {
@@ -837,6 +885,9 @@ TEST_F(DamagedFile, RestoredLevelsKeepTheirChunksAsStored) {
 
   const ProcessResult r = run_chomp({"sieve", "--resume", "-q", "-o", path_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Every level was in the file: the run only restored them.
+  EXPECT_NE(r.err.find("(levels 1..50, "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" s restoring them)"), std::string::npos) << r.err;
   EXPECT_EQ(stored_chunk(path_, index), theirs);
   const LevelFileReader done(path_), ref(base_file());
   EXPECT_EQ(done.table().losing, ref.table().losing);

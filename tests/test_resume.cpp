@@ -290,6 +290,9 @@ TEST(Resume, CompleteFileHasNothingToDoAndALargerMaxTilesExtendsIt) {
   EXPECT_NE(extend.err.find("levels 1..30 restored in "), std::string::npos) << extend.err;
   EXPECT_NE(extend.err.find(" s for levels 31..40 after "), std::string::npos) << extend.err;
   EXPECT_NE(extend.err.find(" s restoring levels 1..30)"), std::string::npos) << extend.err;
+  const ProcessResult one_more = run_chomp({"sieve", "--resume", "-n", "41", "-q", "-o", out});
+  ASSERT_EQ(one_more.exit_code, 0) << one_more.err;
+  EXPECT_NE(one_more.err.find(" s for level 41 after "), std::string::npos) << one_more.err;
 }
 
 TEST(Resume, RefusesParametersThatContradictTheFile) {

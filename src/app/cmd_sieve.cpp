@@ -271,6 +271,13 @@ void check_disk_for_resume(const std::string& output) {
 /// "1 thread", "2 threads".
 std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
 
+/// Seconds with two decimals.
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", s);
+  return buf;
+}
+
 int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   std::error_code ec;
   const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
@@ -387,8 +394,8 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
       resume.reset();
       std::cerr << "resumed " << a.output << ": ";
       if (restored > 0)
-        std::cerr << "levels 1.." << restored << " restored in " << std::fixed << std::setprecision(1) << restoring
-                  << " s (level " << restored << " computed again and checked)";
+        std::cerr << "levels 1.." << restored << " restored in " << seconds_text(restoring) << " s (level "
+                  << restored << " computed again and checked)";
       else
         std::cerr << "no finished level to restore";
       std::cerr << "; continuing to level " << max_tiles << " with " << threads_text(threads) << '\n';
@@ -457,19 +464,18 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   out->finish("complete");
   // `total` is the levels this run computed; a resumed run also says what
   // restoring the others took, which may be most of its wall time.
-  std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", "
-            << std::fixed << std::setprecision(2);
+  std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", ";
   if (restored == 0)
-    std::cerr << total << " s";
+    std::cerr << seconds_text(total) << " s";
   else if (restored < max_tiles)
-    std::cerr << total << " s for "
+    std::cerr << seconds_text(total) << " s for "
               << (restored + 1 == max_tiles ? "level " : "levels " + std::to_string(restored + 1) + "..")
-              << max_tiles << " after " << restoring << " s restoring levels 1.." << restored;
+              << max_tiles << " after " << seconds_text(restoring) << " s restoring levels 1.." << restored;
   else
-    std::cerr << restoring << " s restoring them";
+    std::cerr << seconds_text(restoring) << " s restoring them";
   std::cerr << ")\n";
   const PhaseTimes t = sieve.phase_times();
-  std::cerr << "time by phase: filing marks " << t.filing << " s, applying them " << t.applying
+  std::cerr << std::fixed << std::setprecision(2) << "time by phase: filing marks " << t.filing << " s, applying them " << t.applying
             << " s, transposes " << t.transposes << " s, scanning levels " << t.scanning << " s, opening windows "
             << t.opening << " s\n";
   return 0;
