@@ -183,11 +183,11 @@ std::vector<std::vector<std::uint64_t>> write_random_levels(const std::string& p
   return written;
 }
 
-/// Chunk `index` of /resume/losing_ranks as the file stores it.
-std::vector<std::uint8_t> stored_chunk(const std::string& path, hsize_t index) {
+/// The chunk of a 1-D dataset that starts at `offset`, as the file stores it.
+std::vector<std::uint8_t> raw_chunk(const std::string& path, const char* dataset, hsize_t offset) {
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  const hid_t ds = H5Dopen2(f, "resume/losing_ranks", H5P_DEFAULT);
-  hsize_t offset = index * kChunk, size = 0;
+  const hid_t ds = H5Dopen2(f, dataset, H5P_DEFAULT);
+  hsize_t size = 0;
   EXPECT_GE(H5Dget_chunk_storage_size(ds, &offset, &size), 0);
   std::vector<std::uint8_t> bytes(size);
   std::uint32_t mask = 0;
@@ -195,6 +195,11 @@ std::vector<std::uint8_t> stored_chunk(const std::string& path, hsize_t index) {
   H5Dclose(ds);
   H5Fclose(f);
   return bytes;
+}
+
+/// Chunk `index` of /resume/losing_ranks as the file stores it.
+std::vector<std::uint8_t> stored_chunk(const std::string& path, hsize_t index) {
+  return raw_chunk(path, "resume/losing_ranks", index * kChunk);
 }
 
 /// Puts `bytes` in place of chunk `index` of /resume/losing_ranks, as they are.
@@ -228,16 +233,7 @@ std::vector<std::uint8_t> filtered_by_hdf5(const std::string& scratch, hid_t typ
   H5Pclose(dcpl);
   H5Sclose(space);
   H5Fclose(f);
-  const hid_t g = H5Fopen(scratch.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  const hid_t d = H5Dopen2(g, "chunk", H5P_DEFAULT);
-  hsize_t offset = 0, size = 0;
-  EXPECT_GE(H5Dget_chunk_storage_size(d, &offset, &size), 0);
-  std::vector<std::uint8_t> bytes(size);
-  std::uint32_t mask = 0;
-  EXPECT_GE(H5Dread_chunk(d, H5P_DEFAULT, &offset, &mask, bytes.data()), 0);
-  H5Dclose(d);
-  H5Fclose(g);
-  return bytes;
+  return raw_chunk(scratch, "chunk", 0);
 }
 
 class DamagedFile : public ::testing::Test {
