@@ -1,8 +1,9 @@
 /// @file sieve_testing.hpp
-/// @brief Test seams of the sieve (internal, not part of the library's
-/// interface): smaller rounds and windows, so that small test runs take the
-/// many-round and many-window paths that only large runs reach with
-/// config::kRoundMarks and config::kWindowBytes.
+/// @brief Test seams of the sieve and its files (internal, not part of the
+/// library's interface): smaller rounds, windows and batches, so that small
+/// test runs take the many-round, many-window and many-batch paths that
+/// only large runs reach with config::kRoundMarks, config::kWindowBytes and
+/// the batch sizes of resume.cpp and h5_output.cpp.
 #pragma once
 
 #include <atomic>
