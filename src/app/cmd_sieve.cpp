@@ -475,9 +475,9 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     std::cerr << seconds_text(restoring) << " s restoring them";
   std::cerr << ")\n";
   const PhaseTimes t = sieve.phase_times();
-  std::cerr << std::fixed << std::setprecision(2) << "time by phase: filing marks " << t.filing << " s, applying them " << t.applying
-            << " s, transposes " << t.transposes << " s, scanning levels " << t.scanning << " s, opening windows "
-            << t.opening << " s\n";
+  std::cerr << std::fixed << std::setprecision(2) << "time by phase: filing marks " << t.filing
+            << " s, applying them " << t.applying << " s, transposes " << t.transposes << " s, scanning levels "
+            << t.scanning << " s, opening windows " << t.opening << " s\n";
   return 0;
 }
 
