@@ -17,9 +17,16 @@
 # the first t may share cores.) The CSV's cpus column says how many CPUs a
 # run could use (PIN=0 runs every program on all of them).
 #
+# Comparing two builds on a noisy machine: alternate them, several rounds,
+# e.g. CHOMPS="build/chomp /tmp/old/build/chomp" ROUNDS=3 NAIVE=0
+# experiments/bench_sieve.sh FILE.csv 100; each row's git_revision says
+# which binary it was.
+#
 # Environment: THREADS (default "1 2"), NAIVE=0 to skip the naive sieve,
 # NAIVE_THREADS (default: THREADS) the thread counts it runs with,
-# NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap).
+# NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap),
+# CHOMPS (default build/chomp) the chomp binaries, each run in turn,
+# ROUNDS (default 1) how many times every run is repeated, round after round.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,9 +37,14 @@ sizes=("$@")
 threads=${THREADS:-"1 2"}
 naive_threads=${NAIVE_THREADS:-$threads}
 naive_max=${NAIVE_MAX:-110}
-chomp=build/chomp
+read -r -a chomps <<< "${CHOMPS:-build/chomp}"
+[ ${#chomps[@]} -gt 0 ] || { echo "error: CHOMPS names no binary" >&2; exit 1; }
+rounds=${ROUNDS:-1}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be a positive number, not '$rounds'" >&2; exit 1; }
 naive=build/benchmarks/chomp_naive_sieve
-[ -x "$chomp" ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
+for chomp in "${chomps[@]}"; do
+  [ -x "$chomp" ] || { echo "error: $chomp is not a program: build first (scripts/build.sh)" >&2; exit 1; }
+done
 command -v /usr/bin/time >/dev/null || { echo "error: /usr/bin/time is needed (Debian package 'time')" >&2; exit 1; }
 
 header="program,max_tiles,threads,wall_s,cpu_s,peak_rss_mib,losing_at_max,git_revision,host,date_utc,cpus"
@@ -55,12 +67,12 @@ if [ "$pin" = 1 ]; then
                          awk -F- '{ last = NF > 1 ? $2 : $1; for (c = $1; c <= last; c++) print c }')
 fi
 cores=$(nproc)
-rev=$("$chomp" --version | sed 's/.*(\(.*\)).*/\1/')
+revision() { "$1" --version | sed 's/.*(\(.*\)).*/\1/'; }
 
-measure() {  # program n t command...
-  local program=$1 n=$2 t=$3
-  shift 3
-  local log=out/bench-$program-$n-$t.log
+measure() {  # program n t revision command...
+  local program=$1 n=$2 t=$3 rev=$4
+  shift 4
+  local log=out/bench-$program-$n-$t$tag.log
   local cpus=$cores
   local -a run=(/usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@")
   if [ "$pin" = 1 ] && [ "$t" -lt "${#allowed[@]}" ]; then
@@ -80,13 +92,22 @@ measure() {  # program n t command...
   echo "$program,$n,$t,$wall,$cpu,$mib,$losing,$rev,$(hostname),$(date -u +%Y-%m-%dT%H:%M:%SZ),$cpus" | tee -a "$csv"
 }
 
-for n in "${sizes[@]}"; do
-  for t in $threads; do
-    measure chomp "$n" "$t" "$chomp" sieve --max-tiles "$n" --threads "$t" --output "out/bench-$n.h5" --force
-  done
-  if [ "${NAIVE:-1}" = 1 ] && [ "$n" -le "$naive_max" ]; then
-    for t in $naive_threads; do
-      measure naive "$n" "$t" "$naive" "$n" "$t"
+for ((round = 1; round <= rounds; round++)); do
+  for n in "${sizes[@]}"; do
+    for t in $threads; do
+      for i in "${!chomps[@]}"; do
+        chomp=${chomps[i]}
+        # With several binaries, each keeps its own log (-b1, -b2, ...).
+        tag=$([ ${#chomps[@]} -gt 1 ] && echo "-b$((i + 1))" || true)
+        measure chomp "$n" "$t" "$(revision "$chomp")" "$chomp" sieve --max-tiles "$n" --threads "$t" \
+          --output "out/bench-$n.h5" --force
+      done
     done
-  fi
+    if [ "${NAIVE:-1}" = 1 ] && [ "$n" -le "$naive_max" ]; then
+      tag=
+      for t in $naive_threads; do
+        measure naive "$n" "$t" "$(revision "${chomps[0]}")" "$naive" "$n" "$t"
+      done
+    fi
+  done
 done
