@@ -441,29 +441,32 @@ void LevelFileWriter::append(const LevelResult& level, const LosingLevel& losing
     check(H5Dwrite_chunk(impl_->ranks.get(), H5P_DEFAULT, 0, &offset, chunk.size(), chunk.data()),
           "cannot write the losing ranks" + where);
   };
-  const bool copy = stored && stored->size() == file_chunks;
-  for (std::size_t j = 0; copy && j < file_chunks; ++j) write_chunk(j, (*stored)[j]);
-  std::vector<std::vector<std::uint8_t>> filtered(copy ? 0 : std::min(kBatch, file_chunks));
-  for (std::size_t b0 = 0; !copy && b0 < file_chunks; b0 += kBatch) {
-    const std::size_t b1 = std::min(file_chunks, b0 + kBatch);
-    tbb::this_task_arena::isolate([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(b0, b1, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-        std::vector<std::uint64_t> ranks, piece;
-        std::vector<std::uint8_t> shuffled;
-        RankDeflater deflater;
-        for (std::size_t j = r.begin(); j != r.end(); ++j) {
-          ranks.clear();
-          const std::size_t c1 = std::min(losing.chunks(), (j + 1) * kStorePerChunk);
-          for (std::size_t c = j * kStorePerChunk; c < c1; ++c) {
-            losing.decode_chunk(c, piece);
-            ranks.insert(ranks.end(), piece.begin(), piece.end());
+  if (stored && stored->size() == file_chunks) {
+    // Chunks as another file stores them, checked by its reader: as they are.
+    for (std::size_t j = 0; j < file_chunks; ++j) write_chunk(j, (*stored)[j]);
+  } else {
+    std::vector<std::vector<std::uint8_t>> filtered(std::min(kBatch, file_chunks));
+    for (std::size_t b0 = 0; b0 < file_chunks; b0 += kBatch) {
+      const std::size_t b1 = std::min(file_chunks, b0 + kBatch);
+      tbb::this_task_arena::isolate([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(b0, b1, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+          std::vector<std::uint64_t> ranks, piece;
+          std::vector<std::uint8_t> shuffled;
+          RankDeflater deflater;
+          for (std::size_t j = r.begin(); j != r.end(); ++j) {
+            ranks.clear();
+            const std::size_t c1 = std::min(losing.chunks(), (j + 1) * kStorePerChunk);
+            for (std::size_t c = j * kStorePerChunk; c < c1; ++c) {
+              losing.decode_chunk(c, piece);
+              ranks.insert(ranks.end(), piece.begin(), piece.end());
+            }
+            ranks.resize(kRankChunk, 0);
+            filter_rank_chunk(ranks.data(), deflater, shuffled, filtered[j - b0]);
           }
-          ranks.resize(kRankChunk, 0);
-          filter_rank_chunk(ranks.data(), deflater, shuffled, filtered[j - b0]);
-        }
+        });
       });
-    });
-    for (std::size_t j = b0; j < b1; ++j) write_chunk(j, filtered[j - b0]);
+      for (std::size_t j = b0; j < b1; ++j) write_chunk(j, filtered[j - b0]);
+    }
   }
   // The ranks reach the file before the row that vouches for them.
   impl_->flush("cannot flush the losing ranks" + where);
@@ -727,8 +730,7 @@ std::vector<std::uint64_t> LevelFileReader::losing_ranks(std::uint64_t first, st
   // the 135 s a resume of a run to 130 spent restoring its levels.
   std::vector<std::uint64_t> out(static_cast<std::size_t>(count));
   const hsize_t last = first + count, c0 = first / kRankChunk, c1 = (last + kRankChunk - 1) / kRankChunk;
-  const hsize_t batch_chunks = detail::g_read_batch_for_testing.load(std::memory_order_relaxed);
-  const hsize_t batch_size = batch_chunks ? batch_chunks : kReadBatch;
+  const hsize_t batch_size = detail::seam_or(detail::g_read_batch_for_testing, kReadBatch);
   // The chunks are kept only if they can hold exactly these entries.
   const bool keep = stored && first % kRankChunk == 0;
   StoredChunks kept, batch;

@@ -18,11 +18,6 @@ namespace {
 /// (32 MiB), like a level's scan (config::kScanBatchRanks).
 constexpr std::uint64_t kCompareBatch = std::uint64_t{1} << 22;
 
-std::uint64_t compare_batch() {
-  const std::uint64_t forced = detail::g_compare_batch_for_testing.load(std::memory_order_relaxed);
-  return forced ? forced : kCompareBatch;
-}
-
 std::int64_t number_attribute(const LevelTable& t, const char* name, std::int64_t fallback) {
   const auto it = t.number_attributes.find(name);
   return it == t.number_attributes.end() ? fallback : it->second;
@@ -187,7 +182,7 @@ void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progr
       std::size_t chunk = 0, at = 0;
       std::uint64_t last = 0;
       for (std::uint64_t done = 0; same && done < count;) {
-        const std::uint64_t take = std::min<std::uint64_t>(compare_batch(), count - done);
+        const std::uint64_t take = std::min<std::uint64_t>(detail::seam_or(detail::g_compare_batch_for_testing, kCompareBatch), count - done);
         const std::vector<std::uint64_t> stored = read(done, take, done > 0 ? &last : nullptr);
         for (std::size_t k = 0; same && k < stored.size(); ++k) {
           if (at == mine.size()) {

@@ -95,8 +95,7 @@ std::uint64_t share_bits(std::uint64_t bits, int processes) {
 /// config::kWindowBytes holds (per process, when processes share the
 /// window), at least one.
 int window_end(const PartitionTable& t, int n0, int max, int processes = 1) {
-  const std::uint64_t forced = detail::g_window_bytes_for_testing.load(std::memory_order_relaxed);
-  const std::uint64_t window_bytes = forced ? forced : config::kWindowBytes;
+  const std::uint64_t window_bytes = detail::seam_or(detail::g_window_bytes_for_testing, config::kWindowBytes);
   std::uint64_t bits = segment_aligned_bits(t.positions(n0));
   int n1 = n0;
   while (n1 < max && share_bits(bits + segment_aligned_bits(t.positions(n1 + 1)), processes) / 8 <= window_bytes) {
@@ -394,8 +393,7 @@ struct Sieve::Impl {
                       ProgressThrottle& progress, Prepare& prepare, File&& file) {
     const PhaseTimer timer(phases.filing);
     std::atomic<std::uint64_t> pending{0};
-    const std::uint64_t forced = detail::g_round_marks_for_testing.load(std::memory_order_relaxed);
-    const std::uint64_t budget = forced ? forced : config::kRoundMarks;
+    const std::uint64_t budget = detail::seam_or(detail::g_round_marks_for_testing, config::kRoundMarks);
     const int workers = tbb::this_task_arena::max_concurrency();
     // simple_partitioner: one task per worker, so every thread gets one
     // (the auto partitioner may keep a range of two in one task).

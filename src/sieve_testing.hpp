@@ -35,6 +35,12 @@ extern std::atomic<std::uint64_t> g_no_transposes_for_testing;
 /// taken up in the next round (counted for the tests).
 extern std::atomic<std::uint64_t> g_items_cut;
 
+/// A seam's value, or `normal` while it is 0 (not set).
+inline std::uint64_t seam_or(const std::atomic<std::uint64_t>& seam, std::uint64_t normal) {
+  const std::uint64_t forced = seam.load(std::memory_order_relaxed);
+  return forced ? forced : normal;
+}
+
 /// Sets a seam for the lifetime of the object (tests only).
 class ForTesting {
  public:
