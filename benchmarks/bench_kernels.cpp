@@ -14,12 +14,12 @@
 #include <random>
 
 #include "buckets.hpp"
-#include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp/sieve.hpp"
 #include "config.hpp"
 #include "extensions.hpp"
+#include "gap_code.hpp"
 #include "huge_pages.hpp"
 
 using namespace chomp;
@@ -71,7 +71,7 @@ BENCHMARK(BM_Rank)->Arg(90)->Arg(130);
 /// Decoding the stored losing positions of a level in order (seek).
 void BM_SourceSeek(benchmark::State& state) {
   const int m = 70;
-  const auto ranks = sieve70().losing().level(m).all();
+  const auto ranks = sieve70().losing().all(m);
   detail::Source src(sieve70().table());
   std::size_t i = 0;
   for (auto _ : state) {
@@ -115,7 +115,7 @@ void for_each_source(detail::Source& src, int m, const std::vector<std::uint64_t
 /// Extensions of every losing position of level 60 by d tiles (d = arg).
 void BM_Extensions(benchmark::State& state) {
   const int m = 60, d = static_cast<int>(state.range(0));
-  const auto ranks = sieve70().losing().level(m).all();
+  const auto ranks = sieve70().losing().all(m);
   detail::Source src(sieve70().table());
   CountSink sink;
   for (auto _ : state) for_each_source(src, m, ranks, [&] { src.for_each_extension(d, sink); });
@@ -131,7 +131,7 @@ BENCHMARK(BM_Extensions)->Arg(1)->Arg(5)->Arg(10);
 /// them, against BM_ExtensionsOneLevelAtATime for the same marks.
 void extensions_up_to(benchmark::State& state, bool together, bool canonical_only = false) {
   const int m = 60, top = static_cast<int>(state.range(0));
-  const auto ranks = sieve70().losing().level(m).all();
+  const auto ranks = sieve70().losing().all(m);
   detail::Source src(sieve70().table());
   src.set_canonical_only(canonical_only);
   CountSink sink;
@@ -163,7 +163,7 @@ BENCHMARK(BM_ExtensionsCanonicalOnly)->Arg(10);
 /// as the sieve's add_transposes does (items: positions).
 void BM_TransposedRank(benchmark::State& state) {
   const int m = 60;
-  const auto ranks = sieve70().losing().level(m).all();
+  const auto ranks = sieve70().losing().all(m);
   detail::Source src(sieve70().table());
   std::uint64_t sum = 0;
   for (auto _ : state) for_each_source(src, m, ranks, [&] { sum += src.transposed_rank(); });
@@ -243,34 +243,131 @@ void BM_Sieve70(benchmark::State& state) {
 }
 BENCHMARK(BM_Sieve70)->Unit(benchmark::kMillisecond);
 
-/// Writing one level of 2^22 losing ranks (gaps 1..150, as at 1.3% losing)
-/// to /resume/losing_ranks with Arg threads: decoding the store, shuffling
-/// and deflating chunks in parallel, writing them whole. (A fresh file each
-/// time, named by the process, in the system's temporary folder; the page
-/// cache takes the writes.)
-void BM_WriteLevel(benchmark::State& state) {
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(state.range(0)));
-  constexpr std::size_t kRanks = std::size_t{1} << 22;
-  std::vector<std::uint64_t> ranks(kRanks);
-  std::mt19937_64 rng(7);
-  std::uint64_t r = 0;
-  for (auto& x : ranks) x = r += 1 + rng() % 150;
-  LosingLevel level;
-  level.append(ranks);
-  LevelResult row;
-  row.tiles = 1;
-  row.positions = r + 1;
-  row.losing = kRanks;
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("chomp_bench_write_" + std::to_string(getpid()) + ".h5")).string();
-  for (auto _ : state) {
-    LevelFileWriter out(path, Provenance{});
-    out.append(row, level);
-    out.finish("complete");
-  }
-  std::filesystem::remove(path);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRanks));
+/// A level of 2^22 losing ranks with gaps like a large level's (geometric,
+/// mean 70, as at 1.4% losing).
+const std::vector<std::uint64_t>& level_like_ranks() {
+  static const std::vector<std::uint64_t> ranks = [] {
+    std::vector<std::uint64_t> r(std::size_t{1} << 22);
+    std::mt19937_64 rng(7);
+    std::geometric_distribution<std::uint64_t> gap(1.0 / 70);
+    std::uint64_t x = 0;
+    for (auto& v : r) v = x += 1 + gap(rng);
+    return r;
+  }();
+  return ranks;
 }
-BENCHMARK(BM_WriteLevel)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// The same level in a temporary store (its second level, so that its gap
+/// code is fitted to the first, as in a run).
+const LosingStore& level_like_store() {
+  static const std::unique_ptr<LosingStore> store = [] {
+    auto s = LosingStore::temporary();
+    for (int n = 1; n <= 2; ++n) {
+      s->begin_level(n);
+      s->append(level_like_ranks());
+      s->finish_level();
+    }
+    return s;
+  }();
+  return *store;
+}
+
+/// Appending that level to a store with Arg threads: coding blocks in
+/// parallel and writing them (the page cache takes the writes).
+void BM_StoreAppend(benchmark::State& state) {
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(state.range(0)));
+  const auto& ranks = level_like_ranks();
+  const auto store = LosingStore::temporary();
+  store->begin_level(1);
+  store->append(ranks);
+  store->finish_level();
+  for (auto _ : state) {
+    store->begin_level(2);
+    for (std::size_t at = 0; at < ranks.size(); at += config::kScanBatchRanks / 4)
+      store->append(std::span(ranks).subspan(at, std::min(config::kScanBatchRanks / 4, ranks.size() - at)));
+    store->abandon_level();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ranks.size()));
+}
+BENCHMARK(BM_StoreAppend)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// Reading every block of the level back as the sieve does (pread from the
+/// page cache, CRC-32, decode), one thread.
+void BM_StoreReadBlocks(benchmark::State& state) {
+  const LosingStore& store = level_like_store();
+  std::vector<std::uint64_t> ranks;
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t sum = 0;
+  for (auto _ : state)
+    for (std::size_t b = 0; b < store.blocks(2).size(); ++b) {
+      store.read_block(2, b, ranks, bytes);
+      sum += ranks.back();
+    }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * store.count(2)));
+  state.counters["bytes_per_rank"] =
+      static_cast<double>(store.file_bytes() / 2) / static_cast<double>(store.count(2));
+}
+BENCHMARK(BM_StoreReadBlocks)->Unit(benchmark::kMillisecond);
+
+/// Decoding the level's gaps alone, from memory: the store's gap code
+/// (blocks of 4,096, fitted code) against the LEB128 varints the store
+/// held in memory before it moved to disk (chunks of 64), one thread.
+void BM_GapCodeDecode(benchmark::State& state) {
+  const auto& ranks = level_like_ranks();
+  constexpr std::size_t B = config::kStoreBlockRanks;
+  detail::GapCode::Histogram h(detail::GapCode::kHistogramBins, 0);
+  std::vector<std::uint8_t> scratch;
+  detail::GapCode().code_block(ranks, scratch, &h);
+  const detail::GapCode code = detail::GapCode::fitted(h);
+  std::vector<std::vector<std::uint8_t>> blocks;
+  for (std::size_t at = 0; at < ranks.size(); at += B) {
+    blocks.emplace_back();
+    code.code_block(std::span(ranks).subspan(at, B), blocks.back());
+  }
+  std::vector<std::uint64_t> out(B);
+  std::uint64_t sum = 0;
+  for (auto _ : state)
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      code.decode_block(blocks[b], ranks[b * B], B, out.data());
+      sum += out[B - 1];
+    }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ranks.size()));
+}
+BENCHMARK(BM_GapCodeDecode)->Unit(benchmark::kMillisecond);
+
+void BM_VarintDecode(benchmark::State& state) {
+  const auto& ranks = level_like_ranks();
+  constexpr std::size_t C = 64;
+  std::vector<std::uint8_t> bytes;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (i % C == 0) continue;  // a chunk's first rank is kept apart
+    std::uint64_t gap = ranks[i] - ranks[i - 1];
+    while (gap >= 0x80) bytes.push_back(static_cast<std::uint8_t>(gap | 0x80)), gap >>= 7;
+    bytes.push_back(static_cast<std::uint8_t>(gap));
+  }
+  std::uint64_t out[C];
+  std::uint64_t sum = 0;
+  for (auto _ : state) {
+    const std::uint8_t* p = bytes.data();
+    for (std::size_t c = 0; c < ranks.size() / C; ++c) {
+      std::uint64_t r = out[0] = ranks[c * C];
+      for (std::size_t i = 1; i < C; ++i) {
+        std::uint64_t gap = 0;
+        for (int shift = 0;; shift += 7) {
+          const std::uint8_t b = *p++;
+          gap |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+          if (b < 0x80) break;
+        }
+        out[i] = r += gap;
+      }
+      sum += out[C - 1];
+    }
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ranks.size()));
+}
+BENCHMARK(BM_VarintDecode)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -6,13 +6,18 @@
 ///
 /// Usage: chomp_communication_volume [N]   (default 80; K = 2 and 4 processes)
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
 #include <cstdlib>
 #include <iostream>
 #include <vector>
 
 #include "chomp/sieve.hpp"
-#include "sieve_testing.hpp"
 #include "thread_group.hpp"
 
 using namespace chomp;
@@ -23,14 +28,26 @@ int main(int argc, char** argv) {
     std::cerr << "usage: chomp_communication_volume [N]   (2 <= N <= 120)\n";
     return 2;
   }
-  // One level per window, as in large runs, and the default rounds.
-  const detail::ForTesting one_level(detail::g_window_bytes_for_testing, 1);
+  // Windows of 4 MiB per process (a few levels each at N = 80, one at
+  // 100), as in large runs, and the default rounds.
+  SieveOptions one_level;
+  one_level.window_bits = std::uint64_t{32} << 20;
   for (int k : {2, 4}) {
+    // The store: process 0 writes it, the others read it (removed at once:
+    // their descriptors keep it).
+    std::string path = (std::filesystem::temp_directory_path() / "chomp-volume-XXXXXX").string();
+    close(mkstemp(path.data()));
+    const std::string id = new_run_id();
+    const auto written = LosingStore::create(path, id);
     testing::ThreadGroups groups(k);
     std::vector<std::uint64_t> bytes;
     std::vector<LevelResult> levels;
     groups.run([&](ProcessGroup& g) {
-      Sieve s(top, &g);
+      std::unique_ptr<LosingStore> read;
+      if (g.index() != 0) read = LosingStore::open(path, id, {}, false);
+      g.sum(std::span<std::uint64_t>());  // every process has the store open
+      if (g.index() == 0) std::filesystem::remove(path);
+      Sieve s(top, g.index() == 0 ? *written : *read, one_level, &g);
       s.run([&](const LevelResult& l) {
         if (g.index() == 0) bytes.push_back(groups.bytes_sent()), levels.push_back(l);
       });

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Copies a chomp sieve result file without its resume data.
+"""Copies a chomp sieve result file's table without its losing ranks.
 
-A long run's file keeps the losing ranks of every level under /resume so the
-run can be resumed (about 1 GB at n = 130); the per-level table and the
-provenance are all an analysis needs. This writes /levels, /losing_positions
-(if any) and every root attribute to a new file, unchanged.
+Files of format 2 keep the losing ranks of every level under /resume (about
+1 GB at n = 130); files of format 3 keep them in a store file beside them
+(16 GB at n = 170). The per-level table and the provenance are all an
+analysis needs. This writes /levels, /losing_positions (if any) and every root
+attribute to a new file, unchanged, and marks it levels_only = 1.
 
 Usage: /usr/bin/python3 experiments/h5_levels_only.py RUN.h5 OUT.h5
 """
@@ -27,6 +28,7 @@ def main() -> int:
                 f.copy(name, g)
         for key, value in f.attrs.items():
             g.attrs[key] = value
+        g.attrs["levels_only"] = 1
     return 0
 
 

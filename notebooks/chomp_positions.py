@@ -7,7 +7,8 @@ experiments/.  Needs only numpy and h5py (Debian: python3-numpy, python3-h5py).
 The file layout is documented in include/chomp/h5_output.hpp; in short:
 
     /levels/tiles, positions, losing, losing_fraction, hypothesis_ratio,
-            seconds, marks                      one row per level n = 1..max_tiles
+            seconds, marks (and from format 3: window_seconds, slices,
+            store_trailer, losing_digest)       one row per level n = 1..max_tiles
     /losing_positions/level_NNN                 uint64 lattice paths (--store-losing)
     root attributes                             provenance; complete == 1 once
                                                 every level was written
@@ -59,9 +60,11 @@ __all__ = [
 ]
 
 #: The file formats this reader understands (root attribute ``format_version``).
-#: /levels and /losing_positions are the same in both; version 2 adds the
-#: /resume group (losing ranks for `chomp sieve --resume`), which is not read here.
-FORMAT_VERSIONS = (1, 2)
+#: The columns below and /losing_positions are the same in all; version 2 adds
+#: the /resume group (losing ranks for `chomp sieve --resume`), version 3 moves
+#: the losing ranks to a store file beside the result file and adds columns
+#: about it; neither is read here.
+FORMAT_VERSIONS = (1, 2, 3)
 
 #: Columns of /levels, in the order the program writes them.
 LEVEL_COLUMNS = ("tiles", "positions", "losing", "losing_fraction", "hypothesis_ratio",

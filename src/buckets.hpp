@@ -54,6 +54,12 @@ class MarkBuckets {
   static constexpr std::uint32_t kFlags = kRangeFlag | kFillerFlag;
   static_assert(config::kSegmentBitsLog2 < 30, "offsets must leave the flag bits free");
 
+  /// A pool that grows page_blocks blocks of 4 KiB at a time (0: 2048,
+  /// 8 MiB; smaller under a small memory budget).
+  explicit MarkBuckets(std::uint32_t page_blocks = 0) : page_blocks_(page_blocks ? page_blocks : kPageBlocks) {}
+  /// Bytes of 4 KiB blocks a pool grows by at a time.
+  static constexpr std::uint64_t kBlockBytes = 4096;
+
   /// Empties every bucket and sizes the table for a window of `segments`
   /// segments (the block pool is kept).
   void prepare(std::size_t segments) {
@@ -175,12 +181,12 @@ class MarkBuckets {
   static constexpr std::uint32_t kPageBlocks = 2048;
 
   std::uint32_t* block_ptr(std::uint32_t b) const {
-    return pages_[b / kPageBlocks].as<std::uint32_t>() + static_cast<std::size_t>(b % kPageBlocks) * kBlockEntries;
+    return pages_[b / page_blocks_].as<std::uint32_t>() + static_cast<std::size_t>(b % page_blocks_) * kBlockEntries;
   }
 
   void next_block(std::size_t s) {
-    if (blocks_used_ == pages_.size() * kPageBlocks)
-      pages_.emplace_back(static_cast<std::size_t>(kPageBlocks) * kBlockEntries * sizeof(std::uint32_t));
+    if (blocks_used_ == pages_.size() * page_blocks_)
+      pages_.emplace_back(static_cast<std::size_t>(page_blocks_) * kBlockEntries * sizeof(std::uint32_t));
     const std::uint32_t b = blocks_used_++;
     chains_[s].push_back(b);
     tails_[s].cur = block_ptr(b);
@@ -193,6 +199,7 @@ class MarkBuckets {
     std::uint32_t* end = nullptr;
   };
 
+  std::uint32_t page_blocks_;
   std::vector<HugeBuffer> pages_;
   std::uint32_t blocks_used_ = 0;
   std::vector<std::vector<std::uint32_t>> chains_;

@@ -1,18 +1,15 @@
 /// @file cluster.cpp
 /// @brief MPI start-up and the MPI process group (compiled with MPI only
-/// under CHOMP_WITH_MPI), and the mpi_ranks attribute of a result file.
+/// under CHOMP_WITH_MPI).
 
 #include "chomp/cluster.hpp"
 
-#include <hdf5.h>
 #include <unistd.h>
 
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
-
-#include "chomp/h5_output.hpp"
 
 #ifdef CHOMP_WITH_MPI
 // The C API only: the deprecated C++ bindings would need their own library.
@@ -182,29 +179,5 @@ std::string Cluster::library_version() const {
 #endif
 }
 
-void record_mpi_ranks(const std::string& path, int processes) {
-  const std::string what = "cannot record mpi_ranks in " + path;
-  // The same file format bounds the writer used (HDF5 1.10, for SWMR).
-  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0) {
-    if (fapl >= 0) H5Pclose(fapl);
-    throw H5Error(what + ": cannot make a file access list");
-  }
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl);
-  H5Pclose(fapl);
-  if (file < 0) throw H5Error(what + ": cannot open it");
-  bool ok = true;
-  if (H5Aexists(file, "mpi_ranks") > 0) ok = H5Adelete(file, "mpi_ranks") >= 0;
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t attr = ok && space >= 0
-                         ? H5Acreate2(file, "mpi_ranks", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT)
-                         : H5I_INVALID_HID;
-  const std::int64_t value = processes;
-  ok = attr >= 0 && H5Awrite(attr, H5T_NATIVE_INT64, &value) >= 0;
-  if (attr >= 0) H5Aclose(attr);
-  if (space >= 0) H5Sclose(space);
-  ok = H5Fclose(file) >= 0 && ok;
-  if (!ok) throw H5Error(what);
-}
 
 }  // namespace chomp

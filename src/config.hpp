@@ -18,12 +18,18 @@ namespace chomp::config {
 inline constexpr int kSegmentBitsLog2 = 21;
 inline constexpr std::uint64_t kSegmentBits = std::uint64_t{1} << kSegmentBitsLog2;
 
-/// Losing positions of a level are stored as gaps between their ranks; every
-/// kStoreChunk entries an absolute rank and byte offset are kept, so a chunk
-/// can be decoded on its own. It is also the unit of work handed to a thread
-/// when enumerating extensions: large enough to amortise the scheduling, small
-/// enough that 2 threads stay balanced at the last source level.
-inline constexpr std::size_t kStoreChunk = 64;
+/// Losing ranks per block of the store (losing_store.hpp): a block is
+/// read, checked and decoded whole. 4,096 ranks are about 3.7 KiB coded,
+/// large enough that the index (40 bytes a block: 0.01 byte a rank) and a
+/// read's fixed costs stay small, small enough that a block decodes in
+/// microseconds and the store is cut into many pieces of work.
+inline constexpr std::size_t kStoreBlockRanks = 4096;
+
+/// Sources handed to a thread at a time at most when their extensions are
+/// many (a part of a block): large enough to amortise taking the work,
+/// small enough that 2 threads stay balanced at the lowest source levels,
+/// whose few sources each make millions of marks.
+inline constexpr std::size_t kItemSources = 64;
 
 /// Marks pending in the buckets (all threads together) before they are
 /// applied to the bitmap: 2^26 marks = 256 MiB of 32-bit offsets. Larger

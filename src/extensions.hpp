@@ -166,6 +166,12 @@ class Source {
   /// makes every extension (some of them not canonical, which the sieve
   /// ignores).
   void set_canonical_only(bool on) { canonical_only_ = on; }
+  /// Makes only the extensions whose first row is in lo..hi (a slice of a
+  /// level: consecutive ranks). A source whose first row c_1 is above hi
+  /// makes none; one below lo only blocks at its top corner whose first
+  /// part is at least lo - c_1; and top-corner blocks have a first part of
+  /// at most hi - c_1. Every other corner, and the new row, keep c_1.
+  void set_first_rows(int lo, int hi) { first_lo_ = lo, first_hi_ = hi; }
   /// Runs of equal rows, top first: run t (1-based) is runs() rows of
   /// length run_length(t).
   int runs() const { return T_; }
@@ -309,6 +315,7 @@ class Source {
     std::uint64_t rank = 0, offset = 0;
     int corners = 0;                             // corners 1..corners recorded whole
     int least = 0;                               // the top corner's blocks: first part >= least
+    int most = 0;                                //   and <= most
     std::uint64_t marks[config::kReuseMarks] = {};
   };
 
@@ -320,6 +327,7 @@ class Source {
   std::unique_ptr<std::uint16_t[]> ends_{
       new std::uint16_t[(kMaxRuns + 1) * (static_cast<std::size_t>(t_.max_tiles()) + 1)]()};
   bool canonical_only_ = false;
+  int first_lo_ = 1, first_hi_ = kMaxTiles + 1;  // set_first_rows
   std::uint64_t serial_ = 1;  // counts decode and seek calls
   int kept_ = 0;              // runs the last seek kept (0 after decode)
   int m_ = 0;
@@ -392,8 +400,15 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
   // column: its top corner alone is extended, by blocks whose first row
   // makes the first row at least as long as the first column (least tiles
   // or more), and its new-row corner not at all (more rows, same first row).
-  const bool pruned = canonical_only_ && c_[1] < K_[T_ + 1];
-  const int least = pruned ? K_[T_ + 1] - c_[1] : 0;
+  // The same for a source whose first row is below the slice of first rows
+  // being made (set_first_rows); and the top corner's first part makes the
+  // first row at most first_hi_ (most tiles).
+  if (c_[1] > first_hi_) return;
+  const bool below = c_[1] < first_lo_;
+  const bool pruned = (canonical_only_ && c_[1] < K_[T_ + 1]) || below;
+  int least = canonical_only_ && c_[1] < K_[T_ + 1] ? K_[T_ + 1] - c_[1] : 0;
+  if (below && first_lo_ - c_[1] > least) least = first_lo_ - c_[1];
+  const int most = first_hi_ - c_[1];
   const int corners = pruned ? 1 : T_;
   int kept_least = corners;
   for (int i = 0; i < D; ++i) {
@@ -407,9 +422,9 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
         v = r.corners < kept_ ? r.corners : kept_;
     }
     if (v > corners) v = corners;
-    // Marks of a top corner made with another bound below are not these.
-    if (r.least != least) v = 0;
-    if (v == 0) r.least = least;
+    // Marks of a top corner made with other bounds are not these.
+    if (r.least != least || r.most != most) v = 0;
+    if (v == 0) r.least = least, r.most = most;
     const std::uint64_t delta = rank_ - r.rank;
     const int reused = ends_[static_cast<std::size_t>(v) * stride + static_cast<std::size_t>(d)];
     for (int j = 0; j < reused; ++j) sink.point(r.marks[j] += delta);
@@ -429,7 +444,7 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
       // The block is at most k rows of at most w tiles, w = m_(t-1) - c
       // (unbounded for the top corner): the corner holds d <= k w.
       const int width = (t == 1) ? 0 : c_[t - 1] - c;  // 0: unbounded
-      const long room = (t == 1) ? dhi : static_cast<long>(k) * width;
+      const long room = (t == 1) ? (most >= dhi ? dhi : static_cast<long>(k) * most) : static_cast<long>(k) * width;
       const int dtop = room < dhi ? static_cast<int>(room) : dhi;
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
       const std::uint64_t below = (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
@@ -439,11 +454,13 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
         Reuse& r = reuse_[static_cast<std::size_t>(d)];
         Recorder<Sink> rec{sink, r.marks + filled[i], r.marks + config::kReuseMarks, overflowed[i]};
         const Corner<Recorder<Sink>> corner{t_, c, pre[i] + below, ccol, shapes_, rec};
-        const int w = (t == 1) ? d : width;
+        const int w = (t == 1) ? (most < d ? most : d) : width;
         const int parts = k < d ? k : d, vcap = w < d ? w : d;
         const int bound = (t == 1) ? least : 1;
-        if (parts == 1) {
-          if (d >= bound) corner.one(d, rt + d, 0);  // one row of d tiles (d <= w here)
+        if (vcap <= 0) {
+          // a top corner whose blocks would all leave the slice
+        } else if (parts == 1) {
+          if (d >= bound && d <= vcap) corner.one(d, rt + d, 0);  // one row of d tiles
         } else if (parts == 2) {
           corner.two(vcap, d, rt + d, 0, bound);
         } else {

@@ -6,32 +6,22 @@
 
 #include <hdf5.h>
 #include <oneapi/tbb/version.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <iterator>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 
 #include "build_info.hpp"
-#include "config.hpp"
 #include "h5_util.hpp"
-#include "sieve_testing.hpp"
 
 namespace chomp {
-
-std::atomic<std::uint64_t> detail::g_read_batch_for_testing{0};
 
 namespace {
 
@@ -48,8 +38,11 @@ struct Column {
 };
 
 // The order is the file's column order; LevelFileWriter::append follows it.
-const std::array<Column, 7>& columns() {
-  static const std::array<Column, 7> cols{{
+// Columns after the first seven are new in format_version 3 (optional when
+// older files are read).
+constexpr std::size_t kColumns = 11;
+const std::array<Column, kColumns>& columns() {
+  static const std::array<Column, kColumns> cols{{
       {"tiles", H5T_STD_U32LE, H5T_NATIVE_UINT32, "tile count n of the level"},
       {"positions", H5T_STD_U64LE, H5T_NATIVE_UINT64,
        "p(n): number of positions (partitions of n) with n tiles"},
@@ -57,9 +50,21 @@ const std::array<Column, 7>& columns() {
       {"losing_fraction", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, "L(n) / p(n)"},
       {"hypothesis_ratio", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
        "L(n) / (p(n) / ln p(n)); NaN where ln p(n) = 0; conjectured to tend to 0.286"},
-      {"seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, "wall-clock seconds spent on the level"},
+      {"seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+       "wall-clock seconds of the level's own work: its slices, the marks of the levels below it in its "
+       "window, its transposes and scan (not the pass that opened its window: window_seconds)"},
       {"marks", H5T_STD_U64LE, H5T_NATIVE_UINT64,
        "winning marks applied at the level (positions marked from smaller losing ones, with repeats)"},
+      {"window_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+       "wall-clock seconds of the pass that opened the level's window, shared by the window's levels and "
+       "recorded with its first level only (0 for the others)"},
+      {"slices", H5T_STD_U32LE, H5T_NATIVE_UINT32,
+       "slices the level was finished in (1: whole; more when its bitmap did not fit the memory budget)"},
+      {"store_trailer", H5T_STD_U64LE, H5T_NATIVE_UINT64,
+       "byte offset of the level's trailer in the store file (root attribute store_file)"},
+      {"losing_digest", H5T_STD_U64LE, H5T_NATIVE_UINT64,
+       "digest of the level's losing ranks: the sum mod 2^64 of splitmix64(rank) over them "
+       "(doc/FILE_FORMAT.md), checked when the store is read back"},
   }};
   return cols;
 }
@@ -105,24 +110,13 @@ namespace {
 // Chunks are written once and never rewritten. A chunk rewritten in place
 // can be torn by a kill (Linux may stop a write that spans pages at a page
 // boundary), and a torn chunk fails its checksum, taking with it every
-// finished level it held. So each /levels row is its own chunk, and each
-// level's ranks start a new chunk of /resume/losing_ranks (the previous
-// level's last chunk stays as written, its tail the fill value 0). 2^14
-// ranks (128 KiB) per chunk deflate well; the padding of small levels costs
-// a few hundred bytes each on disk. Stored losing positions are levels of at
-// most 63 tiles, a few thousand positions each, written once.
+// finished level it held. So each /levels row is its own chunk. Stored
+// losing positions are levels of at most 63 tiles, a few thousand
+// positions each, written once.
 constexpr hsize_t kRowChunk = 1;
-constexpr hsize_t kRankChunk = hsize_t{1} << 14;
-// Chunks of ranks the reader takes from the file at a time before undoing
-// their filters in parallel: 256 hold 32 MiB of ranks.
-constexpr hsize_t kReadBatch = 256;
 constexpr hsize_t kPositionChunk = 4096;
-// Deflate level 1: after the shuffle filter the high bytes of increasing
-// ranks are long runs that even the fastest level squeezes (levels 1..85:
-// 4.2 M ranks in a 5.9 MB file, 1.4 bytes each); level 6 saved 12% more at
-// twice the write time (2-core VM, whole run: 0.3 s against 0.7 s). That
-// is HDF5's own deflate, which the stored losing positions still use; the
-// chunks of losing ranks are deflated by the writer itself (RankDeflater).
+// Deflate level 1 for the stored losing positions (lattice paths): their
+// high bytes are long runs that even the fastest level squeezes.
 constexpr unsigned kDeflateLevel = 1;
 
 std::string level_name(int n) {
@@ -169,152 +163,6 @@ void append_values(hid_t ds, hsize_t at, hsize_t count, hid_t mem_type, const vo
   check(H5Dwrite(ds, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), what);
 }
 
-/// The Fletcher-32 checksum as HDF5 computes it for its fletcher32 filter:
-/// the data as big-endian 16-bit words (an odd last byte as the high half
-/// of one), both sums folded to 16 bits every 360 words, where they could
-/// otherwise overflow, and once more at the end; sum2 in the high half.
-std::uint32_t hdf5_fletcher32(const std::uint8_t* data, std::size_t bytes) {
-  std::uint32_t sum1 = 0, sum2 = 0;
-  const auto fold = [](std::uint32_t x) { return (x & 0xffff) + (x >> 16); };
-  for (std::size_t words = bytes / 2; words > 0;) {
-    const std::size_t n = std::min<std::size_t>(words, 360);
-    words -= n;
-    for (std::size_t i = 0; i < n; ++i, data += 2) {
-      sum1 += static_cast<std::uint32_t>(data[0]) << 8 | data[1];
-      sum2 += sum1;
-    }
-    sum1 = fold(sum1);
-    sum2 = fold(sum2);
-  }
-  if (bytes % 2) {
-    sum1 += static_cast<std::uint32_t>(data[0]) << 8;
-    sum2 += sum1;
-    sum1 = fold(sum1);
-    sum2 = fold(sum2);
-  }
-  return fold(sum2) << 16 | fold(sum1);
-}
-
-/// A zlib deflate stream for chunks of ranks, reset for each, with the
-/// run-length strategy (matches at distance 1 only; zlib then ignores the
-/// level beyond its being nonzero). After the shuffle a chunk is byte
-/// planes: the high ones runs of one value, the low ones nearly random, so
-/// looking further back finds little. On the ranks of levels 91..100: 5.90
-/// times smaller at 51 million ranks a second against 5.80 times (1.7% more
-/// bytes) at 34 million with the default strategy at level 1; but the
-/// file of a run to 140 came out 3% larger (2.75 against 2.67 GB): the
-/// middle planes of large levels seem to repeat further back. Speed wins:
-/// on many cores the deflate of a level is the writer's whole cost. Any
-/// zlib stream inflates alike, so HDF5's deflate filter reads it.
-class RankDeflater {
- public:
-  RankDeflater() {
-    if (deflateInit2(&z_, static_cast<int>(kDeflateLevel), Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
-      throw H5Error("zlib could not start deflating losing ranks");
-  }
-  ~RankDeflater() { deflateEnd(&z_); }
-  RankDeflater(const RankDeflater&) = delete;
-  RankDeflater& operator=(const RankDeflater&) = delete;
-
-  /// Deflates `bytes` bytes of `in` into out (resized to the stream), as a
-  /// zlib stream (header and Adler-32 included), leaving `spare` bytes
-  /// free after it.
-  void deflate_into(const std::uint8_t* in, std::size_t bytes, std::vector<std::uint8_t>& out, std::size_t spare) {
-    if (deflateReset(&z_) != Z_OK) throw H5Error("zlib could not restart deflating losing ranks");
-    out.resize(deflateBound(&z_, static_cast<uLong>(bytes)) + spare);
-    z_.next_in = const_cast<Bytef*>(in);
-    z_.avail_in = static_cast<uInt>(bytes);
-    z_.next_out = out.data();
-    z_.avail_out = static_cast<uInt>(out.size() - spare);
-    if (deflate(&z_, Z_FINISH) != Z_STREAM_END) throw H5Error("zlib could not deflate a chunk of losing ranks");
-    out.resize(z_.total_out);
-  }
-
- private:
-  z_stream z_{};
-};
-
-/// One chunk of /resume/losing_ranks as its filters would store it, so
-/// that chunks can be made in parallel and written whole (H5Dwrite_chunk):
-/// shuffled (byte k of every rank together, the little-endian file bytes),
-/// deflated as a zlib stream, then the Fletcher-32 of that appended in
-/// little-endian order.
-void filter_rank_chunk(const std::uint64_t* ranks, RankDeflater& deflater, std::vector<std::uint8_t>& shuffled,
-                       std::vector<std::uint8_t>& out) {
-  static_assert(std::endian::native == std::endian::little, "ranks are stored as little-endian u64");
-  constexpr std::size_t n = kRankChunk, bytes = n * sizeof(std::uint64_t);
-  shuffled.resize(bytes);
-  for (std::size_t j = 0; j < n; ++j)
-    for (std::size_t k = 0; k < sizeof(std::uint64_t); ++k)
-      shuffled[k * n + j] = static_cast<std::uint8_t>(ranks[j] >> (8 * k));
-  deflater.deflate_into(shuffled.data(), bytes, out, 4);
-  const std::size_t size = out.size();
-  const std::uint32_t sum = hdf5_fletcher32(out.data(), size);
-  out.resize(size + 4);
-  for (std::size_t k = 0; k < 4; ++k) out[size + k] = static_cast<std::uint8_t>(sum >> (8 * k));
-}
-
-/// A zlib inflate stream for chunks of ranks, reset for each.
-class RankInflater {
- public:
-  RankInflater() {
-    if (inflateInit(&z_) != Z_OK) throw H5Error("zlib could not start inflating losing ranks");
-  }
-  ~RankInflater() { inflateEnd(&z_); }
-  RankInflater(const RankInflater&) = delete;
-  RankInflater& operator=(const RankInflater&) = delete;
-
-  /// Inflates a zlib stream of `size` bytes into exactly `bytes` bytes of
-  /// out; false if it is not one, or inflates to another length.
-  bool inflate_into(const std::uint8_t* in, std::size_t size, std::uint8_t* out, std::size_t bytes) {
-    if (inflateReset(&z_) != Z_OK) return false;
-    z_.next_in = const_cast<Bytef*>(in);
-    z_.avail_in = static_cast<uInt>(size);
-    z_.next_out = out;
-    z_.avail_out = static_cast<uInt>(bytes);
-    return inflate(&z_, Z_FINISH) == Z_STREAM_END && z_.total_out == bytes;
-  }
-
- private:
-  z_stream z_{};
-};
-
-/// "WHAT: chunk c (entries ...)", naming a chunk of /resume/losing_ranks.
-std::string rank_chunk_name(const std::string& what, std::uint64_t c) {
-  return what + ": chunk " + std::to_string(c) + " (entries " + std::to_string(c * kRankChunk) + ".." +
-         std::to_string((c + 1) * kRankChunk - 1) + ")";
-}
-
-/// Undoes filter_rank_chunk, as HDF5's filters would on reading: checks
-/// stored chunk c's Fletcher-32, inflates it and unshuffles its entries
-/// lo..hi-1 into out. Returns whether its entries from hi on are all 0 (the
-/// padding after a level's last rank). Throws H5Error naming the chunk if
-/// it is damaged.
-bool unfilter_rank_chunk(const std::vector<std::uint8_t>& stored, RankInflater& inflater,
-                         std::vector<std::uint8_t>& shuffled, std::size_t lo, std::size_t hi, std::uint64_t* out,
-                         const std::string& what, std::uint64_t c) {
-  constexpr std::size_t n = kRankChunk, bytes = n * sizeof(std::uint64_t);
-  const std::size_t size = stored.size() < 4 ? 0 : stored.size() - 4;
-  std::uint32_t sum = 0;
-  for (std::size_t k = 0; k < 4 && size > 0; ++k) sum |= static_cast<std::uint32_t>(stored[size + k]) << (8 * k);
-  if (size == 0 || hdf5_fletcher32(stored.data(), size) != sum)
-    throw H5Error(rank_chunk_name(what, c) + " fails its Fletcher32 checksum (damaged file)");
-  shuffled.resize(bytes);
-  if (!inflater.inflate_into(stored.data(), size, shuffled.data(), bytes))
-    throw H5Error(rank_chunk_name(what, c) + " passes its Fletcher32 checksum but does not inflate to " +
-                  std::to_string(n) + " ranks (damaged file, or written by another program)");
-  for (std::size_t j = lo; j < hi; ++j) {
-    std::uint64_t r = 0;
-    for (std::size_t k = 0; k < sizeof(std::uint64_t); ++k)
-      r |= static_cast<std::uint64_t>(shuffled[k * n + j]) << (8 * k);
-    out[j - lo] = r;
-  }
-  for (std::size_t k = 0; k < sizeof(std::uint64_t); ++k)
-    for (std::size_t j = hi; j < n; ++j)
-      if (shuffled[k * n + j] != 0) return false;
-  return true;
-}
-
 /// Closes a file and reports a failed close (the last flush happens there).
 void close_file(Handle& file, const std::string& what) {
   const hid_t id = file.get();
@@ -327,16 +175,13 @@ void close_file(Handle& file, const std::string& what) {
 struct LevelFileWriter::Impl {
   Handle file;                    // declared first: closed after the datasets
   std::vector<Handle> columns;    // /levels datasets, in columns() order
-  Handle ranks;                   // /resume/losing_ranks
   std::vector<Handle> positions;  // /losing_positions/level_NNN, index n - 1
   hsize_t rows = 0;
-  hsize_t ranks_end = 0;  // extent of /resume/losing_ranks
   int store_losing = 0;
 
   void flush(const std::string& what) const { check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), what); }
   void close_datasets() {
     positions.clear();
-    ranks.reset();
     columns.clear();
   }
 };
@@ -356,6 +201,9 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
   write_attr(f, "threads", prov.threads);
   write_attr(f, "mpi_ranks", prov.processes);
   write_attr(f, "store_losing", prov.store_losing);
+  write_attr(f, "memory_budget", static_cast<std::int64_t>(prov.memory_budget));
+  write_attr(f, "store_file", prov.store_file);
+  write_attr(f, "run_id", prov.run_id);
   write_attr(f, "start_utc", prov.start_utc);
   write_attr(f, "end_utc", "");
   write_attr(f, "resume_history", prov.resume_history);
@@ -368,25 +216,13 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
     Handle group = check(H5Gcreate2(f, "levels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
                          "cannot create group /levels in " + path);
     write_attr(group.get(), "description",
-                      "one row per tile count n = 1..max_tiles, appended as each level completes");
-    for (const Column& c : columns())
-      impl_->columns.push_back(make_series(group.get(), c.name, c.file_type, kRowChunk, false,
-                                           c.description,
+               "one row per tile count n = 1..max_tiles, appended as each level completes");
+    for (const Column& c : columns()) {
+      impl_->columns.push_back(make_series(group.get(), c.name, c.file_type, kRowChunk, false, c.description,
                                            std::string("cannot create /levels/") + c.name + " in " + path));
-  }
-  {
-    Handle group = check(H5Gcreate2(f, "resume", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                         "cannot create group /resume in " + path);
-    write_attr(group.get(), "description",
-                      "what `chomp sieve --resume` restores an interrupted run from");
-    impl_->ranks = make_series(group.get(), "losing_ranks", H5T_STD_U64LE, kRankChunk, true,
-                               "losing ranks (chomp's rank of a position among the p(n) with n tiles) "
-                               "of every finished level, increasing within a level; each level starts "
-                               "at a multiple of level_alignment: level n occupies the L(n) entries "
-                               "from the sum over m < n of ceil(L(m) / level_alignment) * "
-                               "level_alignment (L from /levels/losing); entries between levels are 0",
-                               "cannot create /resume/losing_ranks in " + path);
-    write_attr(impl_->ranks.get(), "level_alignment", static_cast<std::int64_t>(kRankChunk));
+      if (std::string(c.name).find("seconds") != std::string::npos)
+        write_attr(impl_->columns.back().get(), "units", "s");
+    }
   }
   impl_->store_losing = prov.store_losing;
   if (prov.store_losing > 0) {
@@ -394,12 +230,12 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
     Handle group = check(H5Gcreate2(f, "losing_positions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                          H5Gclose, what);
     write_attr(group.get(), "description",
-                      "losing positions of each stored level, one dataset per level (empty until the "
-                      "level is finished)");
+               "losing positions of each stored level, one dataset per level (empty until the "
+               "level is finished)");
     write_attr(group.get(), "encoding",
-                      "uint64 lattice path: bit k = step k from the bottom-left corner, 1 = north, "
-                      "0 = east; the highest set bit is the last (north) step; each north step "
-                      "closes a row as long as the east steps before it, bottom row first");
+               "uint64 lattice path: bit k = step k from the bottom-left corner, 1 = north, "
+               "0 = east; the highest set bit is the last (north) step; each north step "
+               "closes a row as long as the east steps before it, bottom row first");
     for (int n = 1; n <= prov.store_losing; ++n) {
       Handle ds = make_series(group.get(), level_name(n), H5T_STD_U64LE, kPositionChunk, true,
                               "lattice paths of the losing positions with " + std::to_string(n) +
@@ -417,65 +253,18 @@ LevelFileWriter::~LevelFileWriter() = default;
 std::uint64_t LevelFileWriter::rows() const { return impl_->rows; }
 int LevelFileWriter::store_losing() const { return impl_->store_losing; }
 
-void LevelFileWriter::append(const LevelResult& level, const LosingLevel& losing, const StoredChunks* stored) {
+void LevelFileWriter::append(const LevelResult& level) {
   if (!impl_->file.valid()) throw H5Error(path_ + " is already finished");
-  if (static_cast<hsize_t>(level.tiles) != impl_->rows + 1 || losing.size() != level.losing)
-    throw H5Error("level " + std::to_string(level.tiles) + " with " + std::to_string(losing.size()) +
-                  " ranks cannot follow row " + std::to_string(impl_->rows) + " of " + path_);
+  if (static_cast<hsize_t>(level.tiles) != impl_->rows + 1)
+    throw H5Error("level " + std::to_string(level.tiles) + " cannot follow row " + std::to_string(impl_->rows) +
+                  " of " + path_);
   const std::string where = " of level " + std::to_string(level.tiles) + " to " + path_;
-  const hsize_t start = (impl_->ranks_end + kRankChunk - 1) / kRankChunk * kRankChunk;
-  const hsize_t end = start + losing.size();
-  if (end > start) check(H5Dset_extent(impl_->ranks.get(), &end), "cannot extend the losing ranks" + where);
-  // Whole chunks, each written once: kRankChunk ranks are kStorePerChunk
-  // chunks of the store, the level's last chunk padded with the fill value
-  // 0. Deflating is most of the work: batches of chunks are filtered in
-  // parallel, then written in order. This thread (not one of oneTBB's) has
-  // an arena of its own, where oneTBB's worker threads join it when they
-  // are free; isolate() keeps it to the batch's tasks all the same.
-  static_assert(kRankChunk % config::kStoreChunk == 0, "a file chunk holds whole store chunks");
-  constexpr std::size_t kStorePerChunk = kRankChunk / config::kStoreChunk;
-  constexpr std::size_t kBatch = 64;
-  const std::size_t file_chunks = static_cast<std::size_t>((losing.size() + kRankChunk - 1) / kRankChunk);
-  const auto write_chunk = [&](std::size_t j, const std::vector<std::uint8_t>& chunk) {
-    const hsize_t offset = start + j * kRankChunk;
-    check(H5Dwrite_chunk(impl_->ranks.get(), H5P_DEFAULT, 0, &offset, chunk.size(), chunk.data()),
-          "cannot write the losing ranks" + where);
-  };
-  if (stored && stored->size() == file_chunks) {
-    // Chunks as another file stores them, checked by its reader: as they are.
-    for (std::size_t j = 0; j < file_chunks; ++j) write_chunk(j, (*stored)[j]);
-  } else {
-    std::vector<std::vector<std::uint8_t>> filtered(std::min(kBatch, file_chunks));
-    for (std::size_t b0 = 0; b0 < file_chunks; b0 += kBatch) {
-      const std::size_t b1 = std::min(file_chunks, b0 + kBatch);
-      tbb::this_task_arena::isolate([&] {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(b0, b1, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-          std::vector<std::uint64_t> ranks, piece;
-          std::vector<std::uint8_t> shuffled;
-          RankDeflater deflater;
-          for (std::size_t j = r.begin(); j != r.end(); ++j) {
-            ranks.clear();
-            const std::size_t c1 = std::min(losing.chunks(), (j + 1) * kStorePerChunk);
-            for (std::size_t c = j * kStorePerChunk; c < c1; ++c) {
-              losing.decode_chunk(c, piece);
-              ranks.insert(ranks.end(), piece.begin(), piece.end());
-            }
-            ranks.resize(kRankChunk, 0);
-            filter_rank_chunk(ranks.data(), deflater, shuffled, filtered[j - b0]);
-          }
-        });
-      });
-      for (std::size_t j = b0; j < b1; ++j) write_chunk(j, filtered[j - b0]);
-    }
-  }
-  // The ranks reach the file before the row that vouches for them.
-  impl_->flush("cannot flush the losing ranks" + where);
-  if (end > start) impl_->ranks_end = end;
-
-  const std::uint32_t tiles = static_cast<std::uint32_t>(level.tiles);
+  const std::uint32_t tiles = static_cast<std::uint32_t>(level.tiles), slices = static_cast<std::uint32_t>(level.slices);
   const double fraction = level.losing_fraction(), ratio = level.hypothesis_ratio();
-  const void* values[] = {&tiles, &level.positions, &level.losing, &fraction,
-                          &ratio, &level.seconds,   &level.marks};
+  const void* values[] = {&tiles,         &level.positions,     &level.losing, &fraction,
+                          &ratio,         &level.seconds,       &level.marks,  &level.window_seconds,
+                          &slices,        &level.stored.trailer, &level.stored.digest};
+  static_assert(std::size(values) == kColumns);
   for (std::size_t i = 0; i < columns().size(); ++i)
     append_values(impl_->columns[i].get(), impl_->rows, 1, columns()[i].mem_type, values[i],
                   std::string("cannot append to /levels/") + columns()[i].name + where);
@@ -495,7 +284,6 @@ void LevelFileWriter::write_losing_positions(int n, std::span<const std::uint64_
 void LevelFileWriter::abandon() {
   for (Handle& h : impl_->positions) h.release();
   for (Handle& h : impl_->columns) h.release();
-  impl_->ranks.release();
   impl_->file.release();
 }
 
@@ -553,66 +341,23 @@ std::vector<T> read_values(hid_t ds, hid_t mem_type, hsize_t first, hsize_t coun
   return out;
 }
 
+bool link_exists(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
+
+/// A /levels column; an empty one when `optional` and it is not in the file.
 template <class T>
-std::vector<T> read_column(hid_t group, const Column& c, const std::string& path) {
+std::vector<T> read_column(hid_t group, const Column& c, const std::string& path, bool optional = false) {
+  if (optional && !link_exists(group, c.name)) return {};
   const std::string what = std::string("cannot read /levels/") + c.name + " from " + path;
   Handle ds = check(H5Dopen2(group, c.name, H5P_DEFAULT), H5Dclose, what);
   return read_values<T>(ds.get(), c.mem_type, 0, extent_of(ds.get(), what), what);
 }
 
-bool link_exists(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
-
-/// Whether /resume/losing_ranks is laid out and filtered as this program
-/// writes it (little-endian u64 in chunks of kRankChunk; shuffle, deflate,
-/// Fletcher-32, in that order), so that its chunks can be read whole and
-/// unfiltered here (unfilter_rank_chunk) rather than by HDF5.
-bool ranks_filtered_as_written(hid_t ds) {
-  const Handle type(H5Dget_type(ds), H5Tclose);
-  if (!type.valid() || H5Tequal(type.get(), H5T_STD_U64LE) <= 0) return false;
-  const Handle dcpl(H5Dget_create_plist(ds), H5Pclose);
-  if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return false;
-  hsize_t chunk = 0;
-  if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk != kRankChunk) return false;
-  const H5Z_filter_t expected[] = {H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32};
-  if (H5Pget_nfilters(dcpl.get()) != static_cast<int>(std::size(expected))) return false;
-  for (unsigned i = 0; i < std::size(expected); ++i) {
-    unsigned flags = 0, config = 0;
-    std::size_t values = 0;
-    if (H5Pget_filter2(dcpl.get(), i, &flags, &values, nullptr, 0, nullptr, &config) != expected[i]) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 struct LevelFileReader::Impl {
-  Handle file;  // declared first: closed after the datasets
-  Handle ranks;
-  hsize_t ranks_stored = 0;
-  hsize_t ranks_alignment = 1;
-  bool whole_chunks = false;  // ranks_filtered_as_written
+  Handle file;
   LevelTable table;
-
-  /// Reads the chunks [c0, c1) of /resume/losing_ranks as stored; false if
-  /// one is not in the file (the fill value) or skipped a filter.
-  bool read_stored_chunks(hsize_t c0, hsize_t c1, StoredChunks& chunks, const std::string& what) const {
-    // No chunk of ranks deflates to more than this (zlib's bound, the checksum).
-    static const hsize_t most = compressBound(kRankChunk * sizeof(std::uint64_t)) + 4;
-    chunks.resize(static_cast<std::size_t>(c1 - c0));
-    for (hsize_t c = c0; c < c1; ++c) {
-      hsize_t offset = c * kRankChunk, size = 0;
-      if (H5Dget_chunk_storage_size(ranks.get(), &offset, &size) < 0 || size == 0) return false;
-      if (size > most)
-        throw H5Error(rank_chunk_name(what, c) + " claims " + std::to_string(size) + " bytes, more than " +
-                      std::to_string(most) + " (damaged file)");
-      std::vector<std::uint8_t>& bytes = chunks[static_cast<std::size_t>(c - c0)];
-      bytes.resize(static_cast<std::size_t>(size));
-      std::uint32_t skipped = 0;
-      check(H5Dread_chunk(ranks.get(), H5P_DEFAULT, &offset, &skipped, bytes.data()), what);
-      if (skipped != 0) return false;
-    }
-    return true;
-  }
+  int format = 0;
 };
 
 LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
@@ -647,12 +392,19 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
   if (fv->second < kOldestReadableFormatVersion || fv->second > kFormatVersion)
     throw H5Error(path + " has format_version " + std::to_string(fv->second) + "; this program reads " +
                   std::to_string(kOldestReadableFormatVersion) + " to " + std::to_string(kFormatVersion));
+  impl_->format = static_cast<int>(fv->second);
   {
     Handle group = check(H5Gopen2(f, "levels", H5P_DEFAULT), H5Gclose, "cannot open group /levels in " + path);
     const auto& c = columns();
     // Read in the reverse of the order append() writes the columns: a live
     // writer may add levels meanwhile, and the rows that the column written
     // last already has are then whole in every column read after it.
+    // Columns new in format 3 are optional in older files.
+    const bool old = impl_->format < 3;
+    t.losing_digest = read_column<std::uint64_t>(group.get(), c[10], path, old);
+    t.store_trailer = read_column<std::uint64_t>(group.get(), c[9], path, old);
+    t.slices = read_column<std::uint32_t>(group.get(), c[8], path, old);
+    t.window_seconds = read_column<double>(group.get(), c[7], path, old);
     t.marks = read_column<std::uint64_t>(group.get(), c[6], path);
     t.seconds = read_column<double>(group.get(), c[5], path);
     t.hypothesis_ratio = read_column<double>(group.get(), c[4], path);
@@ -660,107 +412,71 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
     t.losing = read_column<std::uint64_t>(group.get(), c[2], path);
     t.positions = read_column<std::uint64_t>(group.get(), c[1], path);
     t.tiles = read_column<std::uint32_t>(group.get(), c[0], path);
+    if (old) {
+      const std::size_t rows = t.tiles.size();
+      t.losing_digest.assign(rows, 0);
+      t.store_trailer.assign(rows, 0);
+      t.slices.assign(rows, 1);
+      t.window_seconds.assign(rows, 0.0);
+    }
   }
   const std::size_t n = std::min({t.tiles.size(), t.positions.size(), t.losing.size(), t.losing_fraction.size(),
-                                  t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size()});
+                                  t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size(),
+                                  t.window_seconds.size(), t.slices.size(), t.store_trailer.size(),
+                                  t.losing_digest.size()});
   const std::size_t most = std::max({t.tiles.size(), t.positions.size(), t.losing.size(), t.losing_fraction.size(),
-                                     t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size()});
+                                     t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size(),
+                                     t.window_seconds.size(), t.slices.size(), t.store_trailer.size(),
+                                     t.losing_digest.size()});
   // Rows that not every column has belong to levels that were not finished
   // when the file was read: a writer killed while appending a row leaves it
   // in some columns only, and a live writer may append levels while the
-  // columns are read. They are dropped (a resume recomputes and checks the
-  // last level it keeps). In a complete file every column has every row.
+  // columns are read. They are dropped. In a complete file every column has
+  // every row.
   if (most != n && t.complete())
     throw H5Error(path + ": the /levels datasets have different lengths (damaged file)");
-  for (auto* v : {&t.positions, &t.losing, &t.marks}) v->resize(n);
-  for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds}) v->resize(n);
+  for (auto* v : {&t.positions, &t.losing, &t.marks, &t.store_trailer, &t.losing_digest}) v->resize(n);
+  for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds, &t.window_seconds}) v->resize(n);
   t.tiles.resize(n);
-
-  if (link_exists(f, "resume") && link_exists(f, "resume/losing_ranks")) {
-    const std::string what = "cannot open /resume/losing_ranks in " + path;
-    impl_->ranks = check(H5Dopen2(f, "resume/losing_ranks", H5P_DEFAULT), H5Dclose, what);
-    impl_->ranks_stored = extent_of(impl_->ranks.get(), what);
-    // Levels start at multiples of the level_alignment attribute (the chunk
-    // size). The first files of format 2, written before levels were
-    // aligned, have no such attribute: their levels follow each other
-    // without gaps. (Taking the chunk size for them would read every level
-    // after the first at the wrong place.)
-    const h5::Attributes attrs = h5::read_attributes(impl_->ranks.get());
-    const auto alignment = attrs.numbers.find("level_alignment");
-    if (alignment != attrs.numbers.end()) {
-      if (alignment->second < 1)
-        throw H5Error(path + ": /resume/losing_ranks has level_alignment " + std::to_string(alignment->second) +
-                      " (damaged file)");
-      impl_->ranks_alignment = static_cast<hsize_t>(alignment->second);
-    }
-    impl_->whole_chunks = ranks_filtered_as_written(impl_->ranks.get());
-  }
+  t.slices.resize(n);
 }
 
 LevelFileReader::~LevelFileReader() = default;
 
 const LevelTable& LevelFileReader::table() const { return impl_->table; }
-bool LevelFileReader::has_resume_data() const { return impl_->ranks.valid(); }
-std::uint64_t LevelFileReader::stored_losing_ranks() const { return impl_->ranks_stored; }
-std::uint64_t LevelFileReader::losing_ranks_alignment() const { return impl_->ranks_alignment; }
+int LevelFileReader::format_version() const { return impl_->format; }
 
-std::uint64_t LevelFileReader::first_losing_rank(int n) const {
-  const LevelTable& t = impl_->table;
-  if (n < 1 || static_cast<std::size_t>(n) > t.losing.size() + 1)
-    throw std::out_of_range("level " + std::to_string(n) + " is not in " + path_);
-  const std::uint64_t a = impl_->ranks_alignment;
-  std::uint64_t first = 0;
-  for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(n); ++i) first = (first + t.losing[i] + a - 1) / a * a;
-  return first;
+bool LevelFileReader::has_store() const {
+  const auto& text = impl_->table.text_attributes;
+  const auto file = text.find("store_file");
+  return impl_->format >= 3 && file != text.end() && !file->second.empty() && text.count("run_id");
 }
 
-std::vector<std::uint64_t> LevelFileReader::losing_ranks(std::uint64_t first, std::uint64_t count,
-                                                         StoredChunks* stored) const {
-  const std::string what = "cannot read /resume/losing_ranks from " + path_;
-  if (stored) stored->clear();
-  if (!impl_->ranks.valid()) throw H5Error(what + ": the file has no resume data");
-  if (count == 0) return {};  // a level without losing positions may start past the end
-  if (first > impl_->ranks_stored || count > impl_->ranks_stored - first)
-    throw H5Error(what + ": entries " + std::to_string(first) + ".." + std::to_string(first + count) +
-                  " are beyond the " + std::to_string(impl_->ranks_stored) + " stored");
-  if (!impl_->whole_chunks)
-    return read_values<std::uint64_t>(impl_->ranks.get(), H5T_NATIVE_UINT64, first, count, what);
-  // The chunks are read whole, a batch at a time, and unfiltered in
-  // parallel: through HDF5 one thread inflates them all, which took 20 s of
-  // the 135 s a resume of a run to 130 spent restoring its levels.
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(count));
-  const hsize_t last = first + count, c0 = first / kRankChunk, c1 = (last + kRankChunk - 1) / kRankChunk;
-  const hsize_t batch_size = detail::seam_or(detail::g_read_batch_for_testing, kReadBatch);
-  // The chunks are kept only if they can hold exactly these entries.
-  const bool keep = stored && first % kRankChunk == 0;
-  StoredChunks kept, batch;
-  bool padded = true;  // the entries after the range in its last chunk are 0
-  for (hsize_t b0 = c0; b0 < c1; b0 += batch_size) {
-    const hsize_t b1 = std::min(c1, b0 + batch_size);
-    if (!impl_->read_stored_chunks(b0, b1, batch, what)) {
-      out = {};  // not held beside HDF5's copy
-      return read_values<std::uint64_t>(impl_->ranks.get(), H5T_NATIVE_UINT64, first, count, what);
-    }
-    tbb::this_task_arena::isolate([&] {
-      tbb::parallel_for(tbb::blocked_range<hsize_t>(b0, b1, 1), [&](const tbb::blocked_range<hsize_t>& r) {
-        RankInflater inflater;
-        std::vector<std::uint8_t> shuffled;
-        for (hsize_t c = r.begin(); c != r.end(); ++c) {
-          const hsize_t lo = std::max<hsize_t>(first, c * kRankChunk);
-          const hsize_t hi = std::min<hsize_t>(last, (c + 1) * kRankChunk);
-          const bool zeros = unfilter_rank_chunk(batch[static_cast<std::size_t>(c - b0)], inflater, shuffled,
-                                                 static_cast<std::size_t>(lo - c * kRankChunk),
-                                                 static_cast<std::size_t>(hi - c * kRankChunk),
-                                                 out.data() + (lo - first), what, c);
-          if (c + 1 == c1) padded = zeros;
-        }
-      });
-    });
-    if (keep) std::move(batch.begin(), batch.end(), std::back_inserter(kept));
-  }
-  // Handed back only when they hold exactly these entries (then zeros):
-  // another file may store them as they are.
-  if (keep && padded) stored->swap(kept);
+std::string LevelFileReader::store_path() const {
+  if (!has_store()) return {};
+  // The store the file names, beside it; or, when the pair was renamed
+  // together (run.h5 and run.store to mine.h5 and mine.store), the store
+  // with the file's own name.
+  const std::filesystem::path named =
+      std::filesystem::path(path_).parent_path() / impl_->table.text_attributes.at("store_file");
+  std::error_code ec;
+  if (std::filesystem::exists(named, ec)) return named.string();
+  const std::string own = store_path_for(path_);
+  if (std::filesystem::exists(own, ec)) return own;
+  return named.string();
+}
+
+std::string LevelFileReader::run_id() const {
+  const auto& text = impl_->table.text_attributes;
+  const auto it = text.find("run_id");
+  return it == text.end() ? std::string() : it->second;
+}
+
+std::vector<StoredLevel> LevelFileReader::stored_levels(int levels) const {
+  const LevelTable& t = impl_->table;
+  std::vector<StoredLevel> out;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(levels) && i < t.tiles.size(); ++i)
+    out.push_back(StoredLevel{t.store_trailer[i], t.losing[i], t.losing_digest[i]});
   return out;
 }
 

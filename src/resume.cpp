@@ -1,22 +1,16 @@
 /// @file resume.cpp
-/// @brief Checks a result file and re-installs its finished levels into a sieve.
+/// @brief Checks a result file and its store and continues the run in them.
 
 #include "chomp/resume.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "chomp/ranking.hpp"
-#include "sieve_testing.hpp"
 
 namespace chomp {
 
-std::atomic<std::uint64_t> detail::g_compare_batch_for_testing{0};
-
 namespace {
-
-/// Stored ranks of the recomputed last level read at a time to compare
-/// (32 MiB), like a level's scan (config::kScanBatchRanks).
-constexpr std::uint64_t kCompareBatch = std::uint64_t{1} << 22;
 
 std::int64_t number_attribute(const LevelTable& t, const char* name, std::int64_t fallback) {
   const auto it = t.number_attributes.find(name);
@@ -37,6 +31,9 @@ LevelResult row_of(const LevelTable& t, int n) {
   r.losing = t.losing[i];
   r.marks = t.marks[i];
   r.seconds = t.seconds[i];
+  r.window_seconds = t.window_seconds[i];
+  r.slices = static_cast<int>(t.slices[i]);
+  r.stored = StoredLevel{t.store_trailer[i], t.losing[i], t.losing_digest[i]};
   return r;
 }
 
@@ -60,9 +57,10 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   ResumeState& s = impl_->state;
 
   const std::int64_t format = number_attribute(t, "format_version", 0);
-  if (format != kFormatVersion || !reader.has_resume_data())
+  if (format != kFormatVersion || !reader.has_store())
     throw ResumeRefused(cannot + "it has format_version " + std::to_string(format) +
-                        " and no /resume data; only format_version " + std::to_string(kFormatVersion) +
+                        (format < 3 ? " (its losing ranks are not in a store file)" : " and names no store file") +
+                        "; only format_version " + std::to_string(kFormatVersion) +
                         " files can be resumed (start over with --force)");
   const std::int64_t file_max = number_attribute(t, "max_tiles", 0);
   const std::int64_t file_store = number_attribute(t, "store_losing", -1);
@@ -82,15 +80,14 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
                          "; omit --store-losing or give the same value");
   s.complete = t.complete();
   s.status = t.status();
+  s.store_path = reader.store_path();
 
-  // Trust the rows in order while each agrees with the engine and has all
-  // its ranks stored.
+  // Trust the rows in order while each agrees with the engine.
   const PartitionTable table(s.max_tiles);
   const std::size_t rows = t.tiles.size();
   if (rows > static_cast<std::size_t>(s.file_max_tiles))
     throw ResumeRefused(cannot + "it has " + std::to_string(rows) + " levels but was started with --max-tiles " +
                         std::to_string(file_max) + " (damaged file)");
-  const std::uint64_t stored = reader.stored_losing_ranks();
   for (std::size_t i = 0; i < rows; ++i) {
     const int n = static_cast<int>(i) + 1;
     const std::string level = "level " + std::to_string(n) + " ";
@@ -104,19 +101,8 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
     if (t.losing[i] > t.positions[i])
       throw ResumeRefused(cannot + level + "has more losing positions (" + std::to_string(t.losing[i]) +
                           ") than positions (damaged file)");
-    const std::uint64_t first = reader.first_losing_rank(n);
-    if (t.losing[i] > stored - std::min(stored, first)) {
-      s.notes.push_back("levels " + std::to_string(n) + ".." + std::to_string(rows) +
-                        " lack their losing ranks; they will be computed again");
-      break;
-    }
     s.levels = n;
   }
-  // Where the ranks of a level after the last row would start.
-  const std::uint64_t next_rank = reader.first_losing_rank(static_cast<int>(rows) + 1);
-  if (stored > next_rank && s.levels == static_cast<int>(rows))
-    s.notes.push_back("ignored " + std::to_string(stored - next_rank) + " losing ranks of level " +
-                      std::to_string(s.levels + 1) + ", which was cut off");
   if (s.complete && s.levels != s.file_max_tiles)
     throw ResumeRefused(cannot + "it is marked complete but only levels 1.." + std::to_string(s.levels) +
                         " of " + std::to_string(file_max) + " can be trusted (damaged file)");
@@ -128,90 +114,50 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   p.max_tiles = s.max_tiles;
   p.store_losing = s.store_losing;
   p.threads = static_cast<int>(number_attribute(t, "threads", 0));
+  p.store_file = std::filesystem::path(s.store_path).filename().string();
+  p.run_id = reader.run_id();
 }
 
 Resume::~Resume() = default;
 
 const ResumeState& Resume::state() const { return impl_->state; }
 
-void Resume::restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progress,
-                     const std::function<void(int n)>& restored) {
+std::unique_ptr<LosingStore> Resume::open_store(bool append) const {
   const ResumeState& s = impl_->state;
-  const LevelTable& t = impl_->reader->table();
-  const std::string cannot = "cannot resume " + impl_->reader->path() + ": ";
-  if (sieve.levels_done() != 0 || sieve.max_tiles() != s.max_tiles)
-    throw std::logic_error("Resume::restore needs a fresh sieve made for the resumed run's max_tiles");
-  for (int n = 1; n <= s.levels; ++n) {
-    const auto i = static_cast<std::size_t>(n - 1);
-    const std::string level = "level " + std::to_string(n) + ": ";
-    if (sieve.stop_requested())
-      throw SieveInterrupted("stopped while restoring level " + std::to_string(n));
-    if (restored) restored(n);
-    const std::uint64_t first = impl_->reader->first_losing_rank(n), count = t.losing[i];
-    const std::uint64_t p = sieve.table().positions(n);
-    // Stored ranks, checked to be increasing ranks below p(n) (previous: the
-    // rank before them in the level, if any).
-    // With `chunks`, the chunks that hold them as stored (the new file takes
-    // them as they are: no second deflate).
-    StoredChunks chunks;
-    auto read = [&](std::uint64_t from, std::uint64_t take, const std::uint64_t* previous,
-                    StoredChunks* stored = nullptr) {
-      std::vector<std::uint64_t> ranks;
-      try {
-        ranks = impl_->reader->losing_ranks(first + from, take, stored);
-      } catch (const H5Error& e) {
-        throw ResumeRefused(cannot + level + e.what());
-      }
-      for (std::size_t k = 0; k < ranks.size(); ++k)
-        if (ranks[k] >= p || (k > 0 ? ranks[k] <= ranks[k - 1] : previous && ranks[k] <= *previous))
-          throw ResumeRefused(cannot + level + "its stored losing ranks are not increasing ranks below p(" +
-                              std::to_string(n) + ") = " + std::to_string(p) + " (damaged file)");
-      return ranks;
-    };
-    if (n < s.levels) {
-      sieve.restore_level(n, read(0, count, nullptr, &chunks), t.marks[i]);
-    } else {
-      // The last trusted level is computed again from the restored ones: its
-      // ranks must come out as stored. They are compared a batch at a time,
-      // so that the level is never held at 8 bytes a rank beside the sieve's
-      // bitmap (3.7 GB at n = 150, and as much again for a decoded copy).
-      const LevelResult again = sieve.next_level(progress);
-      const LosingLevel& found = sieve.losing().level(n);
-      bool same = found.size() == count;
-      std::vector<std::uint64_t> mine;
-      std::size_t chunk = 0, at = 0;
-      std::uint64_t last = 0;
-      for (std::uint64_t done = 0; same && done < count;) {
-        const std::uint64_t take = std::min<std::uint64_t>(detail::seam_or(detail::g_compare_batch_for_testing, kCompareBatch), count - done);
-        const std::vector<std::uint64_t> stored = read(done, take, done > 0 ? &last : nullptr);
-        for (std::size_t k = 0; same && k < stored.size(); ++k) {
-          if (at == mine.size()) {
-            found.decode_chunk(chunk++, mine);
-            at = 0;
-          }
-          same = mine[at++] == stored[k];
-        }
-        last = stored.back();
-        done += take;
-      }
-      if (!same)
-        throw ResumeRefused(cannot + level + "the file lists " + std::to_string(count) +
-                            " losing positions but the engine finds " + std::to_string(again.losing) +
-                            (again.losing == count ? ", not the same ones" : "") +
-                            " (damaged file, or written by an incompatible program)");
-    }
-    save_level(out, sieve, row_of(t, n), &chunks);
+  try {
+    return LosingStore::open(s.store_path, s.provenance.run_id, impl_->reader->stored_levels(s.levels), append);
+  } catch (const StoreError& e) {
+    throw ResumeRefused("cannot resume " + impl_->reader->path() + ": " + e.what());
   }
 }
 
-void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level, const StoredChunks* stored) {
+void Resume::restore(const LosingStore& store, LevelFileWriter& out, const std::function<void(int n)>& restoring,
+                     const std::atomic<bool>* stop) const {
+  const ResumeState& s = impl_->state;
+  const LevelTable& t = impl_->reader->table();
+  const PartitionTable table(s.max_tiles);
+  if (store.levels() != s.levels) throw std::logic_error("Resume::restore needs the store of open_store()");
+  for (int n = 1; n <= s.levels; ++n) {
+    if (stop && stop->load()) throw SieveInterrupted("stopped while checking level " + std::to_string(n));
+    if (restoring) restoring(n);
+    try {
+      store.check_level(n, table.positions(n));
+    } catch (const StoreError& e) {
+      throw ResumeRefused("cannot resume " + impl_->reader->path() + ": " + e.what());
+    }
+    if (n <= out.store_losing()) out.write_losing_positions(n, impl_->reader->losing_positions(n));
+    out.append(row_of(t, n));
+  }
+}
+
+void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level) {
   if (level.tiles <= out.store_losing()) {
     std::vector<std::uint64_t> words;
     for (const Rows& rows : sieve.losing_positions(level.tiles))
       words.push_back(LatticePath::from_rows(rows).word());
     out.write_losing_positions(level.tiles, words);
   }
-  out.append(level, sieve.losing().level(level.tiles), stored);
+  out.append(level);
 }
 
 }  // namespace chomp

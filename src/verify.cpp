@@ -12,7 +12,6 @@
 #include <utility>
 
 #include "chomp/position.hpp"
-#include "config.hpp"
 
 namespace chomp {
 
@@ -29,16 +28,22 @@ void keep_first(std::atomic<bool>& failed, std::string& problem, std::string fou
 /// problem (the first found is kept in `problem`; `failed` is raised).
 /// Returns how many positions were checked.
 template <class Check>
-std::uint64_t each_sampled_losing(const PartitionTable& table, int n, const LosingLevel& level, std::uint64_t every,
+std::uint64_t each_sampled_losing(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every,
                                   std::atomic<bool>& failed, std::string& problem, Check&& check) {
   std::atomic<std::uint64_t> checked{0};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, level.chunks(), 16),
+  const auto blocks = store.blocks(n);
+  std::vector<std::uint64_t> first_index(blocks.size() + 1, 0);  // index of each block's first rank in the level
+  for (std::size_t b = 0; b < blocks.size(); ++b) first_index[b + 1] = first_index[b] + blocks[b].count;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1),
                     [&](const tbb::blocked_range<std::size_t>& range) {
     std::vector<std::uint64_t> chunk;
+    std::vector<std::uint8_t> scratch;
     std::uint64_t here = 0;
     for (std::size_t c = range.begin(); c != range.end() && !failed.load(std::memory_order_relaxed); ++c) {
-      level.decode_chunk(c, chunk);
-      const std::uint64_t index0 = static_cast<std::uint64_t>(c) * config::kStoreChunk;
+      const std::uint64_t index0 = first_index[c];
+      // Blocks without a sampled entry are not read.
+      if ((index0 + every - 1) / every * every >= first_index[c + 1]) continue;
+      store.read_block(n, c, chunk, scratch);
       for (std::size_t i = 0; i < chunk.size(); ++i) {
         if ((index0 + i) % every != 0) continue;
         ++here;
@@ -73,7 +78,7 @@ bool has_losing_option(const PartitionTable& table, const LosingStore& store, co
         scratch.push_back(cut);
         tiles += cut;
       }
-      if (store.level(tiles).contains(table.rank(scratch))) return true;
+      if (store.contains(tiles, table.rank(scratch))) return true;
     }
   }
   return false;
@@ -90,13 +95,13 @@ std::string rule_problem(const Rows& rows, std::uint64_t rank, bool stored, bool
 
 }  // namespace
 
-LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingLevel& level, std::uint64_t every) {
+LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every) {
   LevelVerdict verdict;
   std::atomic<bool> failed{false};
-  verdict.checked = each_sampled_losing(table, n, level, every == 0 ? 1 : every, failed, verdict.problem,
+  verdict.checked = each_sampled_losing(table, n, store, every == 0 ? 1 : every, failed, verdict.problem,
                                         [&](const Rows& rows, std::uint64_t rank) -> std::string {
     const Rows t = transpose(rows);
-    if (level.contains(table.rank(t))) return {};
+    if (store.contains(n, table.rank(t))) return {};
     return "the losing position " + rows_to_string(rows) + " (rank " + std::to_string(rank) + ") has a transpose, " +
            rows_to_string(t) + ", that is not stored as losing";
   });
@@ -108,7 +113,7 @@ LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& 
   LevelVerdict verdict;
   std::atomic<bool> failed{false};
   // The stored losing positions, every `every`-th.
-  verdict.checked = each_sampled_losing(table, n, store.level(n), every, failed, verdict.problem,
+  verdict.checked = each_sampled_losing(table, n, store, every, failed, verdict.problem,
                                         [&](const Rows& rows, std::uint64_t rank) {
     Rows scratch;
     return rule_problem(rows, rank, true, has_losing_option(table, store, rows, scratch));
@@ -126,7 +131,7 @@ LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& 
       const Rows rows = table.unrank(n, rank);
       ++here;
       std::string found =
-          rule_problem(rows, rank, store.level(n).contains(rank), has_losing_option(table, store, rows, scratch));
+          rule_problem(rows, rank, store.contains(n, rank), has_losing_option(table, store, rows, scratch));
       if (!found.empty()) {
         keep_first(failed, verdict.problem, std::move(found));
         break;

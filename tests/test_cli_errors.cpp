@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp_process.hpp"
 
@@ -38,8 +39,11 @@ void expect_levels_intact(const std::string& path, int at_least) {
   EXPECT_GE(static_cast<int>(t.tiles.size()), at_least);
   const PartitionTable table(static_cast<int>(t.tiles.size()) + 1);
   for (std::size_t i = 0; i < t.tiles.size(); ++i) EXPECT_EQ(t.positions[i], table.positions(static_cast<int>(i) + 1));
-  const LevelFileReader reader(path);  // the ranks read back, checksums pass
-  EXPECT_NO_THROW(reader.losing_ranks(0, reader.stored_losing_ranks()));
+  // The store holds every finished level: each reads back whole.
+  const LevelFileReader reader(path);
+  const auto levels = reader.stored_levels(static_cast<int>(t.tiles.size()));
+  const auto store = LosingStore::open(reader.store_path(), reader.run_id(), levels, false);
+  for (int n = 1; n <= store->levels(); ++n) EXPECT_NO_THROW(store->check_level(n, table.positions(n))) << n;
 }
 
 }  // namespace
@@ -78,8 +82,8 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "--memory-limit", "-5G"}, 2, "not a size"},
       {{"sieve", "--memory-limit", "1.5.5G"}, 2, "not a size"},
       {{"sieve", "--memory-limit", "99999999999999T"}, 2, "does not fit 64 bits"},
-      {{"sieve", "--memory-limit", "1M", "-n", "50"}, 2, "needs about"},
-      {{"sieve", "-n", "255"}, 2, "is available"},  // far beyond any machine
+      {{"sieve", "--memory-limit", "1M", "-n", "50"}, 2, "the smallest --memory-limit that works is"},
+      {{"sieve", "-n", "255"}, 2, "does not fit nine tenths of the memory"},  // far beyond any machine
       // --output
       {{"sieve", "-o", ""}, 2, "empty file name"},
       {{"sieve", "-o", "a\nb.h5"}, 2, "control character"},
@@ -150,7 +154,7 @@ TEST(CliErrors, UnwritablePathsFailCleanly) {
   for (const std::string& out : {dir.file("no/such/folder/run.h5"), dir.file("plain-file/run.h5")}) {
     const ProcessResult r = run_chomp({"sieve", "-n", "10", "-q", "-o", out});
     EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_NE(r.err.find("cannot create " + out + ".partial"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cannot create store " + store_path_for(out)), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << "the plan and the error: " << r.err;
   }
   // A folder this process may not write to: by permissions when not root
@@ -159,7 +163,7 @@ TEST(CliErrors, UnwritablePathsFailCleanly) {
   std::filesystem::create_directory(locked);
   bool mounted = false;
   if (geteuid() == 0) {
-    mounted = mount("tmpfs", locked.c_str(), "tmpfs", MS_RDONLY, "size=64k") == 0;
+    mounted = mount("tmpfs", locked.c_str(), "tmpfs", MS_RDONLY, "size=1m") == 0;
     if (!mounted) GTEST_SKIP() << "running as root without permission to mount a read-only tmpfs";
   } else {
     std::filesystem::permissions(locked, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
@@ -213,64 +217,76 @@ class SmallDisk {
   bool mounted_ = false;
 };
 
-// A full disk, made with a small tmpfs (needs root; skipped otherwise, and
-// the file size limit above covers the same path).
+// A full disk, made with a small tmpfs that a file fills once the run has
+// started (needs root; skipped otherwise, and the file size limit above
+// covers the same path): the run stops cleanly, gives back the bytes of the
+// level it was writing, and resumes once there is room.
 TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
+  ScratchDir dir;
+  const std::filesystem::path small = dir.path() / "small";
+  const SmallDisk disk(small, "8m");
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
+  const std::string out = (small / "run.h5").string();
+  const std::string filler = (small / "filler").string();
+  ChompProcess run({"sieve", "-n", "86", "-t", "2", "-o", out});
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= 30; })) << run.err();
+  {
+    // All but 96 KiB of what is free now.
+    const auto room = std::filesystem::space(small).available;
+    std::ofstream f(filler, std::ios::binary);
+    const std::string mib(1 << 16, 'x');
+    for (std::uintmax_t left = room > (96 << 10) ? room - (96 << 10) : 0; left > 0;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uintmax_t>(left, mib.size()));
+      f.write(mib.data(), static_cast<std::streamsize>(n));
+      left -= n;
+    }
+  }
+  const ProcessResult r = run.wait();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(free space on its disk), continue with: "), std::string::npos) << r.err;
+  expect_levels_intact(out, 30);
+  EXPECT_EQ(read_level_file(out).status(), "interrupted");
+  const LevelFileReader reader(out);
+  const auto store = LosingStore::open(reader.store_path(), reader.run_id(),
+                                       reader.stored_levels(static_cast<int>(reader.table().tiles.size())), false);
+  EXPECT_EQ(std::filesystem::file_size(store_path_for(out)), store->file_bytes())
+      << "the cut-off level's bytes were given back";
+
+  // With the filler gone, the same command continues.
+  std::filesystem::remove(filler);
+  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", out});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_TRUE(read_level_file(out).complete());
+  EXPECT_EQ(read_level_file(out).tiles.size(), 86u);
+}
+
+// A run whose store will not fit the disk is refused at the start, naming
+// what is missing, and writes nothing (a tmpfs again).
+TEST(CliErrors, ARunTooLargeForTheDiskIsRefusedBeforeAnyWork) {
   ScratchDir dir;
   const std::filesystem::path small = dir.path() / "small";
   const SmallDisk disk(small, "256k");
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
   const std::string out = (small / "run.h5").string();
-  // A run to 60 writes a file of about 240 KB, one to 70 of 850 KB.
-  const ProcessResult r = run_chomp({"sieve", "-n", "70", "-q", "-o", out});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
-  expect_levels_intact(out, 20);
-
-  // Moved to a roomy disk, the run continues.
-  const std::string moved = dir.file("run.h5");
-  std::filesystem::copy_file(out, moved);
-  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", moved});
-  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_TRUE(read_level_file(moved).complete());
-}
-
-// A resume copies the file first: on a disk with less room than the file,
-// it is refused at once, and the file is left as it was (a tmpfs again).
-TEST(CliErrors, ResumeWithoutRoomForTheCopyIsRefusedBeforeAnyWork) {
-  ScratchDir dir;
-  const std::string roomy = dir.file("run.h5");
-  const ProcessResult first = run_chomp({"sieve", "-n", "70", "-q", "-o", roomy});
-  ASSERT_EQ(first.exit_code, 0) << first.err;
-  const std::uintmax_t size = std::filesystem::file_size(roomy);
-  const std::filesystem::path small = dir.path() / "small";
-  // Room for the file and a third of it again.
-  const SmallDisk disk(small, std::to_string((size + size / 3) / 1024 + 1) + "k");
-  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
-  const std::string out = (small / "run.h5").string();
-  std::filesystem::copy_file(roomy, out);
-  const ProcessResult refused = run_chomp({"sieve", "--resume", "--max-tiles", "72", "-q", "-o", out});
+  // A store to 95 tiles takes about 6 MB.
+  const ProcessResult refused = run_chomp({"sieve", "-n", "95", "-q", "-o", out});
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
-  EXPECT_NE(refused.err.find("into " + out + ".partial first, but only"), std::string::npos) << refused.err;
-  EXPECT_NE(refused.err.find("move the file to a larger disk"), std::string::npos) << refused.err;
-  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
-  const LevelTable kept = read_level_file(out);
-  EXPECT_TRUE(kept.complete());
-  EXPECT_EQ(kept.tiles.size(), 70u);
-
-  // With room, the same command extends it.
-  const ProcessResult extended = run_chomp({"sieve", "--resume", "--max-tiles", "72", "-q", "-o", roomy});
-  EXPECT_EQ(extended.exit_code, 0) << extended.err;
-  EXPECT_EQ(read_level_file(roomy).tiles.size(), 72u);
+  EXPECT_NE(refused.err.find("missing); free some space there"), std::string::npos) << refused.err;
+  EXPECT_TRUE(std::filesystem::is_empty(small));
+  const ProcessResult plan = run_chomp({"sieve", "-n", "95", "--dry-run", "-o", out});
+  EXPECT_EQ(plan.exit_code, 2) << plan.err;
+  EXPECT_NE(plan.out.find("disk: store ~"), std::string::npos) << plan.out;
 }
 
 TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   ScratchDir dir;
   const ProcessResult ok = run_chomp({"sieve", "-n", "40", "--memory-limit", "20G", "--dry-run", "-o", dir.file("a.h5")});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("memory: "), std::string::npos) << ok.out;
   const ProcessResult refused = run_chomp({"sieve", "-n", "40", "--memory-limit", "100K", "-o", dir.file("a.h5")});
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_NE(refused.err.find("--memory-limit is 100.0 KiB"), std::string::npos) << refused.err;
-  EXPECT_NE(refused.err.find("bitmap"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("does not fit --memory-limit (100.0 KiB)"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("the smallest --memory-limit that works is"), std::string::npos) << refused.err;
   EXPECT_TRUE(dir.entries().empty());
 }

@@ -1,25 +1,26 @@
 /// @file test_damaged_files.cpp
-/// @brief `chomp sieve --resume` on damaged, foreign and tampered files:
-/// each is refused with a clear message and left as it was; the traces a
-/// kill leaves (ranks of a cut-off level, a half-appended row) are ignored.
+/// @brief `chomp sieve --resume` and `chomp verify` on damaged, foreign and
+/// tampered result files and stores: each is refused with a clear message
+/// and left as it was; the traces a kill leaves (a level cut off in the
+/// store, a half-appended row) are ignored.
 
 #include <gtest/gtest.h>
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
+#include <functional>
 #include <sstream>
 
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "chomp_process.hpp"
-#include "sieve_testing.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -38,6 +39,12 @@ const std::string& base_file() {
     return p;
   }();
   return path;
+}
+
+/// Copies a result file and its store to `path` (and its store's name).
+void copy_run(const std::string& from, const std::string& path) {
+  std::filesystem::copy_file(from, path);
+  std::filesystem::copy_file(store_path_for(from), store_path_for(path));
 }
 
 /// Opens a result file for writing with the HDF5 C API, for tampering.
@@ -60,15 +67,6 @@ class RawFile {
     H5Sclose(space);
     H5Dclose(ds);
     return {addr, size};
-  }
-  hsize_t chunks(const char* dataset) const {
-    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
-    const hid_t space = H5Dget_space(ds);
-    hsize_t n = 0;
-    EXPECT_GE(H5Dget_num_chunks(ds, space, &n), 0) << dataset;
-    H5Sclose(space);
-    H5Dclose(ds);
-    return n;
   }
 
   template <class T>
@@ -113,17 +111,81 @@ void flip_byte(const std::string& path, std::uint64_t offset) {
   f.put(static_cast<char>(c ^ 0x5A));
 }
 
+/// Writes `bytes` at `offset` of a file.
+void write_bytes(const std::string& path, std::uint64_t offset, const void* bytes, std::size_t n) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
+}
+
+/// The store of a result file, opened for reading.
+std::unique_ptr<LosingStore> store_of(const std::string& path) {
+  const LevelFileReader r(path);
+  return LosingStore::open(r.store_path(), r.run_id(), r.stored_levels(static_cast<int>(r.table().tiles.size())),
+                           false);
+}
+
+/// Writes the run's store anew with level n's ranks changed by `change`
+/// (kept increasing), and points the result file's rows at it: a result
+/// file and store whose checksums and digests all agree, with one wrong fact.
+void rewrite_store(const std::string& path, int n, const std::function<void(std::vector<std::uint64_t>&)>& change) {
+  std::string store_path, run_id;
+  int rows = 0;
+  {
+    const LevelFileReader reader(path);  // closed before the file is written
+    rows = static_cast<int>(reader.table().tiles.size());
+    store_path = reader.store_path();
+    run_id = reader.run_id();
+  }
+  std::vector<std::vector<std::uint64_t>> levels;
+  {
+    const auto old = store_of(path);
+    for (int m = 1; m <= rows; ++m) levels.push_back(old->all(m));
+  }
+  change(levels[static_cast<std::size_t>(n - 1)]);
+  std::vector<std::uint64_t> trailers, digests, losing;
+  {
+    const auto fresh = LosingStore::create(store_path, run_id);
+    for (int m = 1; m <= rows; ++m) {
+      fresh->begin_level(m);
+      fresh->append(levels[static_cast<std::size_t>(m - 1)]);
+      const StoredLevel rec = fresh->finish_level();
+      trailers.push_back(rec.trailer);
+      digests.push_back(rec.digest);
+      losing.push_back(rec.count);
+    }
+  }
+  RawFile raw(path);
+  raw.write("levels/store_trailer", H5T_NATIVE_UINT64, trailers);
+  raw.write("levels/losing_digest", H5T_NATIVE_UINT64, digests);
+  raw.write("levels/losing", H5T_NATIVE_UINT64, losing);
+}
+
+/// Moves one losing rank of level n (from about `at` of the way through it)
+/// up to a winning neighbour, keeping the list increasing. Returns it.
+std::uint64_t move_one_losing_rank(const std::string& path, int n, double at = 0.0) {
+  std::uint64_t moved = 0;
+  rewrite_store(path, n, [&](std::vector<std::uint64_t>& ranks) {
+    std::size_t k = static_cast<std::size_t>(at * static_cast<double>(ranks.size()));
+    while (ranks[k + 1] - ranks[k] < 3) ++k;
+    moved = ++ranks[k];
+  });
+  return moved;
+}
+
 struct Outcome {
   ProcessResult result;
   bool unchanged = false;
 };
 
-/// Resumes `path` and reports whether the file was left byte for byte as it was.
+/// Resumes `path` and reports whether the result file and its store were
+/// left byte for byte as they were.
 Outcome resume(const std::string& path) {
-  const std::string before = read_text(path);
+  const std::string store = store_path_for(path);
+  const std::string before = read_text(path), store_before = read_text(store);
   Outcome o;
   o.result = run_chomp({"sieve", "--resume", "-q", "-o", path});
-  o.unchanged = read_text(path) == before;
+  o.unchanged = read_text(path) == before && read_text(store) == store_before;
   EXPECT_FALSE(std::filesystem::exists(path + ".partial")) << "a refused resume leaves no .partial";
   return o;
 }
@@ -132,108 +194,10 @@ void expect_refused(const Outcome& o, const std::string& says) {
   EXPECT_EQ(o.result.exit_code, 1) << o.result.err;
   EXPECT_NE(o.result.err.find(says), std::string::npos) << o.result.err;
   EXPECT_NE(o.result.err.find("cannot resume"), std::string::npos) << o.result.err;
-  // One line says why (a refusal found while restoring follows the memory plan line).
+  // One line says why (after the plan's line).
   EXPECT_EQ(o.result.err.find("chomp: "), o.result.err.rfind("chomp: ")) << o.result.err;
   EXPECT_EQ(o.result.err.back(), '\n');
   EXPECT_TRUE(o.unchanged);
-}
-
-/// Level n's losing ranks start here in /resume/losing_ranks (the damaged
-/// copies keep the base file's layout).
-std::uint64_t first_rank_index(int n) { return LevelFileReader(base_file()).first_losing_rank(n); }
-
-/// Moves one losing rank of level n to a winning neighbour, keeping the
-/// list increasing: a consistent file with one wrong fact.
-void move_one_losing_rank(const std::string& path, int n) {
-  RawFile raw(path);
-  auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-  std::uint64_t k = first_rank_index(n);
-  while (ranks[k + 1] - ranks[k] < 3) ++k;
-  ranks[k] += 1;
-  raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
-}
-
-constexpr hsize_t kChunk = 16384;  // entries per chunk of /resume/losing_ranks
-
-/// Writes levels of random increasing ranks with the project's writer,
-/// sizes[l] at level l + 1 (starting high, with gaps up to 2^40, so every
-/// byte of a rank is used and chunk sizes vary), and returns them.
-std::vector<std::vector<std::uint64_t>> write_random_levels(const std::string& path,
-                                                            const std::vector<std::uint64_t>& sizes) {
-  std::vector<std::vector<std::uint64_t>> written(sizes.size());
-  std::mt19937_64 rng(17);
-  Provenance prov;
-  prov.max_tiles = static_cast<int>(sizes.size());
-  LevelFileWriter out(path, prov);
-  for (std::size_t l = 0; l < sizes.size(); ++l) {
-    std::uint64_t r = rng() >> 2;
-    for (std::uint64_t i = 0; i < sizes[l]; ++i) {
-      const int bits = static_cast<int>(rng() % 41);
-      written[l].push_back(r += 1 + rng() % (std::uint64_t{1} << bits));
-    }
-    LosingLevel level;
-    level.append(written[l]);
-    LevelResult row;
-    row.tiles = static_cast<int>(l) + 1;
-    row.positions = r + 1;
-    row.losing = sizes[l];
-    out.append(row, level);
-  }
-  out.finish("complete");
-  return written;
-}
-
-/// The chunk of a 1-D dataset that starts at `offset`, as the file stores it.
-std::vector<std::uint8_t> raw_chunk(const std::string& path, const char* dataset, hsize_t offset) {
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  const hid_t ds = H5Dopen2(f, dataset, H5P_DEFAULT);
-  hsize_t size = 0;
-  EXPECT_GE(H5Dget_chunk_storage_size(ds, &offset, &size), 0);
-  std::vector<std::uint8_t> bytes(size);
-  std::uint32_t mask = 0;
-  EXPECT_GE(H5Dread_chunk(ds, H5P_DEFAULT, &offset, &mask, bytes.data()), 0);
-  H5Dclose(ds);
-  H5Fclose(f);
-  return bytes;
-}
-
-/// Chunk `index` of /resume/losing_ranks as the file stores it.
-std::vector<std::uint8_t> stored_chunk(const std::string& path, hsize_t index) {
-  return raw_chunk(path, "resume/losing_ranks", index * kChunk);
-}
-
-/// Puts `bytes` in place of chunk `index` of /resume/losing_ranks, as they are.
-void replace_chunk(const std::string& path, hsize_t index, const std::vector<std::uint8_t>& bytes) {
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  const hid_t ds = H5Dopen2(f, "resume/losing_ranks", H5P_DEFAULT);
-  const hsize_t offset = index * kChunk;
-  EXPECT_GE(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, &offset, bytes.size(), bytes.data()), 0);
-  H5Dclose(ds);
-  H5Fclose(f);
-}
-
-/// `values` as HDF5 itself stores them in one chunk of a dataset with the
-/// given filters (shuffle if asked or deflating, deflate at `level` unless
-/// it is 0, then Fletcher-32): a stored chunk made independently of the
-/// project's writer.
-template <class T>
-std::vector<std::uint8_t> filtered_by_hdf5(const std::string& scratch, hid_t type, const std::vector<T>& values,
-                                           unsigned level, bool shuffle = false) {
-  const hid_t f = H5Fcreate(scratch.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  const hsize_t n = values.size();
-  const hid_t space = H5Screate_simple(1, &n, nullptr);
-  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  H5Pset_chunk(dcpl, 1, &n);
-  if (shuffle || level > 0) H5Pset_shuffle(dcpl);
-  if (level > 0) H5Pset_deflate(dcpl, level);
-  H5Pset_fletcher32(dcpl);
-  const hid_t ds = H5Dcreate2(f, "chunk", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-  EXPECT_GE(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
-  H5Dclose(ds);
-  H5Pclose(dcpl);
-  H5Sclose(space);
-  H5Fclose(f);
-  return raw_chunk(scratch, "chunk", 0);
 }
 
 class DamagedFile : public ::testing::Test {
@@ -242,9 +206,10 @@ class DamagedFile : public ::testing::Test {
   // checks every level (a complete file has nothing to resume).
   void SetUp() override {
     path_ = dir_.file("run.h5");
-    std::filesystem::copy_file(base_file(), path_);
+    copy_run(base_file(), path_);
     RawFile(path_).set_int_attribute("complete", 0);
   }
+  std::string store() const { return store_path_for(path_); }
   ScratchDir dir_;
   std::string path_;
 };
@@ -273,20 +238,6 @@ TEST_F(DamagedFile, EmptyOrForeignFilesAreRefused) {
   expect_refused(resume(path_), "not a chomp result");
 }
 
-TEST_F(DamagedFile, FlippedByteInTheRanksFailsTheChecksum) {
-  std::pair<haddr_t, hsize_t> chunk;
-  {
-    RawFile raw(path_);
-    // The chunk holding level 40's ranks, well inside the run.
-    const std::uint64_t alignment = LevelFileReader(base_file()).losing_ranks_alignment();
-    const hsize_t index = first_rank_index(40) / alignment;
-    ASSERT_LT(index, raw.chunks("resume/losing_ranks"));
-    chunk = raw.chunk("resume/losing_ranks", index);
-  }
-  flip_byte(path_, chunk.first + chunk.second / 2);
-  expect_refused(resume(path_), "Fletcher32");
-}
-
 TEST_F(DamagedFile, FlippedByteInTheTableFailsTheChecksum) {
   std::pair<haddr_t, hsize_t> chunk;
   {
@@ -305,9 +256,9 @@ TEST_F(DamagedFile, FlippedByteInTheTableFailsTheChecksum) {
 }
 
 TEST_F(DamagedFile, OtherFormatVersionsAreRefused) {
-  { RawFile(path_).set_int_attribute("format_version", 1); }
-  expect_refused(resume(path_), "format_version 1");
-  EXPECT_EQ(read_level_file(path_).tiles.size(), static_cast<std::size_t>(kLevels)) << "version 1 is still read";
+  { RawFile(path_).set_int_attribute("format_version", 2); }
+  expect_refused(resume(path_), "format_version 2 (its losing ranks are not in a store file)");
+  EXPECT_EQ(read_level_file(path_).tiles.size(), static_cast<std::size_t>(kLevels)) << "version 2 is still read";
   { RawFile(path_).set_int_attribute("format_version", 99); }
   expect_refused(resume(path_), "format_version 99");
 }
@@ -322,63 +273,158 @@ TEST_F(DamagedFile, StoredPositionCountThatContradictsTheEngineIsRefused) {
   expect_refused(resume(path_), "p(30) = 5605 but the engine computes 5604");
 }
 
-TEST_F(DamagedFile, LastLevelThatContradictsTheEngineIsRefused) {
-  move_one_losing_rank(path_, kLevels);
-  expect_refused(resume(path_), "not the same ones");
+TEST_F(DamagedFile, MissingStoreIsRefused) {
+  std::filesystem::remove(store());
+  const Outcome o = [&] {
+    const std::string before = read_text(path_);
+    Outcome out;
+    out.result = run_chomp({"sieve", "--resume", "-q", "-o", path_});
+    out.unchanged = read_text(path_) == before && !std::filesystem::exists(store());
+    return out;
+  }();
+  expect_refused(o, "base.store is missing");
 }
 
-TEST_F(DamagedFile, RanksThatAreNotIncreasingAreRefused) {
+TEST_F(DamagedFile, TruncatedStoreIsRefused) {
+  // Cut inside level 40's blocks: the trailers of levels 40..50 are gone.
+  const std::uint64_t trailer = store_of(path_)->record(40).trailer;
+  std::filesystem::resize_file(store(), trailer - 10);
+  expect_refused(resume(path_), "level 40's trailer at byte");
+}
+
+TEST_F(DamagedFile, StoreOfAnotherRunIsRefused) {
+  ScratchDir other;
+  const std::string path = other.file("other.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", std::to_string(kLevels), "-q", "-o", path}).exit_code, 0);
+  std::filesystem::copy_file(store_path_for(path), store(), std::filesystem::copy_options::overwrite_existing);
+  expect_refused(resume(path_), "belongs to another run");
+}
+
+TEST_F(DamagedFile, FlippedByteInABlockFailsItsChecksum) {
+  const auto s = store_of(path_);
+  const StoreBlock b = s->blocks(45)[0];
+  flip_byte(store(), b.offset + b.bytes / 2);
+  expect_refused(resume(path_), "level 45, block 0 (ranks ");
+  EXPECT_NE(resume(path_).result.err.find("fails its checksum"), std::string::npos);
+}
+
+// A block changed with its checksum, and its trailer's, made anew (as a
+// writer that knows the format could): the ranks no longer add up to the
+// level's digest, or no longer decode to the block's last rank.
+TEST_F(DamagedFile, ABlockChangedWithItsChecksumsMadeAnewIsFound) {
+  const StoredLevel rec = store_of(path_)->record(45);
+  const StoreBlock b = store_of(path_)->blocks(45)[0];
+  const std::size_t blocks = store_of(path_)->blocks(45).size();
+  ASSERT_GT(b.bytes, 8u);
+  std::vector<std::uint8_t> bytes(b.bytes);
+  {
+    std::ifstream in(store(), std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(b.offset));
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  bytes[bytes.size() / 3] ^= 0x10;
+  write_bytes(store(), b.offset, bytes.data(), bytes.size());
+  // The block's CRC sits in its index entry (the trailer's 40-byte entries
+  // start 176 bytes in, CRC at 32), the trailer's CRC after the entries.
+  const std::uint32_t crc = static_cast<std::uint32_t>(crc32_z(0, bytes.data(), bytes.size()));
+  write_bytes(store(), rec.trailer + 176 + 32, &crc, sizeof crc);
+  const std::size_t trailer_bytes = 176 + 40 * blocks;
+  std::vector<std::uint8_t> trailer(trailer_bytes);
+  {
+    std::ifstream in(store(), std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(rec.trailer));
+    in.read(reinterpret_cast<char*>(trailer.data()), static_cast<std::streamsize>(trailer.size()));
+  }
+  const std::uint32_t tcrc = static_cast<std::uint32_t>(crc32_z(0, trailer.data(), trailer.size()));
+  write_bytes(store(), rec.trailer + trailer_bytes, &tcrc, sizeof tcrc);
+  const Outcome o = resume(path_);
+  EXPECT_EQ(o.result.exit_code, 1) << o.result.err;
+  EXPECT_TRUE(o.result.err.find("does not hold the losing positions its digest names") != std::string::npos ||
+              o.result.err.find("does not decode to its ranks") != std::string::npos ||
+              o.result.err.find("do not increase") != std::string::npos)
+      << o.result.err;
+  EXPECT_NE(o.result.err.find("level 45"), std::string::npos) << o.result.err;
+}
+
+// A result file whose rows name another digest than the store holds (its
+// own checksums made anew by HDF5): refused before any level is read.
+TEST_F(DamagedFile, ADigestThatDisagreesWithTheStoreIsRefused) {
   {
     RawFile raw(path_);
-    auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-    const std::uint64_t at = first_rank_index(45);
-    std::swap(ranks[at + 3], ranks[at + 4]);
-    raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
+    auto digests = raw.read<std::uint64_t>("levels/losing_digest", H5T_NATIVE_UINT64);
+    digests[39] ^= 1;
+    raw.write("levels/losing_digest", H5T_NATIVE_UINT64, digests);
   }
-  expect_refused(resume(path_), "level 45: its stored losing ranks are not increasing");
+  expect_refused(resume(path_), "level 40 holds");
 }
 
-// What a kill leaves: the ranks of the level in progress without its row,
-// and a row appended to only some columns. Both are ignored, the level is
+// A consistent result file and store with one losing rank moved: the
+// resume cannot tell (the digests agree with the ranks), but verify finds
+// it from the rule.
+TEST(Verify, FindsOneWrongLosingRankThatEveryChecksumVouchesFor) {
+  ScratchDir dir;
+  const std::string path = dir.file("moved.h5");
+  copy_run(base_file(), path);
+  move_one_losing_rank(path, 45);
+  const ProcessResult r = run_chomp({"verify", path});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("1 of levels 1..50 failed"), std::string::npos) << r.err;
+}
+
+// What a kill leaves: a level cut off in the store after the last row, and
+// a row appended to only some columns. Both are ignored, the level is
 // computed again, and the result is the uninterrupted run's.
 TEST_F(DamagedFile, TracesOfAKillAreIgnored) {
   {
     RawFile raw(path_);
     // Drop the last row from every column but tiles: a half-appended row.
-    for (const char* name : {"levels/positions", "levels/losing", "levels/marks"}) {
+    for (const char* name : {"levels/positions", "levels/losing", "levels/marks", "levels/store_trailer",
+                             "levels/losing_digest"}) {
       auto v = raw.read<std::uint64_t>(name, H5T_NATIVE_UINT64);
       v.pop_back();
       raw.write(name, H5T_NATIVE_UINT64, v);
     }
-    for (const char* name : {"levels/losing_fraction", "levels/hypothesis_ratio", "levels/seconds"}) {
+    for (const char* name : {"levels/losing_fraction", "levels/hypothesis_ratio", "levels/seconds",
+                             "levels/window_seconds"}) {
       auto v = raw.read<double>(name, H5T_NATIVE_DOUBLE);
       v.pop_back();
       raw.write(name, H5T_NATIVE_DOUBLE, v);
     }
   }
+  // And half a level more in the store.
+  { std::ofstream(store(), std::ios::app | std::ios::binary) << std::string(5000, 'x'); }
   const Outcome o = resume(path_);
   EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
-  EXPECT_NE(o.result.err.find("levels 1..49 restored"), std::string::npos) << o.result.err;
-  EXPECT_NE(o.result.err.find("ignored"), std::string::npos) << o.result.err;
+  EXPECT_NE(o.result.err.find("levels 1..49 checked"), std::string::npos) << o.result.err;
   const LevelFileReader done(path_), ref(base_file());
   EXPECT_TRUE(done.table().complete());
   EXPECT_EQ(done.table().losing, ref.table().losing);
   EXPECT_EQ(done.table().marks, ref.table().marks);
-  EXPECT_EQ(done.losing_ranks(0, done.stored_losing_ranks()), ref.losing_ranks(0, ref.stored_losing_ranks()));
+  EXPECT_EQ(done.table().losing_digest, ref.table().losing_digest);
+  EXPECT_EQ(std::filesystem::file_size(store()), std::filesystem::file_size(store_path_for(base_file())))
+      << "the cut-off level's bytes are gone";
 }
 
-// In-process: levels without losing positions (L(2) = L(4) = 0) as the last
-// finished ones, whose ranks would start past the end of the stored ones.
-/// In-process: a run to max_tiles stopped after `levels` levels.
+namespace {
+
+/// In-process: a run to max_tiles stopped after `levels` levels, with its
+/// store beside it.
 void write_interrupted_run(const std::string& path, int max_tiles, int levels) {
   Provenance prov;
   prov.max_tiles = max_tiles;
+  prov.run_id = new_run_id();
+  prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
+  const auto store = LosingStore::create(store_path_for(path), prov.run_id);
   LevelFileWriter out(path, prov);
-  Sieve sieve(max_tiles);
+  Sieve sieve(max_tiles, *store, SieveOptions{});
   for (int n = 1; n <= levels; ++n) save_level(out, sieve, sieve.next_level());
   out.finish("interrupted");
 }
 
+}  // namespace
+
+// In-process: levels without losing positions (L(2) = L(4) = 0) as the last
+// finished ones.
 TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
   ScratchDir dir;
   for (int stop_after : {2, 4}) {
@@ -388,8 +434,10 @@ TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
     EXPECT_EQ(resume.state().levels, stop_after);
     const std::string continued = path + ".continued";
     LevelFileWriter out(continued, resume.state().provenance);
-    Sieve sieve(12);
-    resume.restore(sieve, out);
+    const auto store = resume.open_store(true);
+    resume.restore(*store, out);
+    Sieve sieve(12, *store, SieveOptions{});
+    EXPECT_EQ(sieve.levels_done(), stop_after);
     sieve.run([&](const LevelResult& r) { save_level(out, sieve, r); });
     out.finish("complete");
     const LevelTable t = read_level_file(continued);
@@ -398,43 +446,37 @@ TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
   }
 }
 
-// In-process: a stop while levels are being copied is obeyed at once (a
-// resume copies minutes of data at n = 140), and every copied level is
-// reported as it goes.
-TEST(ResumeLibrary, StopsWhileCopyingLevelsAndReportsEachOne) {
+// In-process: a stop while levels are being checked is obeyed at once (a
+// resume reads the whole store back, a minute at n = 170), and every level
+// is reported as it goes.
+TEST(ResumeLibrary, StopsWhileCheckingLevelsAndReportsEachOne) {
   ScratchDir dir;
   const std::string path = dir.file("stopped.h5");
   write_interrupted_run(path, 20, 15);
   Resume resume(ResumeRequest{path, 0, -1});
   ASSERT_EQ(resume.state().levels, 15);
+  const auto store = resume.open_store(false);
   {
-    // Undisturbed: levels 1..15 reported in order, then the run goes on.
     LevelFileWriter out(path + ".whole", resume.state().provenance);
-    Sieve sieve(20);
     std::vector<int> reported;
-    resume.restore(sieve, out, {}, [&](int n) { reported.push_back(n); });
+    resume.restore(*store, out, [&](int n) { reported.push_back(n); });
     EXPECT_EQ(reported.size(), 15U);
     EXPECT_EQ(reported.back(), 15);
-    EXPECT_EQ(sieve.levels_done(), 15);
+    EXPECT_EQ(out.rows(), 15U);
   }
-  // The flag raised while level 6 is copied: restoring stops before level 7.
-  Resume again(ResumeRequest{path, 0, -1});
-  LevelFileWriter out(path + ".stopped", again.state().provenance);
-  Sieve sieve(20);
+  // The flag raised while level 6 is checked: restoring stops before level 7.
+  LevelFileWriter out(path + ".stopped", resume.state().provenance);
   std::atomic<bool> stop{false};
-  sieve.set_stop_flag(&stop);
   int last = 0;
-  EXPECT_THROW(again.restore(sieve, out, {}, [&](int n) {
+  EXPECT_THROW(resume.restore(*store, out, [&](int n) {
     last = n;
     if (n == 6) stop = true;
-  }), SieveInterrupted);
+  }, &stop), SieveInterrupted);
   EXPECT_EQ(last, 6);
-  EXPECT_EQ(sieve.levels_done(), 6);
+  EXPECT_EQ(out.rows(), 6U);
 }
 
-// `chomp verify` checks a file's levels without the sieve: it passes a
-// finished run, and finds one wrong losing rank in a file whose checksums
-// and order are all consistent.
+// `chomp verify` checks a file's levels without the sieve.
 
 namespace {
 
@@ -459,7 +501,6 @@ TEST(Verify, PassesAFinishedRun) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("levels 1..50"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("closed under transposition (every position checked)"), std::string::npos) << r.err;
-  // Every level's losing positions (the run's own rows), each transposed.
   const LevelTable t = read_level_file(base_file());
   for (int n = 1; n <= kLevels; ++n) {
     const std::string losing = std::to_string(t.losing[static_cast<std::size_t>(n - 1)]);
@@ -481,26 +522,6 @@ TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
   EXPECT_TRUE(verify_row(first.out, 4).empty()) << first.out;
   EXPECT_NE(first.err.find("levels 1..3 "), std::string::npos) << first.err;
   EXPECT_NE(r.err.find("levels 50..50"), std::string::npos) << r.err;
-}
-
-TEST(Verify, FindsOneWrongLosingRank) {
-  ScratchDir dir;
-  const std::string path = dir.file("moved.h5");
-  std::filesystem::copy_file(base_file(), path);
-  move_one_losing_rank(path, 45);
-  const ProcessResult r = run_chomp({"verify", path});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("1 of levels 1..50 failed"), std::string::npos) << r.err;
-  for (int n = 1; n <= kLevels; ++n) {
-    const std::vector<std::string> row = verify_row(r.out, n);
-    ASSERT_GE(row.size(), 4U) << r.out;
-    if (n == 45) {
-      EXPECT_EQ(row[3], "the") << r.out;  // "the losing position ... is not stored as losing"
-      EXPECT_EQ(row.back(), "losing") << r.out;
-    } else {
-      EXPECT_EQ(row[3], "ok") << "level " << n << ": " << r.out;
-    }
-  }
 }
 
 TEST(Verify, ChecksTheRuleMoveByMove) {
@@ -528,16 +549,8 @@ TEST(Verify, ChecksTheRuleMoveByMove) {
   // the rule alone finds it, as a winning position stored as losing.
   ScratchDir dir;
   const std::string path = dir.file("moved.h5");
-  std::filesystem::copy_file(base_file(), path);
-  std::uint64_t moved_rank = 0;
-  {
-    RawFile raw(path);
-    auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-    std::uint64_t k = first_rank_index(45) + t.losing[44] / 2;
-    while (ranks[k + 1] - ranks[k] < 3) ++k;
-    moved_rank = ++ranks[k];
-    raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
-  }
+  copy_run(base_file(), path);
+  const std::uint64_t moved_rank = move_one_losing_rank(path, 45, 0.5);
   const ProcessResult moved =
       run_chomp({"verify", path, "--from", "45", "--to", "45", "--every", "1000000", "--moves", "1"});
   EXPECT_EQ(moved.exit_code, 1) << moved.err;
@@ -551,341 +564,17 @@ TEST(Verify, ChecksTheRuleMoveByMove) {
   EXPECT_NE(moved.err.find("1 of levels 45..45 failed"), std::string::npos) << moved.err;
 }
 
-TEST(Verify, RefusesFilesWithoutRanksAndLevelsPastTheEnd) {
+TEST(Verify, RefusesFilesWithoutAStoreAndLevelsPastTheEnd) {
   ScratchDir dir;
   const std::string levels_only = dir.file("levels-only.h5");
-  const ProcessResult made = run_chomp({"sieve", "-n", "12", "-q", "-o", levels_only});
-  ASSERT_EQ(made.exit_code, 0) << made.err;
-  {
-    RawFile raw(levels_only);
-    EXPECT_GE(H5Ldelete(raw.get(), "resume", H5P_DEFAULT), 0);
-  }
+  std::filesystem::copy_file(base_file(), levels_only);
   const ProcessResult r = run_chomp({"verify", levels_only});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("has no /resume data"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("base.store is missing"), std::string::npos) << r.err;
   const ProcessResult past = run_chomp({"verify", base_file(), "--from", "51"});
   EXPECT_EQ(past.exit_code, 2);
   EXPECT_NE(past.err.find("past the file's last level (50)"), std::string::npos) << past.err;
   const ProcessResult backwards = run_chomp({"verify", base_file(), "--from", "30", "--to", "20"});
   EXPECT_EQ(backwards.exit_code, 2);
   EXPECT_NE(backwards.err.find("--to 20 is below --from 30"), std::string::npos) << backwards.err;
-}
-
-// The first files of format 2 stored the levels' ranks one after another,
-// without the level_alignment attribute that later files carry: such a file
-// is read as laid out, and resumes and verifies like any other.
-TEST(ResumeLibrary, FilesWithoutLevelAlignmentHoldTheirLevelsWithoutGaps) {
-  ScratchDir dir;
-  const std::string path = dir.file("early.h5");
-  std::filesystem::copy_file(base_file(), path);
-  {
-    RawFile raw(path);
-    const auto aligned = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-    const LevelFileReader reader(base_file());
-    std::vector<std::uint64_t> packed;
-    for (int n = 1; n <= kLevels; ++n) {
-      const std::uint64_t first = reader.first_losing_rank(n);
-      packed.insert(packed.end(), aligned.begin() + static_cast<std::ptrdiff_t>(first),
-                    aligned.begin() + static_cast<std::ptrdiff_t>(first + reader.table().losing[n - 1]));
-    }
-    ASSERT_LT(packed.size(), aligned.size()) << "the base file's levels must have gaps for this test to mean anything";
-    const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
-    const hsize_t size = packed.size();
-    EXPECT_GE(H5Dset_extent(ds, &size), 0);
-    EXPECT_GE(H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, packed.data()), 0);
-    EXPECT_GE(H5Adelete(ds, "level_alignment"), 0);
-    H5Dclose(ds);
-    raw.set_int_attribute("complete", 0);
-  }
-  const LevelFileReader early(path);
-  EXPECT_EQ(early.losing_ranks_alignment(), 1u);
-  EXPECT_EQ(early.first_losing_rank(kLevels), early.stored_losing_ranks() - early.table().losing[kLevels - 1]);
-
-  const ProcessResult verified = run_chomp({"verify", path});
-  EXPECT_EQ(verified.exit_code, 0) << verified.err;
-  const ProcessResult resumed = run_chomp({"sieve", "--resume", "--max-tiles", "52", "-q", "-o", path});
-  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find("levels 1.." + std::to_string(kLevels) + " restored"), std::string::npos) << resumed.err;
-  const LevelTable t = read_level_file(path);
-  ASSERT_EQ(t.tiles.size(), 52u);
-  const LevelTable base = read_level_file(base_file());
-  for (int n = 1; n <= kLevels; ++n) EXPECT_EQ(t.losing[n - 1], base.losing[n - 1]) << "level " << n;
-  // The resumed file is aligned again, and its levels hold the same ranks
-  // (chunks shared by two levels cannot be copied as they are).
-  const LevelFileReader resumed_file(path), reference(base_file());
-  EXPECT_EQ(resumed_file.losing_ranks_alignment(), reference.losing_ranks_alignment());
-  for (int n = 1; n <= kLevels; ++n)
-    EXPECT_EQ(resumed_file.losing_ranks(resumed_file.first_losing_rank(n), base.losing[n - 1]),
-              reference.losing_ranks(reference.first_losing_rank(n), base.losing[n - 1]))
-        << "level " << n;
-}
-
-// In-process: the recomputed last level is compared with its stored ranks a
-// batch at a time (2^22 ranks in a run; 5 here, so that level 24's 18 ranks
-// take four batches). A faithful file resumes; a moved rank and two ranks
-// swapped across a batch boundary are both found.
-TEST(ResumeLibrary, TheLastLevelIsComparedABatchAtATime) {
-  const detail::ForTesting small(detail::g_compare_batch_for_testing, 5);
-  ScratchDir dir;
-  const std::string path = dir.file("run.h5");
-  write_interrupted_run(path, 30, 24);
-  const std::uint64_t first = LevelFileReader(path).first_losing_rank(24);
-  ASSERT_GT(read_level_file(path).losing[23], 15u) << "level 24 must span several batches";
-  auto restore = [&](const std::string& file) {
-    Resume resume(ResumeRequest{file, 0, -1});
-    EXPECT_EQ(resume.state().levels, 24);
-    LevelFileWriter out(file + ".continued", resume.state().provenance);
-    Sieve sieve(30);
-    resume.restore(sieve, out);
-    return sieve.levels_done();
-  };
-  EXPECT_EQ(restore(path), 24);
-
-  auto tampered = [&](const std::string& name, auto change) {
-    const std::string copy = dir.file(name);
-    std::filesystem::copy_file(path, copy);
-    RawFile raw(copy);
-    auto ranks = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-    change(ranks);
-    raw.write("resume/losing_ranks", H5T_NATIVE_UINT64, ranks);
-    return copy;
-  };
-  // The 13th rank (third batch) moved to a free neighbour, still increasing.
-  const std::string moved = tampered("moved.h5", [&](std::vector<std::uint64_t>& r) {
-    std::uint64_t k = first + 12;
-    while (r[k + 1] - r[k] < 3) ++k;
-    r[k] += 1;
-  });
-  try {
-    restore(moved);
-    ADD_FAILURE() << "a moved rank of the last level was not found";
-  } catch (const ResumeRefused& e) {
-    EXPECT_NE(std::string(e.what()).find("not the same ones"), std::string::npos) << e.what();
-  }
-  // The 5th and 6th ranks swapped: each batch alone is increasing, and the
-  // first batch already differs from the engine's ranks.
-  const std::string swapped =
-      tampered("swapped.h5", [&](std::vector<std::uint64_t>& r) { std::swap(r[first + 4], r[first + 5]); });
-  try {
-    restore(swapped);
-    ADD_FAILURE() << "ranks swapped across a batch boundary were not found";
-  } catch (const ResumeRefused& e) {
-    EXPECT_NE(std::string(e.what()).find("level 24: the file lists"), std::string::npos) << e.what();
-  }
-  // The last rank replaced by p(24): past the end of the level.
-  const std::string beyond = tampered("beyond.h5", [&](std::vector<std::uint64_t>& r) {
-    r[first + read_level_file(path).losing[23] - 1] = PartitionTable(30).positions(24);
-  });
-  try {
-    restore(beyond);
-    ADD_FAILURE() << "a rank past p(24) in the last batch was not found";
-  } catch (const ResumeRefused& e) {
-    EXPECT_NE(std::string(e.what()).find("level 24: its stored losing ranks are not increasing ranks below p(24)"),
-              std::string::npos)
-        << e.what();
-  }
-}
-
-TEST(ResumeRanks, ChunksMadeInParallelReadBackThroughHdf5sOwnFilters) {
-  // The writer shuffles, deflates and checksums the chunks of
-  // /resume/losing_ranks itself, 64 at a time, and hands them to HDF5
-  // whole. Levels of more than 64 chunks and a part of one, of several,
-  // of exactly one, of none and of a few (starting high, with gaps up to
-  // 2^40, so every byte of a rank is used and chunk sizes vary):
-  // HDF5 reads every rank back through the dataset's own filter pipeline
-  // (Fletcher-32 checked, inflated, unshuffled), every chunk is stored with
-  // all its filters applied, and the project's reader finds every level.
-  ScratchDir dir;
-  const std::string path = dir.file("ranks.h5");
-  const std::vector<std::uint64_t> sizes{64 * 16384 + 3, 3 * 16384 + 5, 16384, 0, 7};
-  const std::vector<std::vector<std::uint64_t>> written = write_random_levels(path, sizes);
-  {
-    LevelFileReader reader(path);
-    ASSERT_EQ(reader.losing_ranks_alignment(), 16384u);
-    for (std::size_t l = 0; l < sizes.size(); ++l) {
-      const int n = static_cast<int>(l) + 1;
-      EXPECT_EQ(reader.losing_ranks(reader.first_losing_rank(n), sizes[l]), written[l]) << "level " << n;
-    }
-  }
-  RawFile raw(path);
-  const std::vector<std::uint64_t> all = raw.read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-  constexpr std::size_t C = 16384;
-  const std::vector<std::size_t> starts{0, 65 * C, 69 * C, 70 * C, 70 * C};  // each level's first entry
-  ASSERT_EQ(all.size(), 70 * C + 7);
-  for (std::size_t l = 0; l < sizes.size(); ++l)
-    EXPECT_TRUE(std::equal(written[l].begin(), written[l].end(), all.begin() + static_cast<std::ptrdiff_t>(starts[l])))
-        << "level " << l + 1;
-  for (std::size_t l : {0, 1})
-    EXPECT_TRUE(std::all_of(all.begin() + static_cast<std::ptrdiff_t>(starts[l] + sizes[l]),
-                            all.begin() + static_cast<std::ptrdiff_t>(starts[l + 1]),
-                            [](std::uint64_t v) { return v == 0; }))
-        << "the rest of level " << l + 1 << "'s last chunk is the fill value 0";
-  ASSERT_EQ(raw.chunks("resume/losing_ranks"), 71u);
-  const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
-  const hid_t space = H5Dget_space(ds);
-  int odd = 0;
-  for (hsize_t i = 0; i < 71; ++i) {
-    hsize_t offset = 0, size = 0;
-    haddr_t addr = 0;
-    unsigned mask = 1;
-    ASSERT_GE(H5Dget_chunk_info(ds, space, i, &offset, &mask, &addr, &size), 0);
-    EXPECT_EQ(mask, 0u) << "chunk " << i << " skips a filter";
-    EXPECT_LT(size, C * 8) << "chunk " << i << " is not deflated";
-    odd += size % 2;
-  }
-  EXPECT_GT(odd, 0) << "no chunk of an odd size: the checksum's last-byte step went untested";
-  H5Sclose(space);
-  H5Dclose(ds);
-}
-
-TEST(ResumeRanks, ChunksUnfilteredInParallelEqualHdf5sOwnReadOfAnyRange) {
-  // The reader takes the chunks whole and undoes their filters itself, in
-  // parallel; HDF5's own pipeline must read the same entries, whatever the
-  // range: unaligned, within a chunk, across chunks, across levels, all.
-  ScratchDir dir;
-  const std::string path = dir.file("ranks.h5");
-  const std::vector<std::uint64_t> sizes{64 * kChunk + 3, 3 * kChunk + 5, kChunk, 0, 7};
-  const std::vector<std::vector<std::uint64_t>> written = write_random_levels(path, sizes);
-  const std::vector<std::uint64_t> all = RawFile(path).read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-  ASSERT_EQ(all.size(), 70 * kChunk + 7);
-  LevelFileReader reader(path);
-  const std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges{
-      {0, all.size()}, {1, kChunk}, {kChunk - 1, 2}, {5 * kChunk + 17, 3 * kChunk}, {65 * kChunk - 5, 10},
-      {70 * kChunk, 7}, {12345, 1},  {0, 64 * kChunk + 3}};
-  // The 71 chunks in one batch (256 at most), then in batches of 3.
-  for (const std::uint64_t batch : {0, 3}) {
-    const detail::ForTesting small(detail::g_read_batch_for_testing, batch);
-    for (const auto& [first, count] : ranges)
-      EXPECT_EQ(reader.losing_ranks(first, count),
-                std::vector<std::uint64_t>(all.begin() + static_cast<std::ptrdiff_t>(first),
-                                           all.begin() + static_cast<std::ptrdiff_t>(first + count)))
-          << "entries " << first << ".." << first + count - 1 << ", batch " << batch;
-
-    // A whole level comes with its chunks as stored; a range that starts
-    // inside a chunk, or leaves ranks out of its last one, does not.
-    StoredChunks stored;
-    EXPECT_EQ(reader.losing_ranks(0, sizes[0], &stored), written[0]);
-    ASSERT_EQ(stored.size(), 65u);
-    for (hsize_t j = 0; j < 65; ++j) EXPECT_EQ(stored[j], stored_chunk(path, j)) << "chunk " << j;
-    EXPECT_EQ(reader.losing_ranks(65 * kChunk, sizes[1], &stored), written[1]);
-    ASSERT_EQ(stored.size(), 4u);
-    for (hsize_t j = 0; j < 4; ++j) EXPECT_EQ(stored[j], stored_chunk(path, 65 + j)) << "chunk " << 65 + j;
-    reader.losing_ranks(65 * kChunk + 1, sizes[1] - 1, &stored);
-    EXPECT_TRUE(stored.empty());
-    reader.losing_ranks(65 * kChunk, sizes[1], &stored);
-    ASSERT_EQ(stored.size(), 4u);  // emptied by the next read
-    reader.losing_ranks(65 * kChunk, sizes[1] - 1, &stored);
-    EXPECT_TRUE(stored.empty());
-  }
-}
-
-TEST(ResumeRanks, DamagedChunksAreNamedAndChunksNotInTheFileReadAsZeros) {
-  ScratchDir dir;
-  const std::string path = dir.file("ranks.h5");
-  const std::vector<std::uint64_t> sizes{3 * kChunk + 5};
-  const std::vector<std::uint64_t> ranks = write_random_levels(path, sizes)[0];
-
-  // Bytes that pass the Fletcher-32 check (HDF5 computed it) but are no
-  // zlib stream.
-  std::vector<std::uint8_t> noise(1000);
-  std::mt19937 rng(5);
-  for (std::uint8_t& b : noise) b = static_cast<std::uint8_t>(rng());
-  std::vector<std::uint8_t> bytes = filtered_by_hdf5(dir.file("sum.h5"), H5T_NATIVE_UINT8, noise, 0);
-  ASSERT_EQ(bytes.size(), noise.size() + 4);
-  replace_chunk(path, 1, bytes);
-  try {
-    LevelFileReader(path).losing_ranks(0, sizes[0]);
-    ADD_FAILURE() << "a chunk that does not inflate was read";
-  } catch (const H5Error& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "chunk 1 (entries 16384..32767) passes its Fletcher32 checksum but does not inflate"),
-              std::string::npos)
-        << e.what();
-  }
-  bytes.back() ^= 1;
-  replace_chunk(path, 1, bytes);
-  try {
-    LevelFileReader(path).losing_ranks(kChunk - 1, 2);
-    ADD_FAILURE() << "a chunk that fails its checksum was read";
-  } catch (const H5Error& e) {
-    EXPECT_NE(std::string(e.what()).find("chunk 1 (entries 16384..32767) fails its Fletcher32 checksum"),
-              std::string::npos)
-        << e.what();
-  }
-  // The chunks before it are still read.
-  EXPECT_EQ(LevelFileReader(path).losing_ranks(0, kChunk).size(), kChunk);
-
-  // The dataset grown past its written chunks: HDF5 reads the fill value
-  // there, and so does the reader.
-  {
-    RawFile raw(path);
-    const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
-    const hsize_t grown = 6 * kChunk;
-    ASSERT_GE(H5Dset_extent(ds, &grown), 0);
-    H5Dclose(ds);
-  }
-  LevelFileReader reader(path);
-  ASSERT_EQ(reader.stored_losing_ranks(), 6 * kChunk);
-  StoredChunks stored{{1}};
-  EXPECT_EQ(reader.losing_ranks(4 * kChunk, 2 * kChunk, &stored), std::vector<std::uint64_t>(2 * kChunk, 0));
-  EXPECT_TRUE(stored.empty());
-  // Written chunks in the first batches, then one that is not in the file
-  // (all read by HDF5 then: past the damaged chunk 1).
-  const detail::ForTesting one(detail::g_read_batch_for_testing, 1);
-  stored = {{1}};
-  std::vector<std::uint64_t> expected(ranks.begin() + 2 * kChunk, ranks.end());
-  expected.resize(4 * kChunk, 0);
-  EXPECT_EQ(reader.losing_ranks(2 * kChunk, 4 * kChunk, &stored), expected);
-  EXPECT_TRUE(stored.empty());
-}
-
-TEST(ResumeRanks, ChunksThatSkippedAFilterAreReadThroughHdf5) {
-  // A chunk stored shuffled and checksummed but not deflated, its filter
-  // mask saying so: the reader leaves it to HDF5, which reads it alike.
-  ScratchDir dir;
-  const std::string path = dir.file("ranks.h5");
-  const std::vector<std::uint64_t> sizes{2 * kChunk + 9};
-  const std::vector<std::vector<std::uint64_t>> written = write_random_levels(path, sizes);
-  const std::vector<std::uint64_t> middle(written[0].begin() + kChunk, written[0].begin() + 2 * kChunk);
-  const std::vector<std::uint8_t> plain = filtered_by_hdf5(dir.file("plain.h5"), H5T_STD_U64LE, middle, 0, true);
-  ASSERT_EQ(plain.size(), kChunk * 8 + 4);
-  {
-    RawFile raw(path);
-    const hid_t ds = H5Dopen2(raw.get(), "resume/losing_ranks", H5P_DEFAULT);
-    const hsize_t offset = kChunk;
-    ASSERT_GE(H5Dwrite_chunk(ds, H5P_DEFAULT, 0x2 /* the second filter, deflate, skipped */, &offset, plain.size(),
-                             plain.data()),
-              0);
-    H5Dclose(ds);
-  }
-  StoredChunks stored;
-  EXPECT_EQ(LevelFileReader(path).losing_ranks(0, sizes[0], &stored), written[0]);
-  EXPECT_TRUE(stored.empty());
-}
-
-TEST_F(DamagedFile, RestoredLevelsKeepTheirChunksAsStored) {
-  // A level's chunk made by HDF5's own filters (deflate level 9, not the
-  // writer's run-length deflate) holds the same ranks in other bytes. A
-  // resume copies the chunks of the levels it restores as they are, checked
-  // but not deflated again, so the new file has those bytes.
-  const int n = 45;
-  const hsize_t index = first_rank_index(n) / kChunk;
-  const std::vector<std::uint64_t> all = RawFile(path_).read<std::uint64_t>("resume/losing_ranks", H5T_NATIVE_UINT64);
-  std::vector<std::uint64_t> ranks(kChunk, 0);
-  std::copy(all.begin() + static_cast<std::ptrdiff_t>(index * kChunk),
-            all.begin() + static_cast<std::ptrdiff_t>(std::min<hsize_t>(all.size(), (index + 1) * kChunk)),
-            ranks.begin());
-  const std::vector<std::uint8_t> theirs = filtered_by_hdf5(dir_.file("nine.h5"), H5T_STD_U64LE, ranks, 9);
-  ASSERT_NE(theirs, stored_chunk(path_, index)) << "the test needs another encoding of the chunk";
-  replace_chunk(path_, index, theirs);
-
-  const ProcessResult r = run_chomp({"sieve", "--resume", "-q", "-o", path_});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  // Every level was in the file: the run only restored them.
-  EXPECT_NE(r.err.find("(levels 1..50, "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(" s restoring them)"), std::string::npos) << r.err;
-  EXPECT_EQ(stored_chunk(path_, index), theirs);
-  const LevelFileReader done(path_), ref(base_file());
-  EXPECT_EQ(done.table().losing, ref.table().losing);
-  EXPECT_EQ(done.losing_ranks(0, done.stored_losing_ranks()), ref.losing_ranks(0, ref.stored_losing_ranks()));
 }

@@ -1,20 +1,21 @@
 /// @file test_distributed.cpp
-/// @brief The distributed sieve (several processes share each level) gives
-/// exactly the single-process results: processes simulated by threads, so
-/// these run in every build; tests/mpi/ runs the real thing under mpirun.
+/// @brief The distributed sieve (several processes share each level, and
+/// process 0 writes the store that all of them read) gives exactly the
+/// single-process results: processes simulated by threads, so these run in
+/// every build; tests/mpi/ runs the real thing under mpirun.
 
 #include <gtest/gtest.h>
-#include <tbb/global_control.h>
 
 #include <atomic>
 #include <mutex>
 
 #include "chomp/sieve.hpp"
+#include "chomp_process.hpp"
 #include "config.hpp"
-#include "sieve_testing.hpp"
 #include "thread_group.hpp"
 
 using namespace chomp;
+using chomp::testing::ScratchDir;
 using chomp::testing::ThreadGroups;
 
 namespace {
@@ -29,7 +30,7 @@ constexpr std::uint64_t kSmallRound = std::uint64_t{1} << 18;
 
 struct Outcome {
   std::vector<LevelResult> levels;
-  std::vector<std::vector<std::uint64_t>> ranks;  // losing ranks per level, from process 0's store
+  std::vector<std::vector<std::uint64_t>> ranks;  // losing ranks per level, from the process's store
 };
 
 const Outcome& one_process() {
@@ -37,23 +38,32 @@ const Outcome& one_process() {
     Outcome r;
     Sieve s(kTop);
     s.run([&](const LevelResult& l) { r.levels.push_back(l); });
-    for (int n = 1; n <= kTop; ++n) r.ranks.push_back(s.losing().level(n).all());
+    for (int n = 1; n <= kTop; ++n) r.ranks.push_back(s.losing().all(n));
     return r;
   }();
   return run;
 }
 
-/// Runs the sieve on `processes` simulated processes; every process must
-/// find the same levels and hold the same store.
-Outcome distributed(int processes, std::uint64_t* bytes = nullptr, std::uint64_t round = kSmallRound) {
-  const detail::ForTesting small(detail::g_round_marks_for_testing, round);
+/// Runs the sieve to `top` on `processes` simulated processes over a store
+/// at `path` that holds `levels` finished levels: process 0 writes it, the
+/// others read it. Every process must find the same levels.
+Outcome distributed(int processes, const SieveOptions& o, int top = kTop, const std::string& path = {},
+                    const std::vector<StoredLevel>& levels = {}, const std::string& id = {}) {
+  ScratchDir dir;
+  const std::string store_path = path.empty() ? dir.file("run.store") : path;
+  const std::string run_id = id.empty() ? new_run_id() : id;
+  std::unique_ptr<LosingStore> written =
+      path.empty() ? LosingStore::create(store_path, run_id) : LosingStore::open(store_path, run_id, levels, true);
   ThreadGroups groups(processes);
   std::vector<Outcome> runs(static_cast<std::size_t>(processes));
   groups.run([&](ProcessGroup& g) {
     Outcome& r = runs[static_cast<std::size_t>(g.index())];
-    Sieve s(kTop, &g);
+    std::unique_ptr<LosingStore> read;
+    if (g.index() != 0) read = LosingStore::open(store_path, run_id, levels, false);
+    LosingStore& store = g.index() == 0 ? *written : *read;
+    Sieve s(top, store, o, &g);
     s.run([&](const LevelResult& l) { r.levels.push_back(l); });
-    for (int n = 1; n <= kTop; ++n) r.ranks.push_back(s.losing().level(n).all());
+    for (int n = 1; n <= top; ++n) r.ranks.push_back(s.losing().all(n));
   });
   for (int p = 1; p < processes; ++p) {
     EXPECT_EQ(runs[static_cast<std::size_t>(p)].ranks, runs[0].ranks) << "process " << p << "'s store";
@@ -62,85 +72,94 @@ Outcome distributed(int processes, std::uint64_t* bytes = nullptr, std::uint64_t
       EXPECT_EQ(runs[static_cast<std::size_t>(p)].levels[i].marks, runs[0].levels[i].marks);
     }
   }
-  if (bytes) *bytes = groups.bytes_sent();
   return runs[0];
 }
 
-void expect_same(const Outcome& got, const Outcome& want) {
-  ASSERT_EQ(got.levels.size(), want.levels.size());
-  for (std::size_t i = 0; i < want.levels.size(); ++i) {
-    EXPECT_EQ(got.levels[i].tiles, want.levels[i].tiles);
-    EXPECT_EQ(got.levels[i].positions, want.levels[i].positions) << "n = " << i + 1;
-    EXPECT_EQ(got.levels[i].losing, want.levels[i].losing) << "n = " << i + 1;
-    EXPECT_EQ(got.levels[i].marks, want.levels[i].marks) << "n = " << i + 1;
+SieveOptions small_rounds() {
+  SieveOptions o;
+  o.round_marks = kSmallRound;
+  return o;
+}
+
+void expect_same(const Outcome& got, const Outcome& want, std::size_t from = 0) {
+  ASSERT_EQ(got.levels.size() + from, want.levels.size());
+  for (std::size_t i = 0; i < got.levels.size(); ++i) {
+    const LevelResult &g = got.levels[i], &w = want.levels[i + from];
+    EXPECT_EQ(g.tiles, w.tiles);
+    EXPECT_EQ(g.positions, w.positions) << "n = " << g.tiles;
+    EXPECT_EQ(g.losing, w.losing) << "n = " << g.tiles;
+    EXPECT_EQ(g.marks, w.marks) << "n = " << g.tiles;
   }
   EXPECT_EQ(got.ranks, want.ranks);
 }
 
 }  // namespace
 
-TEST(DistributedSieve, TwoProcessesFindTheSameLevels) { expect_same(distributed(2), one_process()); }
+TEST(DistributedSieve, TwoProcessesFindTheSameLevels) { expect_same(distributed(2, small_rounds()), one_process()); }
 
 TEST(DistributedSieve, ThreeProcessesFindTheSameLevels) {
   // Three processes split the window's segments unevenly, and level
   // boundaries fall inside a process's range.
-  expect_same(distributed(3), one_process());
+  expect_same(distributed(3, small_rounds()), one_process());
 }
 
 TEST(DistributedSieve, OneThreadPerProcessFindsTheSameLevels) {
-  tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-  expect_same(distributed(2), one_process());
+  SieveOptions o = small_rounds();
+  o.threads = 1;
+  expect_same(distributed(2, o), one_process());
+}
+
+TEST(DistributedSieve, SlicesSharedBetweenProcessesFindTheSameLevels) {
+  // Levels from 40 on in 3 slices, each shared by the processes: the
+  // transposes of the slices above come from process 0's store, read by all.
+  SieveOptions o = small_rounds();
+  o.min_slices = 3;
+  o.slice_from = 40;
+  expect_same(distributed(3, o), one_process());
+  o.threads = 1;
+  expect_same(distributed(2, o), one_process());
 }
 
 TEST(DistributedSieve, MoreProcessesThanSegmentsOfSmallWindows) {
   // Up to 20 tiles the window has 20 segments: 24 processes leave some
   // with none.
-  ThreadGroups groups(24);
-  std::vector<std::vector<LevelResult>> levels(24);
-  groups.run([&](ProcessGroup& g) {
-    Sieve s(20, &g);
-    s.run([&](const LevelResult& l) { levels[static_cast<std::size_t>(g.index())].push_back(l); });
-  });
-  for (const auto& l : levels) {
-    ASSERT_EQ(l.size(), 20U);
-    for (int n = 0; n < 20; ++n) EXPECT_EQ(l[static_cast<std::size_t>(n)].losing, one_process().levels[static_cast<std::size_t>(n)].losing);
-  }
+  const Outcome got = distributed(24, SieveOptions{}, 20);
+  ASSERT_EQ(got.levels.size(), 20U);
+  for (int n = 0; n < 20; ++n)
+    EXPECT_EQ(got.levels[static_cast<std::size_t>(n)].losing, one_process().levels[static_cast<std::size_t>(n)].losing);
 }
 
-TEST(DistributedSieve, ResumesFromProcessZerosLevelsWithAnotherProcessCount) {
-  // As `chomp sieve --resume` does: process 0 alone has the stored ranks;
-  // levels 1..59 are re-installed on every process, 60.. computed.
+TEST(DistributedSieve, ResumesFromAStoreWithAnotherProcessCount) {
+  // As `chomp sieve --resume` does: the store holds levels 1..59, which
+  // every process opens; 60.. are computed.
   const Outcome& want = one_process();
   const int restored = 59;
-  const detail::ForTesting small(detail::g_round_marks_for_testing, kSmallRound);
-  ThreadGroups groups(3);
-  std::vector<Outcome> runs(3);
-  groups.run([&](ProcessGroup& g) {
-    Outcome& r = runs[static_cast<std::size_t>(g.index())];
-    Sieve s(kTop, &g);
-    for (int n = 1; n <= restored; ++n)
-      s.restore_level(n, g.index() == 0 ? want.ranks[static_cast<std::size_t>(n - 1)] : std::vector<std::uint64_t>{}, 0);
-    s.run([&](const LevelResult& l) { r.levels.push_back(l); });
-    for (int n = 1; n <= kTop; ++n) r.ranks.push_back(s.losing().level(n).all());
-  });
-  for (const Outcome& r : runs) {
-    ASSERT_EQ(r.levels.size(), static_cast<std::size_t>(kTop - restored));
-    for (std::size_t i = 0; i < r.levels.size(); ++i) {
-      EXPECT_EQ(r.levels[i].losing, want.levels[restored + i].losing) << "n = " << restored + i + 1;
-      EXPECT_EQ(r.levels[i].marks, want.levels[restored + i].marks) << "n = " << restored + i + 1;
+  ScratchDir dir;
+  const std::string path = dir.file("resumed.store"), id = new_run_id();
+  std::vector<StoredLevel> levels;
+  {
+    const auto store = LosingStore::create(path, id);
+    for (int n = 1; n <= restored; ++n) {
+      store->begin_level(n);
+      store->append(want.ranks[static_cast<std::size_t>(n - 1)]);
+      levels.push_back(store->finish_level());
     }
-    EXPECT_EQ(r.ranks, want.ranks);
   }
+  expect_same(distributed(3, small_rounds(), kTop, path, levels, id), want, restored);
 }
 
 TEST(DistributedSieve, AStopOnOneProcessStopsAllAtTheSameLevel) {
-  const detail::ForTesting small(detail::g_round_marks_for_testing, kSmallRound);
+  ScratchDir dir;
+  const std::string path = dir.file("run.store"), id = new_run_id();
+  const auto written = LosingStore::create(path, id);
   ThreadGroups groups(3);
   std::atomic<bool> flags[3] = {false, false, false};
   std::vector<int> done(3, -1), thrown(3, 0);
   groups.run([&](ProcessGroup& g) {
     const auto i = static_cast<std::size_t>(g.index());
-    Sieve s(kTop, &g);
+    std::unique_ptr<LosingStore> read;
+    if (i != 0) read = LosingStore::open(path, id, {}, false);
+    Sieve s(kTop, i == 0 ? *written : *read, small_rounds(), &g);
     s.set_stop_flag(&flags[i]);
     try {
       // Only process 1 is told to stop, after level 65.
@@ -156,21 +175,27 @@ TEST(DistributedSieve, AStopOnOneProcessStopsAllAtTheSameLevel) {
     EXPECT_EQ(thrown[static_cast<std::size_t>(i)], 1) << "process " << i;
     EXPECT_EQ(done[static_cast<std::size_t>(i)], 65) << "process " << i;
   }
+  EXPECT_EQ(written->levels(), 65);
 }
 
 TEST(DistributedSieve, BitmapMemoryPerProcessFallsWithTheProcessCount) {
-  // At 170 tiles a level's bitmap (32 GiB) is larger than a window, so
-  // each of K processes holds a K-th of it; the losing store is whole on
-  // every process.
-  const MemoryPlan one = plan_memory(170), four = plan_memory(170, 4);
-  EXPECT_NEAR(static_cast<double>(four.bitmap_bytes) * 4 / static_cast<double>(one.bitmap_bytes), 1.0, 1e-3);
-  EXPECT_EQ(four.store_bytes, one.store_bytes);
-  EXPECT_EQ(plan_memory(90, 1).total(), plan_memory(90).total());
+  // At 170 tiles within 20 GiB a level's bitmap (32 GiB) is cut into
+  // slices; with 4 processes each holds a quarter of each window, so fewer
+  // slices are needed. The store's index is the same on every process.
+  SieveOptions o;
+  o.threads = 2;
+  o.memory_budget = std::uint64_t{20} << 30;
+  const MemoryPlan one = plan_run(170, o), four = plan_run(170, o, 4);
+  EXPECT_GT(one.most_slices, 1);
+  EXPECT_LT(four.most_slices, one.most_slices);
+  EXPECT_LE(four.total(), o.memory_budget);
+  EXPECT_EQ(four.index_bytes, one.index_bytes);
 }
 
 TEST(DistributedSieve, ManyWindowsFindTheSameLevels) {
   // Windows of at most 1 MiB per process: every window after the first is
   // marked from the levels below it, and the processes' ranges move.
-  const detail::ForTesting small(detail::g_window_bytes_for_testing, std::uint64_t{1} << 20);
-  expect_same(distributed(3), one_process());
+  SieveOptions o = small_rounds();
+  o.window_bits = std::uint64_t{8} << 20;
+  expect_same(distributed(3, o), one_process());
 }

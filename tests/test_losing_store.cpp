@@ -1,162 +1,229 @@
 /// @file test_losing_store.cpp
-/// @brief The losing store gives back exactly the ranks it was given, chunk
-/// by chunk, whatever the gaps and however the appends were cut.
+/// @brief The store on disk: its gap code round-trips every gap, levels in
+/// runs read back in rank order, damage and foreign files are refused, and
+/// a losing position costs under a byte.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "chomp/losing_store.hpp"
+#include "chomp_process.hpp"
 #include "config.hpp"
+#include "gap_code.hpp"
 
 using namespace chomp;
+using chomp::detail::GapCode;
+using chomp::testing::ScratchDir;
 
 namespace {
 
-/// Increasing ranks with gaps of many varint lengths: mostly one byte,
-/// some of two, a few of three to six, and a last one of nine (the first
-/// rank is 0).
-std::vector<std::uint64_t> mixed_ranks(std::size_t count, std::uint32_t seed) {
+/// Increasing ranks with gaps like a level's: mostly a few dozen, now and
+/// then huge (up to 2^40), starting at `first`.
+std::vector<std::uint64_t> ranks_like_a_level(std::size_t count, std::uint64_t first, unsigned seed) {
   std::mt19937_64 rng(seed);
-  std::vector<std::uint64_t> ranks;
-  std::uint64_t r = 0;
+  std::geometric_distribution<std::uint64_t> small(1.0 / 40);
+  std::vector<std::uint64_t> out;
+  std::uint64_t r = first;
   for (std::size_t i = 0; i < count; ++i) {
-    ranks.push_back(r);
-    const unsigned kind = static_cast<unsigned>(rng() % 100);
-    const int bits = kind < 80 ? 7 : kind < 99 ? 14 : 20 + static_cast<int>(rng() % 20);
-    r += 1 + rng() % (std::uint64_t{1} << bits);
+    out.push_back(r);
+    const std::uint64_t gap = rng() % 500 == 0 ? 1 + rng() % (std::uint64_t{1} << (rng() % 41)) : 1 + small(rng);
+    r += gap;
   }
-  ranks.back() = ranks[ranks.size() - 2] + (std::uint64_t{1} << 62);  // a 9-byte gap
-  return ranks;
+  return out;
 }
 
-/// The level holds exactly `ranks`: every rank in order, every step-th
-/// chunk decoded alone, and every step-th rank (but no rank just after it
-/// that is not stored) found by contains().
-void expect_holds(const LosingLevel& level, const std::vector<std::uint64_t>& ranks, std::size_t step) {
-  ASSERT_EQ(level.size(), ranks.size());
-  EXPECT_EQ(level.chunks(), (ranks.size() + config::kStoreChunk - 1) / config::kStoreChunk);
-  EXPECT_EQ(level.all(), ranks);
-  std::vector<std::uint64_t> chunk;
-  for (std::size_t c = 0; c < level.chunks(); c += step) {
-    level.decode_chunk(c, chunk);
-    const auto first = ranks.begin() + static_cast<std::ptrdiff_t>(c * config::kStoreChunk);
-    ASSERT_EQ(chunk, std::vector<std::uint64_t>(first, first + static_cast<std::ptrdiff_t>(chunk.size())));
-  }
-  for (std::size_t i = 0; i + 1 < ranks.size(); i += step * 10 + 3) {
-    EXPECT_TRUE(level.contains(ranks[i]));
-    if (ranks[i] + 1 != ranks[i + 1]) {
-      EXPECT_FALSE(level.contains(ranks[i] + 1));
-    }
-  }
+std::vector<std::uint64_t> decode(const GapCode& code, const std::vector<std::uint64_t>& ranks) {
+  std::vector<std::uint8_t> bytes;
+  code.code_block(ranks, bytes);
+  EXPECT_EQ(bytes.size() % 8, 0u);
+  std::vector<std::uint64_t> out(ranks.size());
+  EXPECT_TRUE(code.decode_block(bytes, ranks.front(), ranks.size(), out.data()));
+  return out;
 }
 
 }  // namespace
 
-TEST(LosingStore, GivesBackEveryRankInOrderWhateverTheAppends) {
-  const std::vector<std::uint64_t> ranks = mixed_ranks(200'000, 7);
-  LosingLevel level;
-  level.reserve(ranks.size() / 2);  // a short reservation must not matter
-  std::mt19937 rng(3);
-  for (std::size_t at = 0; at < ranks.size();) {
-    const std::size_t n = std::min<std::size_t>(ranks.size() - at, rng() % 1000);
-    level.append(std::span<const std::uint64_t>(ranks.data() + at, n));
-    at += n;
-  }
-  expect_holds(level, ranks, 97);
-}
-
-TEST(LosingStore, LargeBatchesCodedInParallelGiveBackTheSameRanks) {
-  // Batches of 2^17 ranks and more take the parallel path (pieces of 1,024
-  // chunks); small ones between them leave the level in mid-chunk, so a
-  // large batch starts with the rest of a chunk.
-  const std::vector<std::uint64_t> ranks = mixed_ranks(1'500'000, 11);
-  LosingLevel level;
-  std::mt19937 rng(5);
-  std::size_t large = 0;
-  for (std::size_t at = 0; at < ranks.size();) {
-    const bool big = rng() % 2 == 0;
-    const std::size_t want = big ? (std::size_t{1} << 17) + rng() % 200'000 : rng() % 1000;
-    const std::size_t n = std::min(ranks.size() - at, want);
-    large += n >= (std::size_t{1} << 17);
-    level.append(std::span<const std::uint64_t>(ranks.data() + at, n));
-    at += n;
-  }
-  EXPECT_GE(large, 3u);
-  expect_holds(level, ranks, 89);
-  // One batch, all in parallel, against the same ranks appended one by
-  // one, with a 9-byte gap inside a whole chunk as well.
-  std::vector<std::uint64_t> big = ranks;
-  for (std::size_t i = 700'000; i < big.size(); ++i) big[i] += std::uint64_t{1} << 61;
-  LosingLevel whole, one_by_one;
-  whole.append(big);
-  for (std::uint64_t r : big) one_by_one.append(std::span<const std::uint64_t>(&r, 1));
-  expect_holds(whole, big, 101);
-  EXPECT_EQ(whole.all(), one_by_one.all());
-  // Exact blocks for the whole chunks, and one block of at most an eighth
-  // of them more for the chunk the tail starts; at least every gap byte.
-  std::uint64_t gap_bytes = 0;
-  for (std::size_t i = 1; i < big.size(); ++i)
-    if (i % config::kStoreChunk != 0)
-      for (std::uint64_t gap = big[i] - big[i - 1]; gap; gap >>= 7) ++gap_bytes;
-  EXPECT_GE(whole.memory_bytes(), gap_bytes);
-  EXPECT_LE(whole.memory_bytes(), one_by_one.memory_bytes() + one_by_one.memory_bytes() / 8);
-}
-
-TEST(LosingStore, LargeBatchesThatDoNotIncreaseAreRefusedWhole) {
-  std::vector<std::uint64_t> ranks(std::size_t{1} << 18);
-  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = 1000 + 3 * i;
-  LosingLevel level;
-  std::vector<std::uint64_t> first(config::kStoreChunk);
-  for (std::size_t i = 0; i < first.size(); ++i) first[i] = i;
-  level.append(first);  // one whole chunk: the next batch is coded in parallel
-  ASSERT_EQ(level.size(), first.size());
-  // A repeat deep in a later piece, one at the first rank of a piece
-  // (pieces of 65,536 ranks), then a first rank that does not follow.
-  std::vector<std::uint64_t> bad = ranks;
-  bad[200'000] = bad[199'999];
-  EXPECT_THROW(level.append(bad), std::logic_error);
-  EXPECT_EQ(level.size(), first.size());
-  bad = ranks;
-  bad[65'536] = bad[65'535];
-  EXPECT_THROW(level.append(bad), std::logic_error);
-  EXPECT_EQ(level.size(), first.size());
-  bad = ranks;
-  bad[0] = first.back();
-  EXPECT_THROW(level.append(bad), std::logic_error);
-  EXPECT_EQ(level.size(), first.size());
-  level.append(ranks);
-  std::vector<std::uint64_t> all = first;
-  all.insert(all.end(), ranks.begin(), ranks.end());
-  EXPECT_EQ(level.all(), all);
-}
-
-TEST(LosingStore, RefusesRanksThatDoNotIncrease) {
-  LosingLevel level;
-  const std::vector<std::uint64_t> first{5, 9};
-  level.append(first);
-  const std::vector<std::uint64_t> same{9};
-  EXPECT_THROW(level.append(same), std::logic_error);
-}
-
-TEST(LosingStore, HoldsAboutABytePerSmallGap) {
-  // A large level with small gaps: the gap bytes plus the chunk index, and
-  // no more than one partly used block of slack. (Its 33.6 MB of gaps are
-  // just past 2^25: one growing array would hold 2^26.)
-  LosingLevel level;
-  const std::uint64_t count = 34'100'000;
-  level.reserve(count);
-  std::vector<std::uint64_t> piece;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    piece.push_back(i * 100);
-    if (piece.size() == 4096) {
-      level.append(piece);
-      piece.clear();
+TEST(GapCode, EveryCodeRoundTripsEveryGap) {
+  const auto ranks = ranks_like_a_level(20000, 12345, 1);
+  GapCode::Histogram h(GapCode::kHistogramBins, 0);
+  for (std::size_t i = 1; i < ranks.size(); ++i) ++h[std::min<std::uint64_t>(ranks[i] - ranks[i - 1], h.size() - 1)];
+  const GapCode fitted = GapCode::fitted(h);
+  EXPECT_GE(fitted.low_bits(), 2);
+  for (const GapCode& code : {GapCode(), fitted}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{77}, ranks.size()}) {
+      const std::vector<std::uint64_t> part(ranks.begin(), ranks.begin() + static_cast<std::ptrdiff_t>(n));
+      EXPECT_EQ(decode(code, part), part) << n << " ranks, k = " << code.low_bits();
     }
   }
-  level.append(piece);
-  const double per_rank = static_cast<double>(level.memory_bytes()) / static_cast<double>(count);
-  EXPECT_GT(per_rank, 1.0);
-  EXPECT_LT(per_rank, 1.0 + 16.0 / config::kStoreChunk + 0.02 + 4.0 * (1 << 20) / static_cast<double>(count));
+  // The largest gaps a level can have (p(255) is about 1.2e14) and gaps of 1.
+  const std::vector<std::uint64_t> extremes{0, 1, 2, std::uint64_t{1} << 47, (std::uint64_t{1} << 47) + 1,
+                                            (std::uint64_t{1} << 48) - 1};
+  EXPECT_EQ(decode(fitted, extremes), extremes);
+}
+
+TEST(GapCode, FittedCodeSpendsUnderAByteOnLevelLikeGaps) {
+  const auto ranks = ranks_like_a_level(100000, 0, 2);
+  GapCode::Histogram h(GapCode::kHistogramBins, 0);
+  std::vector<std::uint8_t> bytes;
+  GapCode().code_block(ranks, bytes, &h);
+  const GapCode code = GapCode::fitted(h);
+  code.code_block(ranks, bytes);
+  EXPECT_LT(static_cast<double>(bytes.size()) / static_cast<double>(ranks.size()), 0.95);
+}
+
+TEST(GapCode, DamagedBytesAreRefusedWithoutReadingPastThem) {
+  const auto ranks = ranks_like_a_level(3000, 7, 3);
+  const GapCode code;
+  std::vector<std::uint8_t> bytes;
+  code.code_block(ranks, bytes);
+  std::vector<std::uint64_t> out(ranks.size() + 1000);
+  // Too few bytes for the count, or all zeros (an escape's gamma never ends).
+  EXPECT_FALSE(code.decode_block(std::span(bytes).first(bytes.size() / 2 / 8 * 8), 7, ranks.size(), out.data()));
+  const std::vector<std::uint8_t> zeros(64, 0);
+  EXPECT_FALSE(code.decode_block(zeros, 7, 1000, out.data()));
+  EXPECT_THROW(GapCode(9, code.lengths()), std::invalid_argument);
+  auto lengths = code.lengths();
+  lengths[0] = 5;  // no longer a complete prefix code
+  EXPECT_THROW(GapCode(0, lengths), std::invalid_argument);
+}
+
+TEST(LosingStore, LevelsInRunsReadBackInRankOrder) {
+  ScratchDir dir;
+  const std::string path = dir.file("s.store"), id = new_run_id();
+  const auto all = ranks_like_a_level(30000, 100, 4);
+  std::vector<StoredLevel> records;
+  {
+    const auto store = LosingStore::create(path, id);
+    store->begin_level(1);
+    store->append(std::vector<std::uint64_t>{0});
+    records.push_back(store->finish_level());
+    // Level 2 in three runs, the highest ranks first (as slices come), each
+    // appended in pieces of odd sizes.
+    store->begin_level(2);
+    const std::size_t cuts[] = {0, 9000, 21111, all.size()};
+    for (int run = 2; run >= 0; --run) {
+      for (std::size_t at = cuts[run]; at < cuts[run + 1]; at += 3001)
+        store->append(std::span(all).subspan(at, std::min<std::size_t>(3001, cuts[run + 1] - at)));
+      store->end_run();
+    }
+    // A rank below the run's last is refused; the run goes on.
+    store->begin_level(2);
+    for (int run = 2; run >= 0; --run) {
+      store->append(std::span(all).subspan(cuts[run], cuts[run + 1] - cuts[run]));
+      EXPECT_THROW(store->append(std::vector<std::uint64_t>{all[cuts[run]]}), std::logic_error);
+      store->end_run();
+    }
+    records.push_back(store->finish_level());
+    EXPECT_EQ(store->levels(), 2);
+    EXPECT_EQ(store->all(2), all);
+    const auto blocks = store->blocks(2);
+    EXPECT_TRUE(std::is_sorted(blocks.begin(), blocks.end(),
+                               [](const StoreBlock& a, const StoreBlock& b) { return a.first_rank < b.first_rank; }));
+    for (const std::uint64_t r : {all[0], all[9000], all[21110], all.back()}) EXPECT_TRUE(store->contains(2, r));
+    EXPECT_FALSE(store->contains(2, all[5] + 1 == all[6] ? all[7] + 1 : all[5] + 1));
+    EXPECT_NO_THROW(store->check_level(2, all.back() + 1));
+    EXPECT_THROW(store->check_level(2, all.back()), StoreError) << "a rank at the limit";
+    EXPECT_EQ(records[1].count, all.size());
+  }
+  // Opened again from the records, for reading and for appending.
+  const auto again = LosingStore::open(path, id, records, false);
+  EXPECT_EQ(again->all(2), all);
+  EXPECT_THROW(LosingStore::open(path, new_run_id(), records, false), StoreError);
+  std::vector<StoredLevel> wrong = records;
+  wrong[1].digest ^= 1;
+  EXPECT_THROW(LosingStore::open(path, id, wrong, false), StoreError);
+}
+
+TEST(LosingStore, OverlappingRunsAreRefused) {
+  const auto store = LosingStore::temporary();
+  store->begin_level(1);
+  store->append(std::vector<std::uint64_t>{10, 20, 30});
+  store->end_run();
+  store->append(std::vector<std::uint64_t>{25, 26});
+  EXPECT_THROW(store->finish_level(), std::logic_error);
+}
+
+TEST(LosingStore, AnAbandonedLevelGivesItsBytesBackAndAReopenCutsOffWhatFollowsTheLastLevel) {
+  ScratchDir dir;
+  const std::string path = dir.file("s.store"), id = new_run_id();
+  std::vector<StoredLevel> records;
+  std::uint64_t end = 0;
+  {
+    const auto store = LosingStore::create(path, id);
+    store->begin_level(1);
+    store->append(ranks_like_a_level(10000, 0, 5));
+    records.push_back(store->finish_level());
+    end = store->file_bytes();
+    EXPECT_EQ(std::filesystem::file_size(path), end);
+    store->begin_level(2);
+    store->append(ranks_like_a_level(50000, 0, 6));
+    EXPECT_GT(std::filesystem::file_size(path), end);
+    store->abandon_level();
+    EXPECT_EQ(std::filesystem::file_size(path), end);
+    store->begin_level(2);
+    store->append(ranks_like_a_level(50000, 0, 6));  // left unfinished: a kill
+  }
+  EXPECT_GT(std::filesystem::file_size(path), end);
+  {
+    const auto reader = LosingStore::open(path, id, records, false);
+    EXPECT_GT(std::filesystem::file_size(path), end) << "reading changes nothing";
+  }
+  const auto store = LosingStore::open(path, id, records, true);
+  EXPECT_EQ(std::filesystem::file_size(path), end);
+  store->begin_level(2);
+  store->append(std::vector<std::uint64_t>{3, 4});
+  store->finish_level();
+  EXPECT_EQ(store->all(2), (std::vector<std::uint64_t>{3, 4}));
+}
+
+TEST(LosingStore, ForeignTruncatedAndDamagedStoresAreRefused) {
+  ScratchDir dir;
+  const std::string path = dir.file("s.store"), id = new_run_id();
+  std::vector<StoredLevel> records;
+  {
+    const auto store = LosingStore::create(path, id);
+    for (int n = 1; n <= 3; ++n) {
+      store->begin_level(n);
+      store->append(ranks_like_a_level(9000, 0, 7 + n));
+      records.push_back(store->finish_level());
+    }
+  }
+  const auto refused = [&](const std::string& says) {
+    try {
+      LosingStore::open(path, id, records, false);
+      ADD_FAILURE() << "accepted; expected: " << says;
+    } catch (const StoreError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  const std::string good = chomp::testing::read_text(path);
+  const auto put = [&](const std::string& bytes) { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; };
+  put(good.substr(0, records[2].trailer + 10));
+  refused("lies outside the file");
+  put(good.substr(0, 30));
+  refused("not a chomp store");
+  put("CHOMPSTO" + good.substr(8, 30) + std::string(40, '\0'));
+  refused("fails its checksum");
+  std::string flipped = good;
+  flipped[static_cast<std::size_t>(records[1].trailer) + 20] ^= 1;  // inside level 2's trailer
+  put(flipped);
+  refused("level 2's trailer at byte");
+  put(good);
+  EXPECT_NO_THROW(LosingStore::open(path, id, records, false));
+  std::filesystem::remove(path);
+  refused("is missing");
+  std::filesystem::create_directory(path);
+  refused("");
+}
+
+TEST(LosingStore, StorePathsSitBesideTheResultFile) {
+  EXPECT_EQ(store_path_for("out/levels-170.h5"), "out/levels-170.store");
+  EXPECT_EQ(store_path_for("run"), "run.store");
+  EXPECT_EQ(store_path_for(".h5"), ".h5.store");
+  EXPECT_EQ(new_run_id().size(), 32u);
+  EXPECT_NE(new_run_id(), new_run_id());
 }

@@ -55,9 +55,5 @@ class Cluster {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Records in a closed result file (h5_output.hpp) how many processes
-/// computed it: root attribute mpi_ranks (1 for a run without MPI). Throws
-/// H5Error.
-void record_mpi_ranks(const std::string& path, int processes);
 
 }  // namespace chomp

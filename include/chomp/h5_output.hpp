@@ -1,48 +1,41 @@
 /// @file h5_output.hpp
-/// @brief The sieve's HDF5 result file: one row per level, provenance attributes,
-/// and the losing ranks a killed run resumes from.
+/// @brief The sieve's HDF5 result file: one row per level, provenance
+/// attributes, and where the run's store keeps each level's losing positions.
 ///
-/// Layout (format_version 2; the README documents it for users):
+/// Layout (format_version 3; doc/FILE_FORMAT.md is the one place it is
+/// specified):
 ///
 ///     /levels/tiles             uint32   tile count n
 ///     /levels/positions         uint64   p(n)
 ///     /levels/losing            uint64   L(n)
 ///     /levels/losing_fraction   float64  L(n) / p(n)
 ///     /levels/hypothesis_ratio  float64  L(n) / (p(n) / ln p(n)), NaN where ln p(n) = 0
-///     /levels/seconds           float64  wall time of the level
-///     /levels/marks             uint64   winning marks applied (work counter;
-///                                        fewer since the sieve decides canonical
-///                                        positions only, sieve.hpp)
-///     /resume/losing_ranks      uint64   the losing ranks of every finished level, level
-///                                        after level, each level starting at a multiple
-///                                        of its level_alignment attribute (a chunk):
-///                                        level n's L(n) entries start at the sum over
-///                                        m < n of ceil(L(m) / alignment) * alignment
-///                                        (the first format 2 files have no
-///                                        level_alignment: their levels follow
-///                                        each other without gaps)
+///     /levels/seconds           float64  wall time of the level's own work
+///     /levels/marks             uint64   winning marks applied (work counter)
+///     /levels/window_seconds    float64  the pass that opened the level's window (first level of a window)
+///     /levels/slices            uint32   slices the level was finished in
+///     /levels/store_trailer     uint64   where the level's trailer starts in the store file
+///     /levels/losing_digest     uint64   digest of the level's losing ranks (losing_store.hpp)
 ///
-/// Every dataset is 1-D, chunked, extendible, Fletcher-32 checksummed, and has
-/// a `description` attribute; /resume/losing_ranks is also shuffled and
-/// deflated. As each level completes its ranks are appended and flushed
-/// first, then its /levels row, then the file is flushed again, so a row
-/// never exists without its ranks. No chunk holding a finished level is
-/// ever written again (one row per chunk; each level's ranks start a new
-/// chunk): a kill can tear only the chunk being written.
+/// Every dataset is 1-D, chunked (one row per chunk, never rewritten),
+/// extendible, Fletcher-32 checksummed, and has a `description` attribute.
+/// The losing positions themselves are in the run's store file
+/// (losing_store.hpp), named by the root attribute store_file (relative to
+/// the result file's folder) and tied to it by run_id; a level's row is
+/// written only once the store holds the level durably, so a row never
+/// exists without its losing positions.
 ///
 /// The file is written in HDF5's single-writer/multiple-reader (SWMR) mode:
 /// HDF5 then orders its metadata writes so that the file on disk is readable
 /// at every instant, which is what lets a run killed at any moment (SIGKILL,
-/// power to the process cut) keep every finished level. SWMR forbids creating
-/// objects once writing starts, which is why the ranks of all levels share one
-/// dataset and why the --store-losing datasets are made up front. A file
-/// whose writer was killed still carries HDF5's "open for SWMR writing" mark:
-/// this library reads it, `chomp sieve --resume` continues it, and other
-/// tools need `h5clear -s FILE` first (or h5py's `swmr=True`).
+/// power to the process cut) keep every finished level. A file whose writer
+/// was killed still carries HDF5's "open for SWMR writing" mark: this
+/// library reads it, `chomp sieve --resume` continues it, and other tools
+/// need `h5clear -s FILE` first (or h5py's `swmr=True`).
 ///
 /// With `chomp sieve --store-losing K`, the losing positions of levels 1..K
-/// (K <= 63) are stored too, one dataset per level (empty until the level
-/// is finished):
+/// (K <= 63) are stored in the result file too, one dataset per level
+/// (empty until the level is finished):
 ///
 ///     /losing_positions/level_NNN  uint64  one lattice path per losing position
 ///
@@ -53,18 +46,18 @@
 /// bottom row first. notebooks/chomp_positions.py has a decoder.
 ///
 /// Root attributes: program, version, git_revision, format_version,
-/// command_line, max_tiles, threads, mpi_ranks, store_losing, hdf5_version, tbb_version, compiler,
-/// build_type, host, start_utc, end_utc, resume_history (one line per
-/// `--resume`: when, which levels were restored, threads, the resuming
-/// program's version and git revision, command line; the build attributes
-/// version, git_revision, compiler, build_type, the library versions and host
-/// are those of the program that wrote the file last),
-/// complete (1 only once every level was written; 0 while running or after
-/// an interrupted run) and status ("running", "complete", "interrupted" or
-/// "failed"; a killed run stays "running").
+/// command_line, max_tiles, threads, mpi_ranks, store_losing, memory_budget,
+/// store_file, run_id, hdf5_version, tbb_version, compiler, build_type,
+/// host, start_utc, end_utc, resume_history (one line per `--resume`: when,
+/// which levels were restored, threads, the resuming program's version and
+/// git revision, command line; the build attributes are those of the
+/// program that wrote the file last), complete (1 only once every level was
+/// written; 0 while running or after an interrupted run) and status
+/// ("running", "complete", "interrupted" or "failed"; a killed run stays
+/// "running").
 ///
-/// format_version 1 files (no /resume group) are still read; they cannot be
-/// resumed.
+/// Files of format_version 1 and 2 (whose losing ranks were under /resume)
+/// are still read as tables; they cannot be resumed.
 #pragma once
 
 #include <cstdint>
@@ -86,7 +79,7 @@ class H5Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr int kFormatVersion = 2;
+inline constexpr int kFormatVersion = 3;
 /// The oldest format read_level_file still reads (version 1 lacks /resume).
 inline constexpr int kOldestReadableFormatVersion = 1;
 
@@ -97,6 +90,9 @@ struct Provenance {
   int threads = 0;
   int processes = 1;     ///< MPI processes sharing the run (attribute mpi_ranks)
   int store_losing = 0;  ///< levels 1..store_losing keep their losing positions
+  std::uint64_t memory_budget = 0;  ///< the sieve's budget in bytes (0: none)
+  std::string store_file;  ///< the store's name, relative to the result file's folder
+  std::string run_id;      ///< the store's id
   std::string start_utc;
   std::string resume_history;  ///< empty for a run that was never resumed
 };
@@ -106,11 +102,6 @@ std::string utc_now();
 std::string host_name();
 std::string hdf5_version();
 std::string tbb_version();
-
-/// A level's chunks of /resume/losing_ranks as a file stores them (shuffled,
-/// deflated, Fletcher-32 appended), first chunk first: what a resume reads
-/// from the old file and writes into the new one as it is.
-using StoredChunks = std::vector<std::vector<std::uint8_t>>;
 
 class LevelFileWriter {
  public:
@@ -122,16 +113,9 @@ class LevelFileWriter {
   LevelFileWriter(const LevelFileWriter&) = delete;
   LevelFileWriter& operator=(const LevelFileWriter&) = delete;
 
-  /// Appends level n = rows() + 1: its losing ranks to /resume/losing_ranks,
-  /// flushed, then its /levels row, flushed. The ranks are streamed from the
-  /// sieve's store 64 file chunks (1 Mi ranks) at a time, so writing a level
-  /// costs no copy of it (8 bytes a rank, gigabytes for the largest levels);
-  /// the chunks of a batch are shuffled, deflated and checksummed in
-  /// parallel (oneTBB) exactly as the dataset's filters would, and written
-  /// whole. Given `stored`, the level's chunks as another file of this
-  /// program stores them (LevelFileReader::losing_ranks, which checked
-  /// them), it writes those instead of filtering the ranks again.
-  void append(const LevelResult& level, const LosingLevel& losing, const StoredChunks* stored = nullptr);
+  /// Appends level n = rows() + 1's row to /levels and flushes it. Write
+  /// it only once the store holds the level (LosingStore::finish_level).
+  void append(const LevelResult& level);
 
   /// Stores the losing positions of level n <= store_losing as 64-bit lattice
   /// paths; call it before append() of that level.
@@ -168,6 +152,10 @@ struct LevelTable {
   std::vector<std::uint64_t> positions;
   std::vector<std::uint64_t> losing;
   std::vector<std::uint64_t> marks;
+  std::vector<double> window_seconds;
+  std::vector<std::uint32_t> slices;
+  std::vector<std::uint64_t> store_trailer;
+  std::vector<std::uint64_t> losing_digest;
   std::vector<double> losing_fraction;
   std::vector<double> hypothesis_ratio;
   std::vector<double> seconds;
@@ -194,26 +182,14 @@ class LevelFileReader {
   /// left in only some of the /levels datasets is dropped.
   const LevelTable& table() const;
 
-  /// True when the file has /resume/losing_ranks (format_version >= 2).
-  bool has_resume_data() const;
-  /// Entries in /resume/losing_ranks (0 without resume data).
-  std::uint64_t stored_losing_ranks() const;
-  /// Each level's ranks start at a multiple of this: the level_alignment
-  /// attribute (the chunk size), or 1 in the first format 2 files.
-  std::uint64_t losing_ranks_alignment() const;
-  /// count entries of /resume/losing_ranks from index first. In a file
-  /// that this program wrote, chunks are read whole and their filters
-  /// undone in parallel (oneTBB), checks included; otherwise HDF5 reads
-  /// them. With `stored`, also hands back the chunks as the file holds them
-  /// when they hold exactly these entries (first at a chunk's start, zeros
-  /// after the last), and leaves it empty otherwise.
-  std::vector<std::uint64_t> losing_ranks(std::uint64_t first, std::uint64_t count,
-                                          StoredChunks* stored = nullptr) const;
-  /// Where level n's ranks start in /resume/losing_ranks (1 <= n <= rows
-  /// of the table, or rows + 1: where a level after the last would start):
-  /// each level starts at the first multiple of the alignment after the
-  /// levels before it, as the writer lays them out.
-  std::uint64_t first_losing_rank(int n) const;
+  int format_version() const;
+  /// True when the file names its store (format_version >= 3).
+  bool has_store() const;
+  /// The store file's path (store_file, resolved beside the result file).
+  std::string store_path() const;
+  std::string run_id() const;
+  /// What the file records of levels 1..levels in the store.
+  std::vector<StoredLevel> stored_levels(int levels) const;
 
   /// The stored losing positions of level n (lattice path words); empty if
   /// the level was not stored.

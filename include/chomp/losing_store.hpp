@@ -1,78 +1,166 @@
 /// @file losing_store.hpp
-/// @brief The losing positions of finished levels, kept compactly as rank gaps.
+/// @brief The losing positions of finished levels, on disk: blocks of
+/// gap-coded ranks, read back in order while the levels above are marked.
 ///
-/// Losing positions are about 1-3% of a level, so the gap between successive
-/// losing ranks is usually below 128 and fits one byte of a LEB128 varint.
-/// Each level keeps, every kStoreChunk entries, the absolute rank of the
-/// chunk's first entry and where the gap of its second begins, so chunks
-/// decode independently (the unit of parallel work) and memory stays near
-/// one or two bytes per losing position.
+/// The sieve reads every losing position below a window once per window,
+/// in order, and nothing else: so the store is a file, streamed, never held
+/// whole in memory (a run to 170 tiles finds about 1.6e10 losing positions,
+/// 54 GiB at the 3.7 bytes a rank the in-memory store of earlier versions
+/// came to with its index). What memory holds is each level's index: one
+/// entry per block of up to config::kStoreBlockRanks ranks (40 bytes per
+/// 4,096 ranks: 0.01 byte a rank).
 ///
-/// The gap bytes live in blocks that never move (a chunk never straddles
-/// two): a level of half a billion positions grows without the copies and
-/// the up-to-double capacity of one growing array, so what the store holds
-/// is what the memory plan counts.
+/// File layout (format 1; doc/FILE_FORMAT.md; little-endian):
+///
+///     header   64 bytes: magic "CHOMPSTO", version, the run's id (32
+///              characters, also in the result file), CRC-32
+///     level 1  blocks, then the level's trailer
+///     level 2  ...
+///
+/// A block is the gaps of its ranks after the first, coded by the level's
+/// GapCode (src/gap_code.hpp), padded to 8 bytes. A level's blocks come in
+/// runs of increasing ranks (one run per slice of the level; slices are
+/// finished from the highest ranks down), each run's last block possibly
+/// short. The trailer follows them: magic "CHOMPLVL", the level, its count
+/// of losing positions, their digest, the code of its gaps and the code
+/// fitted to them for the next level, and the index of its blocks in rank
+/// order (first rank, last rank, offset, ranks, bytes, CRC-32 of the bytes),
+/// then a CRC-32 of the whole trailer. The result file records where each
+/// level's trailer starts (/levels/store_trailer), its count and digest: a
+/// level exists once the result file says so, and whatever follows the
+/// last such trailer (a level cut off by a kill) is cut off when the run
+/// resumes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace chomp {
 
-class LosingLevel {
+/// A store file that is missing, damaged, of another run or unreadable;
+/// what() names the file and what is wrong.
+class StoreError : public std::runtime_error {
  public:
-  /// Makes room in the chunk index for `count` ranks in all (appending
-  /// more still works; this only avoids regrowing the index).
-  void reserve(std::uint64_t count);
-
-  /// Appends ranks, which must be strictly increasing across calls (else
-  /// it throws std::logic_error). Batches of many whole chunks are coded
-  /// in parallel (oneTBB), each piece of chunks at its own offset of one
-  /// new block of exactly the bytes they take.
-  void append(std::span<const std::uint64_t> ranks);
-
-  std::uint64_t size() const { return count_; }
-  std::size_t chunks() const { return chunk_first_.size(); }
-
-  /// Decodes chunk c into out (cleared first).
-  void decode_chunk(std::size_t c, std::vector<std::uint64_t>& out) const;
-
-  /// True when rank is one of the stored ranks.
-  bool contains(std::uint64_t rank) const;
-
-  /// Every rank, in increasing order.
-  std::vector<std::uint64_t> all() const;
-
-  /// Bytes held (gap blocks plus chunk index).
-  std::uint64_t memory_bytes() const;
-
- private:
-  void new_block();
-  void append_one(std::uint64_t rank);
-  void append_chunks(std::span<const std::uint64_t> ranks);
-
-  std::vector<std::unique_ptr<std::uint8_t[]>> blocks_;
-  std::uint64_t block_bytes_ = 0;             // bytes of all blocks together
-  std::uint8_t* free_ = nullptr;              // free space of the last block:
-  std::uint8_t* end_ = nullptr;               //   [free_, end_)
-  std::vector<std::uint64_t> chunk_first_;    // rank of each chunk's first entry
-  std::vector<const std::uint8_t*> chunk_at_;  // where each chunk's second entry's gap begins
-  std::uint64_t count_ = 0;
-  std::uint64_t last_ = 0;
+  using std::runtime_error::runtime_error;
 };
 
-/// The losing positions of levels 1..n, indexed by tile count.
+/// A write to the store failed for want of space (ENOSPC, EDQUOT, EFBIG):
+/// the level being written is lost, the finished ones are kept.
+class StoreFull : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+/// One block: up to config::kStoreBlockRanks increasing ranks.
+struct StoreBlock {
+  std::uint64_t first_rank = 0;
+  std::uint64_t last_rank = 0;
+  std::uint64_t offset = 0;  ///< where its bytes start in the file
+  std::uint32_t count = 0;   ///< ranks
+  std::uint32_t bytes = 0;   ///< coded bytes, a multiple of 8
+  std::uint32_t crc = 0;     ///< CRC-32 of the bytes
+};
+
+/// A finished level as the result file records it.
+struct StoredLevel {
+  std::uint64_t trailer = 0;  ///< where its trailer starts in the store file
+  std::uint64_t count = 0;    ///< L(n)
+  std::uint64_t digest = 0;   ///< level_digest of its ranks
+};
+
+/// The digest of a set of ranks: the sum (mod 2^64) of a 64-bit mix of
+/// each rank. A sum, so that slices and threads add theirs in any order; a
+/// changed, missing or extra rank changes it but with odds of 2^-64.
+std::uint64_t rank_digest(std::uint64_t rank);
+
+/// A fresh id for a run (32 hexadecimal digits from std::random_device).
+std::string new_run_id();
+
 class LosingStore {
  public:
-  explicit LosingStore(int max_tiles) : levels_(static_cast<std::size_t>(max_tiles) + 1) {}
-  LosingLevel& level(int n) { return levels_[static_cast<std::size_t>(n)]; }
-  const LosingLevel& level(int n) const { return levels_[static_cast<std::size_t>(n)]; }
+  /// Creates the file (replacing one there) for a new run.
+  static std::unique_ptr<LosingStore> create(const std::string& path, const std::string& run_id);
+  /// A store in an unnamed temporary file (removed when closed), for a
+  /// sieve that writes no result file (tests, `chomp analyze`-like uses).
+  static std::unique_ptr<LosingStore> temporary();
+  /// Opens the store of a run whose result file records `levels` (levels
+  /// 1..levels.size(), in order): checks the header's id against run_id
+  /// and each level's trailer against its record, and loads their indexes.
+  /// With `append`, the store is opened for writing and everything after
+  /// the last level's trailer is cut off. Throws StoreError.
+  static std::unique_ptr<LosingStore> open(const std::string& path, const std::string& run_id,
+                                           std::span<const StoredLevel> levels, bool append);
+  ~LosingStore();
+  LosingStore(const LosingStore&) = delete;
+  LosingStore& operator=(const LosingStore&) = delete;
+
+  const std::string& path() const;
+  const std::string& run_id() const;
+  /// Levels 1..levels() are finished.
+  int levels() const;
+  std::uint64_t count(int n) const;
+  std::uint64_t digest(int n) const;
+  StoredLevel record(int n) const;
+  /// The blocks of level n in rank order; for the next level (levels() +
+  /// 1), the blocks written so far, in the order they were written.
+  std::span<const StoreBlock> blocks(int n) const;
+  /// The first block of finished level n that holds a rank >= rank.
+  std::size_t first_block_from(int n, std::uint64_t rank) const;
+  /// Bytes of the file (its end: where the next block goes).
+  std::uint64_t file_bytes() const;
+  /// Bytes of memory the indexes hold.
   std::uint64_t memory_bytes() const;
 
+  /// Reads block b of level n (finished, or being written) into out (its
+  /// ranks), checking its CRC; scratch is the caller's buffer for the
+  /// bytes. Any thread may read at any time. Throws StoreError.
+  void read_block(int n, std::size_t b, std::vector<std::uint64_t>& out, std::vector<std::uint8_t>& scratch) const;
+  /// Asks the kernel to read blocks [b0, b1) of level n ahead.
+  void read_ahead(int n, std::size_t b0, std::size_t b1) const;
+  /// True when rank is a losing rank of finished level n.
+  bool contains(int n, std::uint64_t rank) const;
+  /// Every losing rank of level n, in increasing order (small levels, tests).
+  std::vector<std::uint64_t> all(int n) const;
+  /// Decodes every block of finished level n (in parallel) and checks the
+  /// count and digest of its ranks, and that they increase below `limit`.
+  /// Throws StoreError.
+  void check_level(int n, std::uint64_t limit) const;
+
+  /// Starts writing level n = levels() + 1 (dropping a level begun before).
+  void begin_level(int n);
+  /// Appends ranks of the level being written: increasing, and after every
+  /// rank appended since the last end_run(). Large batches are coded in
+  /// parallel (oneTBB). Throws StoreFull or StoreError when a write fails.
+  void append(std::span<const std::uint64_t> ranks);
+  /// Ends a run of increasing ranks (a slice): its last block is written
+  /// even if short, and the next run may hold lower ranks.
+  void end_run();
+  /// Ends the level: checks that its runs do not overlap, writes its
+  /// trailer, makes the file durable (fdatasync) and returns the record the
+  /// result file must keep. Throws StoreFull or StoreError.
+  StoredLevel finish_level();
+  /// Drops the level being written and gives its bytes back to the file
+  /// system (after a failed write: a full disk gets them back).
+  void abandon_level();
+  /// Adds level levels() + 1 that another process wrote (a distributed
+  /// run's followers read the leader's store): reads its trailer.
+  void adopt_level(const StoredLevel& level);
+  /// The blocks that another process wrote so far of level levels() + 1.
+  void adopt_pending(int n, std::span<const StoreBlock> blocks);
+
  private:
-  std::vector<LosingLevel> levels_;
+  struct Impl;
+  explicit LosingStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
+
+/// The store file of a result file: its name with `.h5` replaced by
+/// `.store` (or `.store` appended).
+std::string store_path_for(const std::string& result_path);
 
 }  // namespace chomp

@@ -1,26 +1,28 @@
 /// @file resume.hpp
-/// @brief Continuing a sieve run from its HDF5 result file after a kill.
+/// @brief Continuing a sieve run from its result file and store after a
+/// kill or a stop.
 ///
-/// A result file (h5_output.hpp) holds, for every finished level, its /levels
-/// row and its losing ranks in /resume/losing_ranks, the ranks written and
-/// flushed before the row. Resuming trusts a level only when it has both and
-/// both agree with the engine:
+/// A result file (h5_output.hpp) holds, for every finished level, its
+/// /levels row, which names where the run's store (losing_store.hpp) keeps
+/// the level's losing positions, with their count and digest. Resuming
+/// trusts a level only when both agree with the engine and with each other:
 ///
 /// - the rows are levels 1, 2, ... in order, and every stored p(n) is the
 ///   p(n) the engine computes;
-/// - the level's L(n) ranks are all stored (ranks beyond the last trusted
-///   level, from a level cut off by the kill, are ignored), strictly
-///   increasing and below p(n), and every read passes its Fletcher-32
-///   checksum;
-/// - the last trusted level is not re-installed but recomputed from the
-///   levels below it, and its ranks must equal the stored ones: a cheap
-///   check (one level, the run's most recent) that the stored data and this
-///   program's ranking agree.
+/// - the store is the run's (its id is the result file's run_id), and each
+///   level's trailer in it is where the row says, passes its checksum and
+///   holds the row's count and digest;
+/// - every block of every level is read back: it passes its checksum,
+///   decodes to increasing ranks below p(n), and the ranks add up to the
+///   level's count and digest (a changed rank is found even when its
+///   block's checksum was made anew).
 ///
-/// The levels are then copied into a fresh file, so a resumed run never
-/// writes into a file whose writer was killed.
+/// The rows are then copied into a fresh result file (a resumed run never
+/// writes into a file whose writer was killed), the store is cut back to
+/// its last trusted level and the run continues in it.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -54,7 +56,7 @@ struct ResumeRequest {
   int store_losing = -1; ///< must equal the file's
 };
 
-/// What a result file offers, after every check that needs no sieve.
+/// What a result file offers, after every check that needs no store.
 struct ResumeState {
   int file_max_tiles = 0;
   int max_tiles = 0;      ///< the run's target after resuming
@@ -62,6 +64,7 @@ struct ResumeState {
   int levels = 0;         ///< trusted finished levels: 1..levels
   bool complete = false;  ///< the file says complete = 1
   std::string status;
+  std::string store_path;  ///< the store file, beside the result file
   Provenance provenance;  ///< the original run's, for the continued file
   std::vector<std::string> notes;  ///< what was ignored, one line each
 };
@@ -76,15 +79,17 @@ class Resume {
 
   const ResumeState& state() const;
 
-  /// Re-installs levels 1..state().levels - 1 into the sieve (made for
-  /// state().max_tiles, nothing finished yet), recomputes the last trusted
-  /// level and checks it against the file, and appends every restored level
-  /// to out, in order; restored(n) is called as level n is copied (minutes
-  /// of work at n = 140), progress while the last one is recomputed. Throws
-  /// ResumeRefused when the stored data disagree, SieveInterrupted when the
-  /// sieve's stop flag is raised.
-  void restore(Sieve& sieve, LevelFileWriter& out, const ProgressFn& progress = {},
-               const std::function<void(int n)>& restored = {});
+  /// Opens the run's store (for appending: what follows the last trusted
+  /// level is cut off) and checks each trusted level's trailer against its
+  /// row. Throws ResumeRefused.
+  std::unique_ptr<LosingStore> open_store(bool append) const;
+
+  /// Reads back every block of every trusted level of the store (checks
+  /// above) and appends each level's row to out, in order; restoring(n) is
+  /// called as level n is checked. Throws ResumeRefused when the store
+  /// disagrees, SieveInterrupted when *stop is raised.
+  void restore(const LosingStore& store, LevelFileWriter& out, const std::function<void(int n)>& restoring = {},
+               const std::atomic<bool>* stop = nullptr) const;
 
  private:
   struct Impl;
@@ -92,9 +97,7 @@ class Resume {
 };
 
 /// Writes a finished level of the sieve to the file: its losing positions
-/// when the file stores that level's, then its ranks and row (append; with
-/// `stored`, the level's ranks as another file stores them).
-void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level,
-                const StoredChunks* stored = nullptr);
+/// when the file stores that level's, then its row.
+void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level);
 
 }  // namespace chomp

@@ -1,39 +1,49 @@
 /// @file sieve.hpp
 /// @brief The level-by-level sieve that classifies every Chomp position.
 ///
-/// Levels n = 1, 2, ... are finished in order. For level n a bitmap of p(n)
-/// bits starts clear (but see below); every losing position of every smaller
-/// level marks its one-move extensions with n tiles (chomp/extensions.hpp,
-/// the kernel in src/extensions.hpp) as winning; the positions left unmarked
-/// are losing and are stored (rank gaps, losing_store.hpp) to mark the
-/// levels above. Only the current level's bitmap is ever held.
+/// Levels n = 1, 2, ... are finished in order. Every losing position of
+/// every smaller level marks its one-move extensions with n tiles
+/// (src/extensions.hpp) as winning; the positions of level n left unmarked
+/// are losing and go to the store (losing_store.hpp), a file that the
+/// passes over the levels above read back in order.
+///
+/// The sieve holds a window of bitmaps at a time, within a memory budget
+/// (SieveOptions::memory_budget): several whole levels while they fit, so
+/// that a pass over the store marks them all, or else one slice of a
+/// level, the positions whose first row is in a range a..b, which are
+/// consecutive ranks. A level too large for the budget is finished slice by
+/// slice, highest first rows first, each slice with its own pass over the
+/// sources that can reach it (a source with first row c reaches first rows
+/// c..c+d only, at its top corner, and c otherwise).
 ///
 /// Only canonical positions are decided (first row at least as long as the
-/// first column): the others start set, and before a level is scanned each
-/// canonical losing position clears its transpose's bit, since a position
-/// and its transpose are both losing or both winning. Sources mark only
-/// what can be canonical, about a third fewer marks (src/extensions.hpp), so
-/// `marks` counts less work than the engines that made the tables in data/.
+/// first column): the others start set, and before a level (or slice) is
+/// scanned each canonical losing position clears its transpose's bit, since
+/// a position and its transpose are both losing or both winning. Sources
+/// mark only what can be canonical, about a third fewer marks
+/// (src/extensions.hpp), so `marks` counts less work than the engines that
+/// made the first tables in data/.
 ///
-/// Parallelism (oneTBB): threads take chunks of stored losing positions,
-/// enumerate their extensions and file each mark into a bucket by the
-/// bitmap segment it lands in; then each segment applies its buckets while it
-/// sits in cache, one owner per segment, no atomics. The result does not
-/// depend on the number of threads (marks are ORed).
+/// Parallelism (oneTBB, in an arena of SieveOptions::threads): threads take
+/// parts of the store's blocks, enumerate their extensions and file each
+/// mark into a bucket by the bitmap segment it lands in; then each segment
+/// applies its buckets while it sits in cache, one owner per segment, no
+/// atomics. The result does not depend on the number of threads.
 ///
 /// Distributed (process_group.hpp; `mpirun -np K chomp sieve` in the MPI
-/// build): each of K processes holds a contiguous share of the segments,
-/// extends its share of the sources, sends marks to the segments' owners
-/// once per round, scans its own segments and broadcasts the losing ranks it
-/// found, so every process keeps the whole store and finds the same levels.
+/// build): each of K processes holds a contiguous share of the window's
+/// segments, extends its share of the sources, sends marks to the segments'
+/// owners once per round and scans its own segments; process 0 gathers the
+/// losing ranks and writes the store, which every process reads.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "chomp/losing_store.hpp"
@@ -50,7 +60,11 @@ struct LevelResult {
   std::uint64_t positions = 0;  ///< p(n)
   std::uint64_t losing = 0;     ///< L(n)
   std::uint64_t marks = 0;      ///< winning marks applied (work counter; see above)
-  double seconds = 0;           ///< wall time of its next_level(), which begins with the marks of level n - 1
+  double seconds = 0;           ///< wall time of the level's own work (its slices, transposes, scan)
+  double window_seconds = 0;    ///< the pass that opened its window, shared by the window's levels
+                                ///< (counted with the window's first level only)
+  int slices = 1;               ///< slices it was finished in
+  StoredLevel stored;           ///< where the store keeps its losing positions
 
   double losing_fraction() const;
   /// L / (p / ln p); NaN where ln p = 0 (n = 1).
@@ -60,24 +74,63 @@ struct LevelResult {
 /// L / (p / ln p), NaN where ln p = 0.
 double hypothesis_ratio(std::uint64_t positions, std::uint64_t losing);
 
-/// Called from worker threads with the finished fraction (0..1) of the level
-/// in progress; the sieve calls it at most every few tenths of a second.
+/// Progress of the level in progress, from worker threads, at most every
+/// few tenths of a second: the level, its finished fraction (0..1) and the
+/// work done and to do in it (estimated marks), for an ETA.
 using ProgressFn = std::function<void(int tiles, double fraction)>;
 
-/// Memory the sieve will need for a run, in bytes, before it allocates.
-struct MemoryPlan {
-  std::uint64_t bitmap_bytes = 0;   ///< the largest level's bitmap
-  std::uint64_t store_bytes = 0;    ///< estimate of the stored losing positions
-  std::uint64_t bucket_bytes = 0;   ///< pending marks of one round
-  std::uint64_t scan_bytes = 0;     ///< losing ranks on their way from a bitmap to the store
-  std::uint64_t total() const { return bitmap_bytes + store_bytes + bucket_bytes + scan_bytes; }
+/// How a sieve runs: values, not process-wide settings.
+struct SieveOptions {
+  /// Worker threads (oneTBB arena); 0: every core.
+  int threads = 0;
+  /// Bytes the sieve may hold: bitmaps, buckets, buffers and the store's
+  /// index (not the program around it). 0: no budget, config.hpp's sizes.
+  std::uint64_t memory_budget = 0;
+  /// Decide canonical positions only and take the others as their
+  /// transposes; false: decide every position (to compare with).
+  bool transposes = true;
+  /// Tuning and test seams; 0 takes the value the budget gives.
+  std::uint64_t round_marks = 0;  ///< marks pending per round (per process)
+  std::uint64_t window_bits = 0;  ///< the most bits of bitmap a window holds (per process)
+  std::uint64_t scan_batch = 0;   ///< losing ranks collected at a time
+  int min_slices = 0;             ///< cut each level from slice_from on into at least this many slices
+  int slice_from = 0;
 };
 
-/// The plan for a run to max_tiles (estimates the losing store from the
-/// conjectured density; the bitmap and buckets are exact). With several
-/// processes (a distributed sieve) the figures are per process: each holds
-/// its share of the bitmaps, its own buckets and the whole losing store.
-MemoryPlan plan_memory(int max_tiles, int processes = 1);
+/// The memory a run fits itself into and how (plan_run), per process.
+struct MemoryPlan {
+  std::uint64_t budget = 0;        ///< what it was planned for (0: none)
+  std::uint64_t bitmap_bytes = 0;  ///< the largest window or slice
+  std::uint64_t bucket_bytes = 0;  ///< pending marks of one round, per thread blocks
+  std::uint64_t index_bytes = 0;   ///< the store's index of every level, at the last level
+  std::uint64_t buffer_bytes = 0;  ///< the scan's and the store's buffers, the partition table, threads' state
+  std::uint64_t window_bits = 0;   ///< the most bits a window holds
+  std::uint64_t round_marks = 0;
+  std::uint64_t scan_batch = 0;
+  int threads = 1;
+  int most_slices = 1;     ///< slices of the largest level
+  int first_sliced = 0;    ///< the first level finished in slices (0: none)
+  std::uint64_t total() const { return bitmap_bytes + bucket_bytes + index_bytes + buffer_bytes; }
+};
+
+/// Disk a run needs (estimates from the conjectured density).
+struct DiskPlan {
+  std::uint64_t store_bytes = 0;   ///< the store file at the last level
+  std::uint64_t result_bytes = 0;  ///< the HDF5 result file
+};
+
+/// The budget is too small for the run: not even the smallest slice fits.
+class BudgetTooSmall : public std::runtime_error {
+ public:
+  BudgetTooSmall(const std::string& what, std::uint64_t smallest) : std::runtime_error(what), smallest(smallest) {}
+  std::uint64_t smallest;  ///< the smallest budget that works
+};
+
+/// The plan for a run to max_tiles with these options, by `processes`
+/// processes (the figures are per process). Throws BudgetTooSmall.
+MemoryPlan plan_run(int max_tiles, const SieveOptions& options, int processes = 1);
+/// The disk a run to max_tiles needs.
+DiskPlan plan_disk(int max_tiles);
 
 /// Thrown by Sieve::next_level when the stop flag was raised; the level in
 /// progress is abandoned and every finished level stays intact.
@@ -91,7 +144,7 @@ class SieveInterrupted : public std::runtime_error {
 /// scaling. `chomp sieve` prints them at the end of a run.
 struct PhaseTimes {
   double opening = 0;     ///< opening windows: clearing bitmaps, setting the bits that are not canonical
-  double filing = 0;      ///< decoding sources, enumerating their extensions, filing the marks
+  double filing = 0;      ///< reading and decoding sources, enumerating their extensions, filing the marks
   double applying = 0;    ///< applying the filed marks segment by segment (and exchanging them between processes)
   double transposes = 0;  ///< clearing the transposes of canonical losing positions
   double scanning = 0;    ///< collecting each level's losing ranks into the store (and sharing them)
@@ -99,16 +152,16 @@ struct PhaseTimes {
 
 class Sieve {
  public:
-  /// Prepares a run to max_tiles (1 .. kMaxTiles); allocates nothing large
-  /// until the first level. The thread count is oneTBB's (set it with
-  /// tbb::global_control).
-  explicit Sieve(int max_tiles);
-  /// A sieve shared by the processes of `group` (an MPI job; nullptr or a
-  /// group of one: this process alone). Each holds its share of every
-  /// window's bitmap and the whole losing store; next_level, run and
-  /// restore_level are collective (every process calls them in step) and
-  /// give every process the same results. group must outlive the sieve.
-  Sieve(int max_tiles, ProcessGroup* group);
+  /// A sieve of its own: a temporary store, default options (tests, small uses).
+  explicit Sieve(int max_tiles, const SieveOptions& options = {});
+  /// A run to max_tiles (1 .. kMaxTiles) over `store`, whose finished
+  /// levels (store.levels()) it continues from. With a process group of
+  /// more than one (an MPI job), each process holds its share of every
+  /// window's bitmap; process 0's store is written, the others' are the
+  /// same file opened for reading; next_level and run are collective.
+  /// store and group must outlive the sieve. Allocates nothing large until
+  /// the first level.
+  Sieve(int max_tiles, LosingStore& store, const SieveOptions& options, ProcessGroup* group = nullptr);
   ~Sieve();
   Sieve(const Sieve&) = delete;
   Sieve& operator=(const Sieve&) = delete;
@@ -116,28 +169,21 @@ class Sieve {
   int max_tiles() const;
   /// The number of finished levels; the next level is levels_done() + 1.
   int levels_done() const;
+  const MemoryPlan& plan() const;
 
   /// A flag (set from a signal handler, say) that makes the level in
   /// progress stop soon and next_level throw SieveInterrupted.
   void set_stop_flag(const std::atomic<bool>* flag);
 
-  /// Whether work outside the sieve (restoring a run, say) should stop now:
-  /// the stop flag is raised. Always false in a distributed sieve, whose
-  /// processes agree on stopping inside next_level so that none stops alone.
+  /// Whether the stop flag is raised. Always false in a distributed sieve,
+  /// whose processes agree on stopping inside next_level.
   bool stop_requested() const;
 
   /// Computes the next level. Requires levels_done() < max_tiles().
   LevelResult next_level(const ProgressFn& progress = {});
 
-  /// Re-installs a level finished earlier (resuming a run): n must be
-  /// levels_done() + 1 and ranks the level's losing ranks, increasing.
-  /// In a distributed sieve, process 0's ranks are sent to all (the others
-  /// may pass none).
-  void restore_level(int n, std::span<const std::uint64_t> losing_ranks, std::uint64_t marks);
-
   /// Runs the remaining levels, calling on_level after each.
-  void run(const std::function<void(const LevelResult&)>& on_level,
-           const ProgressFn& progress = {});
+  void run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress = {});
 
   const PartitionTable& table() const;
   const LosingStore& losing() const;
@@ -149,8 +195,11 @@ class Sieve {
   /// Status of a position with at most levels_done() tiles.
   bool is_losing(std::span<const int> rows) const;
 
- private:
+  /// The engine's state (src/sieve_impl.hpp), opaque to users.
   struct Impl;
+
+ private:
+  std::unique_ptr<LosingStore> own_store_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -36,9 +36,9 @@ struct LevelVerdict {
 
 /// Checks that the transpose of every `every`-th losing position of level
 /// n (the first of each chunk of `every` ranks, so every = 1 checks all) is
-/// in `level` too. `table` must reach n. Runs on the threads of the caller's
+/// in `store`'s level n too. `table` must reach n. Runs on the threads of the caller's
 /// oneTBB arena.
-LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingLevel& level, std::uint64_t every);
+LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every);
 
 /// Checks the rule on level n: every `every`-th losing position stored
 /// there (the first of each `every`) has no move to a position stored as

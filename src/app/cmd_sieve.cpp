@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <future>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -25,6 +24,7 @@
 
 #include "build_info.hpp"
 #include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "chomp/sieve.hpp"
 #include "cli_checks.hpp"
@@ -45,6 +45,8 @@ struct SieveArgs {
   bool quiet = false;
   int store_losing = 0;
   std::string memory_limit;
+  int slices = 0;      // at least this many slices a level (measurements)
+  int slice_from = 1;  //   from this level on
   // Whether the user gave them: a resumed run otherwise takes the file's.
   const CLI::Option* max_tiles_option = nullptr;
   const CLI::Option* store_losing_option = nullptr;
@@ -161,8 +163,11 @@ class RunLock {
   int fd_;
 };
 
-std::string resume_command(const std::string& output) {
-  return shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --resume";
+/// The command that continues the run in `output` (with --max-tiles, so
+/// that it also continues a run killed before its first level was saved).
+std::string resume_command(const std::string& output, int max_tiles) {
+  return shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --max-tiles " +
+         std::to_string(max_tiles) + " --resume";
 }
 
 /// The level being computed and how far it is, with its time so far, and
@@ -221,51 +226,107 @@ void check_arguments(const SieveArgs& a, bool output_exists) {
                      "another --output");
 }
 
-/// Refuses (usage error, exit 2) a run whose memory plan exceeds
-/// --memory-limit or what the machine has left, naming the numbers;
-/// otherwise prints the plan.
-void check_memory(int max_tiles, const SieveArgs& a, int processes = 1) {
-  const MemoryPlan plan = plan_memory(max_tiles, processes);
+/// Bytes this process holds now (resident): the program, its libraries,
+/// what it read so far. The budget is what a limit leaves beside them.
+std::uint64_t resident_bytes() {
+  std::ifstream in("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  if (!(in >> size >> resident)) return 0;
+  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+/// What --memory-limit (or, without one, the machine's available memory)
+/// leaves the sieve: less what the process holds now, less a margin.
+struct Budget {
+  std::uint64_t sieve = 0;   ///< for SieveOptions::memory_budget
+  std::uint64_t limit = 0;   ///< the whole process's
+  std::string source;        ///< where the limit comes from
+};
+
+/// Room kept beside the sieve's budget within a limit: the libraries'
+/// buffers, the allocator's slack, the file writer.
+constexpr std::uint64_t kMarginBytes = std::uint64_t{8} << 20;
+
+Budget decide_budget(const SieveArgs& a) {
+  Budget b;
   const auto [avail, avail_source] = available_memory();
-  const std::string needs = "--max-tiles " + std::to_string(max_tiles) + " needs about " +
-                            human_bytes(plan.total()) + " (bitmap " + human_bytes(plan.bitmap_bytes) +
-                            ", losing store " + human_bytes(plan.store_bytes) + ", mark buckets " +
-                            human_bytes(plan.bucket_bytes) + ", scan buffer " + human_bytes(plan.scan_bytes) + ")";
   if (!a.memory_limit.empty()) {
     std::string why;
-    const std::uint64_t limit = parse_byte_size(a.memory_limit, why).value_or(0);
-    if (plan.total() > limit)
-      throw UsageError(needs + " but --memory-limit is " + human_bytes(limit) +
-                       "; choose a smaller --max-tiles or a larger limit");
+    b.limit = parse_byte_size(a.memory_limit, why).value_or(0);
+    b.source = "--memory-limit";
+    if (avail && b.limit > avail)
+      std::cerr << "note: --memory-limit " << human_bytes(static_cast<double>(b.limit)) << " is more than the "
+                << human_bytes(static_cast<double>(avail)) << " " << avail_source << "\n";
+  } else if (avail) {
+    // Without a limit: what the machine has, less a tenth for everything else.
+    b.limit = avail - avail / 10;
+    b.source = "nine tenths of the memory " + avail_source;
+  } else {
+    b.limit = std::uint64_t{4} << 30;
+    b.source = "the default (available memory unknown)";
   }
-  if (avail && plan.total() > avail)
-    throw UsageError(needs + " but only " + human_bytes(avail) + " is " + avail_source +
-                     "; choose a smaller --max-tiles");
-  std::cerr << "plan: max level p(" << max_tiles << ") bitmap " << human_bytes(plan.bitmap_bytes)
-            << ", losing store ~" << human_bytes(plan.store_bytes) << ", mark buckets ~"
-            << human_bytes(plan.bucket_bytes) << ", scan buffer " << human_bytes(plan.scan_bytes) << "; total ~" << human_bytes(plan.total());
-  if (processes > 1) std::cerr << " per process (" << processes << " MPI processes)";
-  if (avail) std::cerr << " of " << human_bytes(avail) << " " << avail_source;
+  const std::uint64_t held = resident_bytes() + kMarginBytes;
+  b.sieve = b.limit > held ? b.limit - held : 1;
+  return b;
+}
+
+/// The plan for the run; a usage error (exit 2) when the budget cannot
+/// hold it, naming the smallest limit that can.
+MemoryPlan plan_or_refuse(int max_tiles, const SieveOptions& o, const Budget& b, int processes) {
+  try {
+    return plan_run(max_tiles, o, processes);
+  } catch (const BudgetTooSmall& e) {
+    const std::uint64_t smallest = e.smallest + (b.limit - b.sieve);
+    throw UsageError("--max-tiles " + std::to_string(max_tiles) + " does not fit " + b.source + " (" +
+                     human_bytes(static_cast<double>(b.limit)) + "): " + e.what() +
+                     "; the smallest --memory-limit that works is " + human_bytes(static_cast<double>(smallest)) +
+                     (processes > 1 ? " per process" : ""));
+  }
+}
+
+void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
+                std::uint64_t free_disk, int processes) {
+  out << "plan: levels 1.." << max_tiles << ", " << plan.threads << (plan.threads == 1 ? " thread" : " threads");
+  if (processes > 1) out << ", " << processes << " MPI processes (memory per process)";
+  out << "\n  memory: " << human_bytes(static_cast<double>(plan.total())) << " of a budget of "
+      << human_bytes(static_cast<double>(b.sieve)) << " (" << b.source << ", "
+      << human_bytes(static_cast<double>(b.limit)) << ", less what the program holds)\n"
+      << "    bitmaps " << human_bytes(static_cast<double>(plan.bitmap_bytes)) << " (windows of up to "
+      << human_bytes(static_cast<double>(plan.window_bits / 8)) << "), mark buckets "
+      << human_bytes(static_cast<double>(plan.bucket_bytes)) << ", store index "
+      << human_bytes(static_cast<double>(plan.index_bytes)) << ", buffers "
+      << human_bytes(static_cast<double>(plan.buffer_bytes)) << "\n    ";
+  if (plan.first_sliced)
+    out << "levels from " << plan.first_sliced << " on in slices (up to " << plan.most_slices << " a level)\n";
+  else
+    out << "every level whole (no slices)\n";
+  out << "  disk: store ~" << human_bytes(static_cast<double>(disk.store_bytes)) << ", result file ~"
+      << human_bytes(static_cast<double>(disk.result_bytes));
+  if (free_disk) out << "; " << human_bytes(static_cast<double>(free_disk)) << " free now";
+  out << "\n";
+}
+
+/// The plan in one line on stderr, for a run.
+void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
+                     std::uint64_t free_disk, int processes) {
+  std::cerr << "plan: levels 1.." << max_tiles;
+  if (processes > 1) std::cerr << ", " << processes << " MPI processes,";
+  std::cerr << " in " << human_bytes(static_cast<double>(plan.total())) << " of memory"
+            << (processes > 1 ? " per process" : "") << " (budget " << human_bytes(static_cast<double>(b.sieve))
+            << "), store ~"
+            << human_bytes(static_cast<double>(disk.store_bytes)) << " on disk";
+  if (free_disk) std::cerr << " (" << human_bytes(static_cast<double>(free_disk)) << " free)";
+  if (plan.first_sliced) std::cerr << "; levels from " << plan.first_sliced << " on in slices";
   std::cerr << '\n';
 }
 
-/// A resumed run first copies the file's finished levels into FILE.partial
-/// (a 150-level file with its resume data is 7.2 GB): refuse before any
-/// work when the file's folder has less room than the file takes now, which
-/// the copy needs at least (new levels add to it), rather than fail on a
-/// full disk after restoring for minutes.
-void check_disk_for_resume(const std::string& output) {
+/// Free bytes on the file system of path's folder (0 if unknown).
+std::uint64_t free_bytes_beside(const std::string& path) {
   std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(output, ec);
-  if (ec) return;
-  const std::filesystem::path folder = std::filesystem::absolute(output, ec).parent_path();
-  if (ec) return;
+  const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
+  if (ec) return 0;
   const std::filesystem::space_info room = std::filesystem::space(folder, ec);
-  if (ec || room.available >= size) return;
-  throw UsageError("resuming copies the finished levels of " + output + " (" + human_bytes(size) + ") into " +
-                   output + ".partial first, but only " + human_bytes(room.available) + " is free on " +
-                   folder.string() + "; free some space there, or move the file to a larger disk and resume it "
-                   "there");
+  return ec ? 0 : static_cast<std::uint64_t>(room.available);
 }
 
 /// "1 thread", "2 threads".
@@ -282,7 +343,8 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   std::error_code ec;
   const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
   check_arguments(a, output_exists);
-  for (const std::string& path : {a.output, a.output + ".partial"})
+  const std::string store_path = store_path_for(a.output);
+  for (const std::string& path : {a.output, a.output + ".partial", store_path})
     if (RunLock::held_elsewhere(path))
       throw std::runtime_error(path + " is being written by another chomp process; let it finish, or stop "
                                "it (SIGINT or SIGTERM) and then resume");
@@ -315,13 +377,35 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   if (store_losing > max_tiles)
     throw UsageError("--store-losing " + std::to_string(store_losing) + " exceeds --max-tiles " +
                      std::to_string(max_tiles));
-  check_memory(max_tiles, a, cluster.processes());
-  if (resume) check_disk_for_resume(a.output);
-  if (a.dry_run) return 0;
 
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(threads));
+  const Budget budget = decide_budget(a);
+  SieveOptions options;
+  options.threads = threads;
+  options.memory_budget = budget.sieve;
+  if (a.slices > 1) options.min_slices = a.slices, options.slice_from = a.slice_from;
+  const MemoryPlan plan = plan_or_refuse(max_tiles, options, budget, cluster.processes());
+  const DiskPlan disk = plan_disk(max_tiles);
+  const std::uint64_t free_disk = free_bytes_beside(a.output);
+  if (a.dry_run)
+    print_plan(std::cout, max_tiles, plan, disk, budget, free_disk, cluster.processes());
+  else
+    print_plan_line(max_tiles, plan, disk, budget, free_disk, cluster.processes());
+  // The disk: what the store will hold beyond what it holds now.
+  std::uint64_t held = 0;
+  if (resume) {
+    held = std::filesystem::file_size(resume->state().store_path, ec);
+    if (ec) held = 0;
+  }
+  const std::uint64_t needed = (disk.store_bytes > held ? disk.store_bytes - held : 0) + disk.result_bytes;
+  if (free_disk && needed > free_disk)
+    throw UsageError("the run needs about " + human_bytes(static_cast<double>(needed)) + " more on the disk of " +
+                     a.output + " but only " + human_bytes(static_cast<double>(free_disk)) + " is free (" +
+                     human_bytes(static_cast<double>(needed - free_disk)) +
+                     " missing); free some space there, or choose a smaller --max-tiles or another --output");
+  if (a.dry_run) return 0;
+
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   g_stop.store(false);
   const StopSignals stop_signals;
 
@@ -338,90 +422,74 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     prov.start_utc = utc_now();
     prov.max_tiles = max_tiles;
     prov.store_losing = store_losing;
+    prov.run_id = new_run_id();
+    prov.store_file = std::filesystem::path(store_path).filename().string();
   }
   prov.threads = threads;
-  // Written with the rest of the provenance: every attribute is in place
-  // before SWMR writing starts, so the file is never reopened without it.
+  prov.memory_budget = budget.sieve;
   prov.processes = cluster.processes();
-  // The file is made as FILE.partial and renamed to FILE once it is whole:
-  // for a new run once its empty datasets are made (a kill while HDF5 builds
-  // them would leave a file it cannot open), for a resumed run once the
-  // trusted levels are copied in. A kill at any point leaves a readable
-  // FILE, or none, and nothing writes into a file whose writer was killed.
+
+  // The store: a new run makes it, a resumed one continues it in place
+  // (cut back to its last trusted level).
+  std::unique_ptr<LosingStore> store;
+  try {
+    store = resume ? resume->open_store(true) : LosingStore::create(store_path, prov.run_id);
+  } catch (const StoreError& e) {
+    throw std::runtime_error(e.what());
+  }
+  const RunLock store_lock(store_path);
+  // The result file is made as FILE.partial and renamed to FILE once it is
+  // whole: for a new run once its empty datasets are made (a kill while
+  // HDF5 builds them would leave a file it cannot open), for a resumed run
+  // once the trusted levels are copied in. A kill at any point leaves a
+  // readable FILE, or none, and nothing writes into a file whose writer
+  // was killed.
   const std::string partial = a.output + ".partial";
   std::optional<LevelFileWriter> out;
   out.emplace(partial, prov);
   const RunLock lock(partial);
   if (!resume) out->rename_to(a.output);
 
-  cluster.start(max_tiles, resume ? resume->state().levels : 0);
-  Sieve sieve(max_tiles, cluster.group());
-  sieve.set_stop_flag(&g_stop);
   ProgressLine progress;
   auto show_progress = [&](int tiles, double fraction) { progress.update(tiles, fraction); };
   double total = 0;
-  // Level n is written (its losing ranks compressed into the file, seconds
-  // at the largest levels) on a thread of its own while level n + 1 is
-  // computed; level n + 1 is written only after it. A level counts as saved
-  // once its write has returned, as before.
-  std::future<void> writing;
-  // Waits for the write in flight; a failed write throws here.
-  auto wait_for_writing = [&writing] {
-    if (writing.valid()) writing.get();
-  };
-  // The same, on an error path: the failure is returned, not thrown.
-  auto settle_writing = [&]() -> std::exception_ptr {
-    try {
-      wait_for_writing();
-      return nullptr;
-    } catch (...) {
-      return std::current_exception();
-    }
-  };
-  // A resumed run: levels restored from the file, and the wall time that
-  // took (reading, checking, copying, and the last level computed again).
   int restored = 0;
   double restoring = 0;
+  std::unique_ptr<Sieve> sieve;
   try {
     if (resume) {
       const auto start = std::chrono::steady_clock::now();
       const int levels = resume->state().levels;
-      resume->restore(sieve, *out, show_progress, [&](int n) { progress.restoring(n, levels); });
+      resume->restore(*store, *out, [&](int n) { progress.restoring(n, levels); }, &g_stop);
       progress.clear();
       out->rename_to(a.output);
-      restored = resume->state().levels;
+      restored = levels;
       restoring = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       resume.reset();
       std::cerr << "resumed " << a.output << ": ";
       if (restored > 0)
-        std::cerr << "levels 1.." << restored << " restored in " << seconds_text(restoring) << " s (level "
-                  << restored << " computed again and checked)";
+        std::cerr << "levels 1.." << restored << " checked in " << seconds_text(restoring) << " s";
       else
         std::cerr << "no finished level to restore";
       std::cerr << "; continuing to level " << max_tiles << " with " << threads_text(threads) << '\n';
     }
+    std::vector<StoredLevel> records;
+    for (int n = 1; n <= store->levels(); ++n) records.push_back(store->record(n));
+    cluster.start(max_tiles, options, store->path(), store->run_id(), records);
+    sieve = std::make_unique<Sieve>(max_tiles, *store, options, cluster.group());
+    sieve->set_stop_flag(&g_stop);
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing", "ratio",
                   "seconds");
-    sieve.run(
+    sieve->run(
         [&](const LevelResult& r) {
-          wait_for_writing();  // a failed write stops the run here
-          total += r.seconds;
-          // A level's row is printed once it is saved: a printed level survives a kill.
-          writing = std::async(std::launch::async, [&out, &sieve, &progress, quiet = a.quiet, r] {
-            save_level(*out, sieve, r);
-            if (!quiet) progress.row(r);
-          });
+          total += r.seconds + r.window_seconds;
+          save_level(*out, *sieve, r);
+          if (!a.quiet) progress.row(r);
         },
         show_progress);
-    wait_for_writing();
   } catch (const SieveInterrupted&) {
     progress.clear();
-    if (const std::exception_ptr failed = settle_writing()) {
-      // The last level's write failed as the run was stopped: report that.
-      out->abandon();
-      std::rethrow_exception(failed);
-    }
     const int sig = g_stop_signal.load();
     if (out->path() == partial) {
       // Stopped while checking the old file: it is untouched.
@@ -431,15 +499,18 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
                 << " is unchanged\n";
     } else {
       out->finish("interrupted");
-      std::cerr << "chomp: stopped by " << signal_name(sig) << " during level " << sieve.levels_done() + 1
-                << "; levels 1.." << sieve.levels_done() << " are saved in " << a.output
+      const int done = sieve ? sieve->levels_done() : restored;
+      std::cerr << "chomp: stopped by " << signal_name(sig) << " during level " << done + 1 << "; "
+                << (done > 0 ? "levels 1.." + std::to_string(done) + " are saved in " + a.output
+                             : "no level was finished; " + a.output + " holds none")
                 << " (status \"interrupted\")\n";
     }
-    std::cerr << "chomp: to continue: " << resume_command(a.output) << '\n';
+    std::cerr << "chomp: to continue: " << resume_command(a.output, max_tiles) << '\n';
     return 128 + (sig > 0 ? sig : SIGINT);
   } catch (const std::exception& e) {
     progress.clear();
-    const bool write_failed = settle_writing() != nullptr || dynamic_cast<const H5Error*>(&e) != nullptr;
+    const bool write_failed = dynamic_cast<const H5Error*>(&e) != nullptr;
+    const bool disk_full = dynamic_cast<const StoreFull*>(&e) != nullptr;
     if (out->path() == partial) {
       out.reset();
       std::filesystem::remove(partial, ec);
@@ -451,30 +522,31 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
       out->abandon();
     } else {
       try {
-        out->finish("failed");
+        out->finish(disk_full ? "interrupted" : "failed");
       } catch (...) {
         // The file keeps status "running"; its finished levels stay readable.
       }
     }
     if (out->rows() == 0 || dynamic_cast<const std::bad_alloc*>(&e)) throw;
     throw std::runtime_error(std::string(e.what()) + "\nchomp: levels 1.." + std::to_string(out->rows()) +
-                             " are saved in " + a.output + "; once the problem is fixed, continue with: " +
-                             resume_command(a.output));
+                             " are saved in " + a.output + (disk_full ? " (status \"interrupted\")" : "") +
+                             "; once the problem is fixed" + (disk_full ? " (free space on its disk)" : "") +
+                             ", continue with: " + resume_command(a.output, max_tiles));
   }
   out->finish("complete");
   // `total` is the levels this run computed; a resumed run also says what
-  // restoring the others took, which may be most of its wall time.
+  // checking the others took.
   std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", ";
   if (restored == 0)
     std::cerr << seconds_text(total) << " s";
   else if (restored < max_tiles)
     std::cerr << seconds_text(total) << " s for "
               << (restored + 1 == max_tiles ? "level " : "levels " + std::to_string(restored + 1) + "..")
-              << max_tiles << " after " << seconds_text(restoring) << " s restoring levels 1.." << restored;
+              << max_tiles << " after " << seconds_text(restoring) << " s checking levels 1.." << restored;
   else
-    std::cerr << seconds_text(restoring) << " s restoring them";
-  std::cerr << ")\n";
-  const PhaseTimes t = sieve.phase_times();
+    std::cerr << seconds_text(restoring) << " s checking them";
+  std::cerr << "; store " << store->path() << ", " << human_bytes(static_cast<double>(store->file_bytes())) << ")\n";
+  const PhaseTimes t = sieve->phase_times();
   std::cerr << std::fixed << std::setprecision(2) << "time by phase: filing marks " << t.filing
             << " s, applying them " << t.applying << " s, transposes " << t.transposes << " s, scanning levels "
             << t.scanning << " s, opening windows " << t.opening << " s\n";
@@ -523,9 +595,16 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
           ->check(whole_number(0, 63, " (stored positions are 64-bit lattice paths, which hold every "
                                       "position of up to 63 tiles)"));
   sub.add_option("--memory-limit", a->memory_limit,
-                 "Refuse to start if the memory plan exceeds SIZE (e.g. 512M, 20G; powers of 1024)")
+                 "Memory the run fits itself into (e.g. 64M, 20G; powers of 1024): it chooses its windows, "
+                 "slices and buffers to fit, and refuses only when not even the smallest slice fits "
+                 "(default: nine tenths of the available memory)")
       ->check(byte_size());
-  sub.add_flag("--dry-run", a->dry_run, "Print the memory plan, check it, and exit");
+  sub.add_option("--slices", a->slices,
+                 "Cut every level (from --slice-from on) into at least K slices, whatever the budget (for "
+                 "measuring what slices cost)")
+      ->check(whole_number(1, 64));
+  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts")->check(whole_number(1, kMaxTiles));
+  sub.add_flag("--dry-run", a->dry_run, "Print the memory and disk plan on stdout, check it, and exit");
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
   return [a] { return run_sieve(*a); };
 });

@@ -6,9 +6,11 @@
 #include <tbb/info.h>
 
 #include <algorithm>
-#include <memory>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
+
+#include "chomp/losing_store.hpp"
 
 #include "chomp/h5_output.hpp"
 #include "chomp/verify.hpp"
@@ -26,37 +28,14 @@ struct VerifyArgs {
   int threads = 0;
 };
 
-/// Ranks read from the file at a time (32 MiB): a level is never held at
-/// 8 bytes a rank.
-constexpr std::uint64_t kPiece = std::uint64_t{1} << 22;
-
-/// Level n's stored ranks as a LosingLevel, or the reason they cannot be
-/// (an empty string when they could).
-std::string read_level(const LevelFileReader& reader, const PartitionTable& table, int n, LosingLevel& level) {
-  const LevelTable& t = reader.table();
-  const std::uint64_t count = t.losing[static_cast<std::size_t>(n - 1)];
-  const std::uint64_t first = reader.first_losing_rank(n);
-  const std::uint64_t p = table.positions(n);
-  level.reserve(count);
-  for (std::uint64_t at = 0; at < count; at += kPiece) {
-    const std::vector<std::uint64_t> ranks = reader.losing_ranks(first + at, std::min(kPiece, count - at));
-    if (std::any_of(ranks.begin(), ranks.end(), [p](std::uint64_t r) { return r >= p; }))
-      return "a stored rank is not below p(" + std::to_string(n) + ") = " + std::to_string(p);
-    try {
-      level.append(ranks);
-    } catch (const std::logic_error&) {
-      return "the stored ranks do not increase";
-    }
-  }
-  return {};
-}
-
 int run_verify(const VerifyArgs& a) {
   const LevelFileReader reader(a.file);
   const LevelTable& t = reader.table();
-  if (!reader.has_resume_data())
-    throw std::runtime_error(a.file + " has no /resume data (a copy with the levels only, such as "
-                             "data/levels-153.h5); verify the file the run itself wrote");
+  if (!reader.has_store())
+    throw std::runtime_error(a.file + " names no store of losing positions (format_version " +
+                             std::to_string(reader.format_version()) +
+                             ", or a copy with the levels only, such as data/levels-153.h5); verify the file "
+                             "the run itself wrote, with its store beside it");
   const int rows = static_cast<int>(t.tiles.size());
   if (a.from > rows)
     throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
@@ -67,20 +46,10 @@ int run_verify(const VerifyArgs& a) {
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const PartitionTable table(rows);
-  // The rule needs every level below the checked one: levels 1..from-1 are
-  // read first, and each checked level stays in the store after its check.
-  std::unique_ptr<LosingStore> store;
-  if (a.moves > 0) {
-    store = std::make_unique<LosingStore>(rows);
-    for (int m = 1; m < a.from; ++m) {
-      const std::string problem = read_level(reader, table, m, store->level(m));
-      if (!problem.empty())
-        throw std::runtime_error("level " + std::to_string(m) + ", which --moves needs below --from, cannot be read: " +
-                                 problem);
-    }
-  }
+  const std::unique_ptr<LosingStore> store =
+      LosingStore::open(reader.store_path(), reader.run_id(), reader.stored_levels(rows), false);
   std::printf("%6s %14s %14s", "tiles", "losing", "transposed");
-  if (store) std::printf(" %14s", "by moves");
+  if (a.moves) std::printf(" %14s", "by moves");
   std::printf("  %s\n", "result");
   int failed = 0, last = a.from - 1;
   for (int n = a.from; n <= to; ++n) {
@@ -89,25 +58,24 @@ int run_verify(const VerifyArgs& a) {
     LevelVerdict verdict, by_moves;
     if (t.tiles[i] != static_cast<std::uint32_t>(n) || t.positions[i] != table.positions(n)) {
       problem = "its row is not that of level " + std::to_string(n) + " (damaged file)";
-    } else if (reader.first_losing_rank(n) + t.losing[i] > reader.stored_losing_ranks()) {
-      std::printf("levels %d..%d: their losing ranks were cut off (the run was killed); not checked\n", n, to);
-      break;
     } else {
-      LosingLevel own;
-      LosingLevel& level = store ? store->level(n) : own;
-      problem = read_level(reader, table, n, level);
+      try {
+        store->check_level(n, table.positions(n));
+      } catch (const StoreError& e) {
+        problem = e.what();
+      }
       if (problem.empty()) {
-        verdict = check_transposes(table, n, level, a.every);
+        verdict = check_transposes(table, n, *store, a.every);
         problem = verdict.problem;
       }
-      if (problem.empty() && store) {
+      if (problem.empty() && a.moves) {
         by_moves = check_moves(table, n, *store, a.moves);
         problem = by_moves.problem;
       }
     }
     std::printf("%6d %14llu %14llu", n, static_cast<unsigned long long>(t.losing[i]),
                 static_cast<unsigned long long>(verdict.checked));
-    if (store) std::printf(" %14llu", static_cast<unsigned long long>(by_moves.checked));
+    if (a.moves) std::printf(" %14llu", static_cast<unsigned long long>(by_moves.checked));
     std::printf("  %s\n", problem.empty() ? "ok" : problem.c_str());
     std::fflush(stdout);
     if (!problem.empty()) ++failed;
@@ -117,10 +85,11 @@ int run_verify(const VerifyArgs& a) {
     std::fprintf(stderr, "chomp: %d of levels %d..%d failed the check (see above)\n", failed, a.from, last);
     return 1;
   }
-  std::fprintf(stderr, "levels %d..%d of %s: valid ranks, closed under transposition (%s)\n", a.from, last,
-               a.file.c_str(), a.every == 1 ? "every position checked"
-                              : ("one losing position in " + std::to_string(a.every) + " checked").c_str());
-  if (store)
+  std::fprintf(stderr, "levels %d..%d of %s: valid ranks matching their digests, closed under transposition (%s)\n",
+               a.from, last, a.file.c_str(),
+               a.every == 1 ? "every position checked"
+                            : ("one losing position in " + std::to_string(a.every) + " checked").c_str());
+  if (a.moves)
     std::fprintf(stderr, "levels %d..%d: losing exactly where no move leads to a losing position (%s)\n", a.from,
                  last, a.moves == 1 ? "every position checked"
                                     : ("one losing position and one rank in " + std::to_string(a.moves) + " checked")
@@ -131,7 +100,7 @@ int run_verify(const VerifyArgs& a) {
 const RegisterCommand reg(15, "verify", "Check a sieve result file's levels without the sieve (transposition; with --moves, the rule)",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<VerifyArgs>();
-  sub.add_option("file", a->file, "Result file of `chomp sieve` (with its /resume data)")
+  sub.add_option("file", a->file, "Result file of `chomp sieve` (with its store beside it)")
       ->required()
       ->check(CLI::ExistingFile);
   sub.add_option("--from", a->from, "First level to check")->check(CLI::Range(1, 255));
@@ -143,9 +112,9 @@ const RegisterCommand reg(15, "verify", "Check a sieve result file's levels with
                  "level (1: all; reads every level below --from too)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
-  sub.footer("Reads each finished level's losing ranks from the file's /resume data (as many\n"
-             "as the level's row says) and checks that they are increasing ranks below p(n)\n"
-             "and that the transpose of each losing position is losing too. The sieve now\n"
+  sub.footer("Reads each finished level's losing ranks from the run's store (beside the file)\n"
+             "and checks that they are increasing ranks below p(n), as many as the level's row\n"
+             "says, with the digest it records, and that the transpose of each losing position is losing too. The sieve now\n"
              "decides only positions whose first row is at least as long as their first\n"
              "column and takes the others as transposes, so for its files that part checks\n"
              "the stored ranks only; for files of earlier engines (those in data/), which\n"

@@ -3,10 +3,9 @@
 
 #include "sieve_cluster.hpp"
 
-#include <tbb/global_control.h>
-#include <tbb/info.h>
-
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <exception>
 #include <new>
 #include <vector>
@@ -44,37 +43,80 @@ int ClusterRun::guard(const std::function<int()>& body) {
   cluster_.abort(why, 1);
 }
 
-void ClusterRun::start(int max_tiles, int restored) {
+namespace {
+
+/// Text as 64-bit words for a broadcast: its length, then its bytes.
+std::vector<std::uint64_t> words_of(const std::string& text) {
+  std::vector<std::uint64_t> w(1 + (text.size() + 7) / 8, 0);
+  w[0] = text.size();
+  std::memcpy(w.data() + 1, text.data(), text.size());
+  return w;
+}
+
+/// Broadcasts text from process 0 (others pass anything).
+std::string broadcast_text(ProcessGroup& g, const std::string& text) {
+  std::uint64_t size = text.size();
+  g.broadcast(std::span<std::uint64_t>(&size, 1), 0);
+  std::vector<std::uint64_t> w = g.index() == 0 ? words_of(text) : std::vector<std::uint64_t>(1 + (size + 7) / 8);
+  g.broadcast(w, 0);
+  return std::string(reinterpret_cast<const char*>(w.data() + 1), static_cast<std::size_t>(size));
+}
+
+}  // namespace
+
+void ClusterRun::start(int max_tiles, const SieveOptions& o, const std::string& store_path, const std::string& run_id,
+                       std::span<const StoredLevel> levels) {
   if (!group()) return;
-  std::uint64_t decision[3] = {1, static_cast<std::uint64_t>(max_tiles), static_cast<std::uint64_t>(restored)};
+  std::uint64_t decision[10] = {1,
+                                static_cast<std::uint64_t>(max_tiles),
+                                levels.size(),
+                                o.memory_budget,
+                                o.round_marks,
+                                o.window_bits,
+                                o.scan_batch,
+                                static_cast<std::uint64_t>(o.min_slices),
+                                static_cast<std::uint64_t>(o.slice_from),
+                                o.transposes ? 1U : 0U};
   group()->broadcast(decision, 0);
+  broadcast_text(*group(), store_path);
+  broadcast_text(*group(), run_id);
+  std::vector<std::uint64_t> records;
+  for (const StoredLevel& l : levels) records.insert(records.end(), {l.trailer, l.count, l.digest});
+  group()->broadcast(records, 0);
   started_ = true;
 }
 
 void ClusterRun::cancel() {
-  std::uint64_t decision[3] = {0, 0, 0};  // no run
+  std::uint64_t decision[10] = {};  // no run
   group()->broadcast(decision, 0);
 }
 
 int ClusterRun::follow(int threads, const std::atomic<bool>* stop) {
-  std::uint64_t decision[3] = {0, 0, 0};
+  std::uint64_t decision[10] = {};
   group()->broadcast(decision, 0);
   if (decision[0] == 0) return 0;
   started_ = true;
-  const int max_tiles = static_cast<int>(decision[1]), restored = static_cast<int>(decision[2]);
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(threads > 0 ? threads : tbb::info::default_concurrency()));
-  Sieve sieve(max_tiles, group());
+  const int max_tiles = static_cast<int>(decision[1]);
+  SieveOptions o;
+  o.threads = threads;
+  o.memory_budget = decision[3];
+  o.round_marks = decision[4];
+  o.window_bits = decision[5];
+  o.scan_batch = decision[6];
+  o.min_slices = static_cast<int>(decision[7]);
+  o.slice_from = static_cast<int>(decision[8]);
+  o.transposes = decision[9] != 0;
+  const std::string store_path = broadcast_text(*group(), "");
+  const std::string run_id = broadcast_text(*group(), "");
+  std::vector<std::uint64_t> records(static_cast<std::size_t>(decision[2]) * 3);
+  group()->broadcast(records, 0);
+  std::vector<StoredLevel> levels;
+  for (std::size_t i = 0; i + 2 < records.size(); i += 3) levels.push_back({records[i], records[i + 1], records[i + 2]});
+  const std::unique_ptr<LosingStore> store = LosingStore::open(store_path, run_id, levels, false);
+  Sieve sieve(max_tiles, *store, o, group());
   sieve.set_stop_flag(stop);
-  // In step with the leader's Resume::restore: the levels below the last
-  // trusted one are re-installed from the leader's ranks, the last trusted
-  // one is computed again (and checked by the leader).
-  for (int n = 1; n < restored; ++n) sieve.restore_level(n, {}, 0);
-  if (restored > 0) sieve.next_level();
   sieve.run({});
   return 0;
 }
-
-void ClusterRun::record(const std::string& output) const { record_mpi_ranks(output, processes()); }
 
 }  // namespace chomp::app

@@ -8,7 +8,10 @@
 #include <functional>
 #include <string>
 
+#include <span>
+
 #include "chomp/cluster.hpp"
+#include "chomp/sieve.hpp"
 
 namespace chomp::app {
 
@@ -30,20 +33,19 @@ class ClusterRun {
   /// the reason on stderr instead of leaving the others waiting.
   int guard(const std::function<int()>& body);
 
-  /// Leader: the followers make a sieve to max_tiles and, resuming, follow
-  /// the restoring of `restored` levels (Resume::restore). From here on the
+  /// Leader: the followers make a sieve to max_tiles with these options
+  /// (the leader's budget and tuning: every process must plan the same
+  /// windows), over the store at store_path (the run run_id) whose
+  /// finished levels are `levels`, opened for reading. From here on the
   /// processes work in step.
-  void start(int max_tiles, int restored);
+  void start(int max_tiles, const SieveOptions& options, const std::string& store_path, const std::string& run_id,
+             std::span<const StoredLevel> levels);
 
   /// Follower: waits for the leader's decision, then runs its share of the
   /// same sieve with `threads` threads (0: all cores). Returns 0, also when
   /// the leader decided against a run (it says why); throws
   /// SieveInterrupted when the run is stopped.
   int follow(int threads, const std::atomic<bool>* stop);
-
-  /// Leader, once the result file is closed: records how many processes
-  /// computed it (root attribute mpi_ranks).
-  void record(const std::string& output) const;
 
  private:
   void cancel();

@@ -1,0 +1,518 @@
+/// @file marking.cpp
+/// @brief Marking a window in rounds: threads read parts of the store's
+/// blocks, enumerate the sources' extensions and file the marks by segment
+/// (or route them to the process that owns the segment); then every segment
+/// applies its marks while it sits in cache.
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+
+#include <algorithm>
+#include <bit>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "config.hpp"
+#include "sieve_impl.hpp"
+#include "sieve_testing.hpp"
+
+namespace chomp {
+
+std::atomic<std::uint64_t> detail::g_items_cut{0};
+
+namespace {
+
+using detail::ItemList;
+using detail::ItemPosition;
+using detail::Piece;
+using detail::Remainders;
+using detail::ShareList;
+using detail::ThreadState;
+using detail::WorkItem;
+
+/// Marks straight into the bitmap (small windows, one thread).
+struct DirectSink {
+  std::uint64_t* words;
+  std::uint64_t marks = 0;
+  void point(std::uint64_t r) {
+    words[r >> 6] |= std::uint64_t{1} << (r & 63);
+    ++marks;
+  }
+  void range(std::uint64_t first, std::uint64_t count) {
+    detail::set_bit_range(words, first, count);
+    marks += count;
+  }
+};
+
+/// How marks travel between processes: 64-bit window bit numbers; a range
+/// is its first bit with kRangeStart set, then its length with kRangeLength
+/// set, so a reader that starts anywhere can tell a length from a mark.
+constexpr std::uint64_t kRangeStart = std::uint64_t{1} << 63;
+constexpr std::uint64_t kRangeLength = std::uint64_t{1} << 62;
+
+/// Distributed sieve: files the marks that land in this process's segments
+/// into its buckets (bit numbers relative to its first segment) and queues
+/// the others for the process that owns them.
+struct RoutedSink {
+  detail::MarkBuckets* local;
+  std::vector<std::uint64_t>* outgoing;  // one queue per process
+  const std::uint64_t* bounds;           // process p owns window bits [bounds[p], bounds[p + 1])
+  int processes;
+  int me;
+  std::uint64_t queued = 0;              // values queued for others
+
+  int owner(std::uint64_t bit) const {
+    return static_cast<int>(std::upper_bound(bounds, bounds + processes + 1, bit) - bounds) - 1;
+  }
+  void point(std::uint64_t bit) {
+    const std::uint64_t lo = bounds[me];
+    if (bit - lo < bounds[me + 1] - lo) {
+      local->point(bit - lo);
+    } else {
+      outgoing[owner(bit)].push_back(bit);
+      ++queued;
+    }
+  }
+  void range(std::uint64_t first, std::uint64_t count) {
+    while (count) {
+      const int p = owner(first);
+      const std::uint64_t len = std::min(count, bounds[p + 1] - first);
+      if (p == me) {
+        local->range(first - bounds[me], len);
+      } else {
+        outgoing[p].push_back(first | kRangeStart);
+        outgoing[p].push_back(len | kRangeLength);
+        queued += 2;
+      }
+      first += len;
+      count -= len;
+    }
+  }
+};
+
+/// Reports the fraction of a pass's items done, from whichever thread gets
+/// the lock, at most every config::kProgressIntervalSeconds.
+class ProgressThrottle {
+ public:
+  ProgressThrottle(const ProgressFn& fn, int tiles, std::size_t items) : fn_(fn), tiles_(tiles), items_(items) {}
+  void item_done() {
+    const std::size_t done_items = finished_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (!fn_) return;
+    std::unique_lock lock(lock_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    const auto now = detail::Clock::now();
+    if (std::chrono::duration<double>(now - last_report_).count() < config::kProgressIntervalSeconds) return;
+    last_report_ = now;
+    fn_(tiles_, static_cast<double>(done_items) / static_cast<double>(items_));
+  }
+
+ private:
+  const ProgressFn& fn_;
+  int tiles_;
+  std::size_t items_;
+  std::mutex lock_;
+  detail::Clock::time_point last_report_ = detail::Clock::now();
+  std::atomic<std::size_t> finished_{0};
+};
+
+/// Whether any process has sources left, or raised the stop flag.
+struct RoundFlags {
+  bool more = false, stop = false;
+};
+
+/// Blocks of a level read ahead of the one a thread reads, in steps of this
+/// many (about 256 KiB of the store at a time).
+constexpr std::size_t kReadAheadBlocks = 64;
+
+/// An item's sources are about this many marks of work at least, when its
+/// level's sources have few extensions each: reading and decoding a block
+/// (4,096 ranks, a few microseconds) must stay a small part of an item.
+constexpr double kItemMarks = double(1 << 17);
+
+}  // namespace
+
+/// The marking pass of one window, over the items of one set of source
+/// levels: rounds of filing and applying until every item is done.
+class MarkingPass {
+ public:
+  MarkingPass(Sieve::Impl& s) : s_(s) {
+    for (const WindowLevel& w : s.window) offsets_.push_back(w.offset());
+    const WindowLevel& w = s.window.front();
+    rows_lo_ = w.whole() ? 1 : w.a_lo;
+    rows_hi_ = w.whole() ? kMaxTiles + 1 : w.a_hi;
+  }
+
+  /// Reads the item's block (unless the thread holds it already) and hands
+  /// each of its sources' extensions with item.lo..item.hi tiles to those
+  /// window levels, from `from` on. Checks full() after each call of the
+  /// kernel (the levels up to config::kJointExtraTiles above the source
+  /// together, then each level above them alone) and, when it holds with
+  /// work left, stops there and returns where the rest starts.
+  template <class Inner, class Full>
+  std::optional<ItemPosition> extend(ThreadState& ts, const WorkItem& item, Inner& inner, ItemPosition from,
+                                     Full&& full) {
+    const int m = item.level;
+    if (ts.block_level != m || ts.block_index != item.block) {
+      ts.block_level = 0;  // until the read succeeds
+      s_.store.read_block(m, item.block, ts.ranks, ts.bytes);
+      ts.block_level = m;
+      ts.block_index = item.block;
+      if (item.block % kReadAheadBlocks == 0) s_.store.read_ahead(m, item.block + kReadAheadBlocks, item.block + 2 * kReadAheadBlocks);
+    }
+    const std::size_t first = static_cast<std::size_t>(item.part) * item.sources;
+    const std::size_t last = std::min(first + item.sources, ts.ranks.size());
+    const int n0 = s_.window.front().n;
+    for (std::size_t i = first + from.source; i < last; ++i) {
+      const std::uint64_t r = ts.ranks[i];
+      if (i == first + from.source)
+        ts.source.decode(m, r);
+      else
+        ts.source.seek(r);
+      for (int k = i == first + from.source ? from.level : item.lo; k <= item.hi;) {
+        // Levels up to config::kJointExtraTiles above the source in one
+        // walk over its corners, the others one at a time.
+        const int joint_top = m + config::kJointExtraTiles;
+        const int top = k <= joint_top ? std::min(item.hi, joint_top) : k;
+        ts.source.for_each_extension(k - m, top - m, inner, offsets_.data() + (k - n0));
+        k = top + 1;
+        const bool end = k > item.hi && i + 1 == last;
+        if (!end && full()) return k <= item.hi ? ItemPosition{i - first, k} : ItemPosition{i + 1 - first, item.lo};
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// Prepares a thread's state for this pass: its decoder's slice of first
+  /// rows and, once per pass, its buckets.
+  void prepare(ThreadState& ts, int gen, std::size_t segments) {
+    if (ts.generation == gen) return;
+    ts.source.set_first_rows(rows_lo_, rows_hi_);
+    ts.buckets.prepare(segments);
+    if (s_.distributed()) {
+      ts.outgoing.resize(static_cast<std::size_t>(s_.procs));
+      for (auto& q : ts.outgoing) q.clear();
+    }
+    ts.generation = gen;
+  }
+
+  /// One round's first half: every thread takes pieces (the rests of items
+  /// cut in the last round first, then items from the cursor) and marks
+  /// them with file(ts, piece, room), which stops once it has filed `room`
+  /// entries and returns the entries filed and where the rest starts, if
+  /// any; the rest goes back to `left`. A thread stops when the round's
+  /// budget is used or at twice its share of it: its block pool keeps the
+  /// most it ever filed in a round, so the pools together stay within two
+  /// budgets whatever the thread count (the memory plan), give or take the
+  /// (source, level) pair each thread was filing when it reached its share.
+  template <class Items, class File>
+  void generate_round(const Items& items, std::atomic<std::size_t>& cursor, Remainders& left,
+                      ProgressThrottle& progress, int gen, std::size_t segments, File&& file) {
+    const detail::PhaseTimer timer(s_.phases.filing);
+    std::atomic<std::uint64_t> pending{0};
+    const std::uint64_t budget = s_.tuning.round_marks;
+    const int workers = s_.tuning.threads;
+    // simple_partitioner: one task per worker, so every thread gets one
+    // (the auto partitioner may keep a range of two in one task).
+    const std::uint64_t own_cap = std::max<std::uint64_t>(1, 2 * budget / static_cast<std::uint64_t>(workers));
+    tbb::parallel_for(tbb::blocked_range<int>(0, workers, 1), [&](const tbb::blocked_range<int>&) {
+      ThreadState& ts = s_.states.local();
+      prepare(ts, gen, segments);
+      std::uint64_t own = 0;
+      while (pending.load(std::memory_order_relaxed) < budget && own < own_cap) {
+        if (s_.stop_requested()) {
+          cursor.store(items.size());
+          left.clear();
+          break;
+        }
+        Piece piece;
+        if (!left.take(piece)) {
+          const std::size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
+          if (i >= items.size()) break;
+          piece = Piece{items[i], ItemPosition{0, items[i].lo}};
+        }
+        const auto [filed, rest] = file(ts, piece, own_cap - own);
+        own += filed;
+        pending.fetch_add(filed, std::memory_order_relaxed);
+        if (rest)
+          left.put(Piece{piece.item, *rest});
+        else
+          progress.item_done();
+      }
+    }, tbb::simple_partitioner());
+  }
+
+  /// One round's second half: each of this process's segments ORs every
+  /// thread's bucket while it is in cache (one owner per segment).
+  void apply_round(int gen, std::vector<std::uint64_t>& segment_marks) {
+    const detail::PhaseTimer timer(s_.phases.applying);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, segment_marks.size(), 1),
+                      [&](const tbb::blocked_range<std::size_t>& range) {
+      for (std::size_t seg = range.begin(); seg != range.end(); ++seg) {
+        std::uint64_t* words = s_.bitmap() + (seg << (config::kSegmentBitsLog2 - 6));
+        std::uint64_t entries = 0;
+        for (ThreadState& ts : s_.states)
+          if (ts.generation == gen) entries += ts.buckets.segment_entries(seg);
+        const bool dense = entries >= detail::MarkBuckets::kDenseEntries;
+        if (dense) detail::load_segment(words);
+        std::uint64_t applied = 0;
+        for (ThreadState& ts : s_.states)
+          if (ts.generation == gen) applied += ts.buckets.apply_segment(seg, words, dense);
+        segment_marks[seg] += applied;
+      }
+    });
+    for (ThreadState& ts : s_.states) ts.buckets.recycle();
+  }
+
+  /// Adds the marks applied to this process's segments to their levels.
+  void count_segment_marks(std::vector<std::uint64_t>& segment_marks) {
+    for (std::size_t k = 0; k < s_.window.size(); ++k) {
+      const std::uint64_t end = k + 1 < s_.window.size() ? s_.window[k + 1].base : s_.window_bits;
+      const std::uint64_t first = std::max(s_.window[k].base >> config::kSegmentBitsLog2, s_.own_lo);
+      const std::uint64_t last = std::min(end >> config::kSegmentBitsLog2, s_.own_hi);
+      for (std::uint64_t seg = first; seg < last; ++seg)
+        s_.window[k].marks += std::exchange(segment_marks[seg - s_.own_lo], 0);
+    }
+  }
+
+  bool run(const ItemList& all_items, int lo, const ProgressFn& progress) {
+    if (s_.distributed()) return run_distributed(all_items, lo, progress);
+    const ShareList items = my_share(all_items);
+    if (s_.window_bits <= config::kDirectMarkBits) {
+      // Small windows: one thread, level by level so the marks are counted.
+      const detail::PhaseTimer timer(s_.phases.filing);
+      ThreadState ts(s_.table, s_.options.transposes, s_.tuning.pool_page_blocks);
+      ts.source.set_first_rows(rows_lo_, rows_hi_);
+      DirectSink sink{s_.bitmap()};
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        const WorkItem it = items[i];
+        for (int k = it.lo; k <= it.hi; ++k) {
+          if (s_.stop_requested()) return true;
+          const std::uint64_t before = sink.marks;
+          WorkItem one = it;
+          one.lo = one.hi = k;
+          extend(ts, one, sink, ItemPosition{0, k}, [] { return false; });
+          s_.window_level(k).marks += sink.marks - before;
+        }
+      }
+      return s_.stop_requested();
+    }
+    const std::size_t segments = static_cast<std::size_t>(s_.window_bits >> config::kSegmentBitsLog2);
+    std::vector<std::uint64_t> segment_marks(segments, 0);
+    const int gen = ++s_.generation;
+    ProgressThrottle throttle(progress, lo, items.size());
+    std::atomic<std::size_t> cursor{0};
+    Remainders left;
+    while (cursor.load() < items.size() || !left.empty()) {
+      generate_round(items, cursor, left, throttle, gen, segments,
+                     [&](ThreadState& ts, const Piece& piece, std::uint64_t room) {
+        const std::uint64_t e0 = ts.buckets.entries();
+        const auto rest = extend(ts, piece.item, ts.buckets, piece.from,
+                                 [&] { return ts.buckets.entries() - e0 >= room; });
+        return std::pair{ts.buckets.entries() - e0, rest};
+      });
+      apply_round(gen, segment_marks);
+    }
+    count_segment_marks(segment_marks);
+    return s_.stop_requested();
+  }
+
+  /// The distributed form of run: this process extends its share of the
+  /// items; each round, the marks queued for other processes are exchanged
+  /// (all-to-all) and filed into their owners' buckets before every process
+  /// applies its own segments. Rounds go on, on every process, until no
+  /// process has items left or one of them raised the stop flag.
+  bool run_distributed(const ItemList& all_items, int lo, const ProgressFn& progress) {
+    if (all_items.size() == 0) return false;  // the same on every process: no round, nothing marked
+    const ShareList items = my_share(all_items);
+    const std::uint64_t segments = s_.own_hi - s_.own_lo;
+    const std::vector<std::uint64_t> bounds = owner_bounds();
+    std::vector<std::uint64_t> segment_marks(segments, 0);
+    const int gen = ++s_.generation;
+    ProgressThrottle throttle(progress, lo, items.size());
+    std::atomic<std::size_t> cursor{0};
+    Remainders left;
+    std::vector<std::uint64_t> send, received;
+    std::vector<std::size_t> send_counts(static_cast<std::size_t>(s_.procs)), received_counts;
+    bool stopped = false;
+    for (;;) {
+      generate_round(items, cursor, left, throttle, gen, static_cast<std::size_t>(segments),
+                     [&](ThreadState& ts, const Piece& piece, std::uint64_t room) {
+        RoutedSink sink{&ts.buckets, ts.outgoing.data(), bounds.data(), s_.procs, s_.me};
+        const std::uint64_t e0 = ts.buckets.entries();
+        // A queued value takes 8 bytes, two of the buckets' 4-byte entries.
+        auto filed = [&] { return ts.buckets.entries() - e0 + 2 * sink.queued; };
+        const auto rest = extend(ts, piece.item, sink, piece.from, [&] { return filed() >= room; });
+        return std::pair{filed(), rest};
+      });
+      const RoundFlags flags = exchange_marks(gen, static_cast<std::size_t>(segments),
+                                              cursor.load() < items.size() || !left.empty(), send, send_counts,
+                                              received, received_counts);
+      apply_round(gen, segment_marks);
+      if (flags.stop) stopped = true;
+      if (flags.stop || !flags.more) break;
+    }
+    count_segment_marks(segment_marks);
+    return stopped;
+  }
+
+  /// Process p owns window bits [bounds[p], bounds[p + 1]): its share of
+  /// the window's segments (open_window).
+  std::vector<std::uint64_t> owner_bounds() const {
+    const std::uint64_t window_segments = s_.window_bits >> config::kSegmentBitsLog2;
+    std::vector<std::uint64_t> bounds;
+    for (int p = 0; p <= s_.procs; ++p)
+      bounds.push_back(window_segments * static_cast<std::uint64_t>(p) / static_cast<std::uint64_t>(s_.procs)
+                       << config::kSegmentBitsLog2);
+    return bounds;
+  }
+
+  /// This process's items: every process makes the same split of the items
+  /// into shares of about equal estimated work (share.hpp) and takes its
+  /// own, heaviest first so that its threads end together too (one process
+  /// alone takes every item, in that order). An item's work is estimated as
+  /// its sources times the sum over its target levels k of p(k - m): a
+  /// source of level m has about that many extensions to level k. Items of
+  /// a span and piece form one class, so the split is kept as runs of
+  /// items, never as a list.
+  ShareList my_share(const ItemList& all) const {
+    std::vector<detail::ItemRun> classes;
+    const auto pieces = static_cast<std::size_t>(all.pieces);
+    for (std::size_t l = 0; l < all.spans.size(); ++l) {
+      const detail::SourceSpan& span = all.spans[l];
+      const std::size_t count = (all.first[l + 1] - all.first[l]) / pieces;
+      if (count == 0) continue;
+      for (std::size_t p = 0; p < pieces; ++p) {
+        const WorkItem it = all[all.first[l] + p];
+        double per_source = 0;
+        for (int k = it.lo; k <= it.hi; ++k) per_source += static_cast<double>(s_.table.positions(k - it.level));
+        classes.push_back({all.first[l] + p, pieces, count, static_cast<double>(span.sources) * per_source});
+      }
+    }
+    return ShareList(all, detail::share_of(std::move(classes), s_.procs, s_.me));
+  }
+
+  /// Sends every thread's queued marks to their owners and files the marks
+  /// received into this process's buckets. Each process's message to each
+  /// other ends with two values, whether it has sources left and whether it
+  /// was told to stop, so the round needs no further agreement.
+  RoundFlags exchange_marks(int gen, std::size_t segments, bool more, std::vector<std::uint64_t>& send,
+                            std::vector<std::size_t>& send_counts, std::vector<std::uint64_t>& received,
+                            std::vector<std::size_t>& received_counts) {
+    const detail::PhaseTimer timer(s_.phases.applying);
+    const auto P = static_cast<std::size_t>(s_.procs);
+    std::fill(send_counts.begin(), send_counts.end(), 2);  // the two flags
+    for (ThreadState& ts : s_.states)
+      if (ts.generation == gen)
+        for (std::size_t p = 0; p < P; ++p) send_counts[p] += ts.outgoing[p].size();
+    std::vector<std::size_t> at(P, 0);
+    for (std::size_t p = 1; p < P; ++p) at[p] = at[p - 1] + send_counts[p - 1];
+    send.resize(at[P - 1] + send_counts[P - 1]);
+    for (ThreadState& ts : s_.states)
+      if (ts.generation == gen)
+        for (std::size_t p = 0; p < P; ++p) {
+          std::copy(ts.outgoing[p].begin(), ts.outgoing[p].end(), send.begin() + static_cast<std::ptrdiff_t>(at[p]));
+          at[p] += ts.outgoing[p].size();
+          ts.outgoing[p].clear();
+        }
+    const bool stop_here = s_.stop_requested();
+    for (std::size_t p = 0; p < P; ++p) {
+      send[at[p]] = more ? 1 : 0;
+      send[at[p] + 1] = stop_here ? 1 : 0;
+    }
+    s_.group->exchange(send, send_counts, received, received_counts);
+    RoundFlags flags;
+    const std::uint64_t first_bit = s_.own_lo << config::kSegmentBitsLog2;
+    std::size_t from = 0;
+    for (std::size_t q = 0; q < P; ++q) {
+      const std::size_t end = from + received_counts[q] - 2;
+      flags.more = flags.more || received[end] != 0;
+      flags.stop = flags.stop || received[end + 1] != 0;
+      // File process q's marks in parallel; a piece that starts on a range's
+      // length leaves it to the piece before, which reads one value past its end.
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(from, end, std::size_t{1} << 16),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+        ThreadState& ts = s_.states.local();
+        prepare(ts, gen, segments);
+        std::size_t i = r.begin();
+        if (received[i] & kRangeLength) ++i;
+        for (; i < r.end(); ++i) {
+          const std::uint64_t v = received[i];
+          if (v & kRangeStart) {
+            ts.buckets.range((v & ~kRangeStart) - first_bit, received[i + 1] & ~kRangeLength);
+            ++i;
+          } else {
+            ts.buckets.point(v - first_bit);
+          }
+        }
+      });
+      from = end + 2;
+    }
+    return flags;
+  }
+
+ private:
+  Sieve::Impl& s_;
+  std::vector<std::uint64_t> offsets_;  // where rank x of window level k sits: offsets_[k - n0] + x
+  int rows_lo_ = 1, rows_hi_ = kMaxTiles + 1;  // the window's first rows (a slice's)
+};
+
+bool Sieve::Impl::mark(const ItemList& items, int lo, const ProgressFn& progress) {
+  MarkingPass pass(*this);
+  return pass.run(items, lo, progress);
+}
+
+ItemList Sieve::Impl::items_of_levels(int from, int to, int lo) const {
+  const WindowLevel& first = window.front();
+  const int hi = window.back().n;
+  ItemList items;
+  items.lo = lo;
+  items.hi = hi;
+  // Every process of a group must make the same items: they share them out.
+  const std::size_t threads = distributed() ? static_cast<std::size_t>(group_threads)
+                                            : static_cast<std::size_t>(tuning.threads);
+  const std::size_t wanted = config::kItemsPerThread * threads;
+  std::vector<detail::SourceSpan> spans;
+  std::size_t parts = 0;
+  for (int m = from; m <= to; ++m) {
+    detail::SourceSpan s;
+    s.level = m;
+    const auto blocks = store.blocks(m);
+    s.block0 = 0;
+    s.block1 = blocks.size();
+    if (!first.whole()) {
+      // A slice of first rows a_lo..a_hi of level n: the sources whose first
+      // row is c, a_lo - (n - m) <= c <= a_hi, consecutive ranks.
+      const int d = first.n - m;
+      const std::uint64_t lo_rank = first.a_lo - d - 1 > 0 ? table.count(m, first.a_lo - d - 1) : 0;
+      const std::uint64_t hi_rank = table.count(m, first.a_hi);
+      s.block0 = store.first_block_from(m, lo_rank);
+      s.block1 = static_cast<std::size_t>(
+          std::partition_point(blocks.begin(), blocks.end(), [&](const StoreBlock& b) { return b.first_rank < hi_rank; }) -
+          blocks.begin());
+      if (s.block1 < s.block0) s.block1 = s.block0;
+    }
+    if (s.block0 == s.block1) continue;
+    // Sources per part: enough work per item that reading and decoding its
+    // block stays a small part of it, a power of two between
+    // config::kItemSources and a block.
+    double per_source = 0;
+    for (int k = lo; k <= hi; ++k) per_source += static_cast<double>(table.positions(k - m));
+    std::size_t sources = config::kItemSources;
+    while (sources < config::kStoreBlockRanks && static_cast<double>(sources) * per_source < kItemMarks) sources *= 2;
+    s.sources = sources;
+    s.parts = static_cast<int>(config::kStoreBlockRanks / sources);
+    // A level's parts beyond its sources (short blocks) are empty items.
+    parts += (s.block1 - s.block0) * static_cast<std::size_t>(s.parts);
+    spans.push_back(s);
+  }
+  const int levels = hi - lo + 1;
+  items.pieces = parts >= wanted ? 1
+                 : static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(levels),
+                                                         (wanted + parts - 1) / std::max<std::size_t>(parts, 1)));
+  for (const auto& s : spans) items.add(s);
+  return items;
+}
+
+}  // namespace chomp

@@ -1,0 +1,189 @@
+/// @file memory_plan.cpp
+/// @brief How a run fits its memory budget: the window (or slice) of
+/// bitmaps, the marks of a round, the buffers, and what the disk must hold.
+
+#include <tbb/info.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "config.hpp"
+#include "gap_code.hpp"
+#include "sieve_impl.hpp"
+
+namespace chomp {
+
+namespace {
+
+/// Conjectured density, a little above the measured one (0.276 at n = 153):
+/// the store's size is planned from it.
+constexpr double kPlannedRatio = 0.29;
+
+/// Bytes a thread keeps whatever the window: its decoder (the reuse records
+/// of every target level, about 1.1 KiB each), a block of the store as
+/// bytes and ranks, its share of the store writer's histograms.
+std::uint64_t per_thread_bytes(int max_tiles) {
+  return static_cast<std::uint64_t>(max_tiles + 1) * 1200 + config::kStoreBlockRanks * 12 +
+         detail::GapCode::kHistogramBins * 8 + (64 << 10);
+}
+
+/// Bytes of the buckets for a window of `bits` bits: the pools (two
+/// rounds' marks at most, generate_round), a pool page of slack per
+/// thread, and a partly filled 4 KiB block and a chain per segment and
+/// thread.
+std::uint64_t bucket_bytes(std::uint64_t bits, std::uint64_t round_marks, int threads, std::uint32_t page_blocks) {
+  const auto T = static_cast<std::uint64_t>(threads);
+  const std::uint64_t segments = (bits + config::kSegmentBits - 1) >> config::kSegmentBitsLog2;
+  return 2 * round_marks * sizeof(std::uint32_t) + T * page_blocks * detail::MarkBuckets::kBlockBytes +
+         segments * T * (detail::MarkBuckets::kBlockBytes + 64);
+}
+
+/// Bytes of the store's index at level max_tiles (every level's blocks).
+std::uint64_t index_bytes(const PartitionTable& t) {
+  double blocks = 0;
+  for (int n = 2; n <= t.max_tiles(); ++n) {
+    const double p = static_cast<double>(t.positions(n));
+    blocks += std::ceil(kPlannedRatio * p / std::log(p) / static_cast<double>(config::kStoreBlockRanks));
+  }
+  return static_cast<std::uint64_t>(blocks * sizeof(StoreBlock)) +
+         static_cast<std::uint64_t>(t.max_tiles()) * (sizeof(detail::GapCode) + 256);
+}
+
+/// Buffers of the scan and the store's writer (8 bytes a rank collected,
+/// about 3 more while it is coded), the partition table, the threads.
+std::uint64_t buffer_bytes(const PartitionTable& t, std::uint64_t scan_batch, int threads) {
+  const auto N = static_cast<std::uint64_t>(t.max_tiles() + 1);
+  return scan_batch * 11 + 2 * N * N * 8 + static_cast<std::uint64_t>(threads) * per_thread_bytes(t.max_tiles());
+}
+
+/// The largest window the run will hold (whole levels while they fit, else
+/// slices) and the most slices of a level.
+struct WindowPlan {
+  std::uint64_t bits = 0;
+  int most_slices = 1, first_sliced = 0;
+};
+
+WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t window_bits, int processes,
+                        const SieveOptions& o) {
+  WindowPlan plan;
+  for (int n0 = 1; n0 <= max_tiles;) {
+    const bool forced = o.min_slices > 1 && n0 >= o.slice_from;
+    const int last_whole = o.min_slices > 1 ? std::max(n0 - 1, o.slice_from - 1) : max_tiles;
+    const int n1 = forced ? n0 - 1 : detail::whole_window_end(t, n0, last_whole, window_bits, processes);
+    if (n1 >= n0) {
+      std::uint64_t bits = 0;
+      for (int k = n0; k <= n1; ++k) bits += detail::segment_aligned_bits(t.positions(k));
+      plan.bits = std::max(plan.bits, detail::share_bits(bits, processes));
+      n0 = n1 + 1;
+      continue;
+    }
+    const auto slices = detail::slices_of(t, n0, window_bits, processes, forced ? o.min_slices : 0);
+    for (const detail::Slice& s : slices) {
+      const std::uint64_t first = t.count(n0, s.lo - 1) & ~std::uint64_t{63};
+      plan.bits = std::max(plan.bits, detail::share_bits(detail::segment_aligned_bits(t.count(n0, s.hi) - first), processes));
+    }
+    plan.most_slices = std::max(plan.most_slices, static_cast<int>(slices.size()));
+    if (slices.size() > 1 && plan.first_sliced == 0) plan.first_sliced = n0;
+    ++n0;
+  }
+  return plan;
+}
+
+/// The smallest window that holds a slice of one first row of each level.
+std::uint64_t smallest_window_bits(const PartitionTable& t, int max_tiles, int processes) {
+  std::uint64_t bits = 0;
+  for (int n = 1; n <= max_tiles; ++n)
+    for (int a = 1; a <= n; ++a) {
+      const std::uint64_t first = t.count(n, a - 1) & ~std::uint64_t{63};
+      bits = std::max(bits, detail::share_bits(detail::segment_aligned_bits(t.count(n, a) - first), processes));
+    }
+  return bits;
+}
+
+}  // namespace
+
+detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o) {
+  Tuning tu;
+  tu.threads = o.threads > 0 ? o.threads : tbb::info::default_concurrency();
+  const PartitionTable t(max_tiles);
+  if (o.memory_budget == 0) {
+    tu.window_bits = o.window_bits ? o.window_bits : config::kWindowBytes * 8;
+    tu.round_marks = o.round_marks ? o.round_marks : config::kRoundMarks;
+    tu.scan_batch = o.scan_batch ? o.scan_batch : config::kScanBatchRanks;
+    tu.pool_page_blocks = 0;
+    return tu;
+  }
+  const std::uint64_t B = o.memory_budget;
+  tu.scan_batch = o.scan_batch ? o.scan_batch : std::clamp<std::uint64_t>(B / 64 / 11, 4096, config::kScanBatchRanks);
+  tu.round_marks = o.round_marks ? o.round_marks : std::clamp<std::uint64_t>(B / 16 / 8, 1 << 16, config::kRoundMarks);
+  tu.pool_page_blocks = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+      tu.round_marks * 8 / static_cast<std::uint64_t>(tu.threads) / 4 / MarkBuckets::kBlockBytes, 512, 2048));
+  const std::uint64_t fixed = buffer_bytes(t, tu.scan_batch, tu.threads) + index_bytes(t) +
+                              bucket_bytes(0, tu.round_marks, tu.threads, tu.pool_page_blocks);
+  // What is left holds the window's bits (1/8 byte each) and, per thread,
+  // a bucket block and a chain per segment of 2^21 bits.
+  const double per_bit = 1.0 / 8 + static_cast<double>(tu.threads) * (MarkBuckets::kBlockBytes + 64) /
+                                       static_cast<double>(config::kSegmentBits);
+  const double bits = B > fixed ? static_cast<double>(B - fixed) / per_bit : 0.0;
+  tu.window_bits = static_cast<std::uint64_t>(bits) & ~(config::kSegmentBits - 1);
+  if (o.window_bits) tu.window_bits = std::min(tu.window_bits, o.window_bits);
+  return tu;
+}
+
+MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes) {
+  const PartitionTable t(max_tiles);
+  const detail::Tuning tu = detail::tuning_for(max_tiles, o);
+  MemoryPlan plan;
+  plan.budget = o.memory_budget;
+  plan.threads = tu.threads;
+  plan.window_bits = tu.window_bits;
+  plan.round_marks = tu.round_marks;
+  plan.scan_batch = tu.scan_batch;
+  plan.index_bytes = index_bytes(t);
+  plan.buffer_bytes = buffer_bytes(t, tu.scan_batch, tu.threads);
+  const std::uint32_t page = tu.pool_page_blocks ? tu.pool_page_blocks : 2048;
+  WindowPlan windows;
+  try {
+    windows = plan_windows(t, max_tiles, tu.window_bits, processes, o);
+  } catch (const BudgetTooSmall&) {
+    // The smallest budget: a window of one first row of the largest group,
+    // with the buffers and rounds that budget would get.
+    const std::uint64_t bits = smallest_window_bits(t, max_tiles, processes);
+    std::uint64_t smallest = plan.buffer_bytes + plan.index_bytes + bits / 8 + bucket_bytes(bits, tu.round_marks, tu.threads, page);
+    SieveOptions larger = o;
+    for (int i = 0; i < 64; ++i) {
+      larger.memory_budget = smallest;
+      if (detail::tuning_for(max_tiles, larger).window_bits >= bits) break;
+      smallest += smallest / 16;
+    }
+    throw BudgetTooSmall("a run to " + std::to_string(max_tiles) + " tiles needs a window of at least " +
+                             std::to_string(bits / 8) + " bytes (one first row of its largest level)",
+                         smallest);
+  }
+  plan.bitmap_bytes = windows.bits / 8;
+  plan.bucket_bytes = bucket_bytes(windows.bits, tu.round_marks, tu.threads, page);
+  plan.most_slices = windows.most_slices;
+  plan.first_sliced = windows.first_sliced;
+  return plan;
+}
+
+DiskPlan plan_disk(int max_tiles) {
+  const PartitionTable t(max_tiles);
+  DiskPlan plan;
+  double store = 64;
+  for (int n = 2; n <= max_tiles; ++n) {
+    const double p = static_cast<double>(t.positions(n));
+    const double losing = kPlannedRatio * p / std::log(p);
+    // Bits a gap: about log2 of the mean gap plus 1.1 (measured: 7.21 bits
+    // at n = 110, mean gap 71.8), and the blocks' index.
+    const double bits = std::max(1.0, std::log2(p / losing) + 1.1);
+    store += losing * bits / 8 + std::ceil(losing / static_cast<double>(config::kStoreBlockRanks)) * 48 + 400;
+  }
+  plan.store_bytes = static_cast<std::uint64_t>(store);
+  // The result file: about 40 KiB of attributes and dataset headers, and a
+  // row of 11 columns in chunks of their own per level.
+  plan.result_bytes = (std::uint64_t{64} << 10) + static_cast<std::uint64_t>(max_tiles) * 1024;
+  return plan;
+}
+
+}  // namespace chomp

@@ -1,0 +1,189 @@
+/// @file sieve_impl.hpp
+/// @brief The sieve's state, shared by its rooms: the level loop
+/// (sieve.cpp), the window and its slices (window.cpp), marking in rounds
+/// (marking.cpp), transposes (transposes.cpp), the scan (scan.cpp) and the
+/// memory plan (memory_plan.cpp). Internal: not part of the library's
+/// interface.
+#pragma once
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/task_arena.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "buckets.hpp"
+#include "chomp/process_group.hpp"
+#include "chomp/sieve.hpp"
+#include "extensions.hpp"
+#include "huge_pages.hpp"
+#include "work_items.hpp"
+
+namespace chomp {
+
+namespace detail {
+
+using Clock = std::chrono::steady_clock;
+
+/// Adds the wall time of its scope to a phase's seconds.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(double& seconds) : seconds_(seconds) {}
+  ~PhaseTimer() { seconds_ += std::chrono::duration<double>(Clock::now() - start_).count(); }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  double& seconds_;
+  Clock::time_point start_ = Clock::now();
+};
+
+std::uint64_t segment_aligned_bits(std::uint64_t bits);
+
+/// The bits of a window that one of `processes` processes holds at most:
+/// its share of the segments, rounded up.
+std::uint64_t share_bits(std::uint64_t bits, int processes);
+
+/// First rows lo..hi of level n: the ranks [count(n, lo - 1), count(n, hi)).
+struct Slice {
+  int lo = 1, hi = 1;
+};
+
+/// The slices of level n for a window of at most `window_bits` bits per
+/// process (all of the level when it fits, at least `min_slices`), highest
+/// first rows first. Throws BudgetTooSmall when one first row's positions
+/// do not fit.
+std::vector<Slice> slices_of(const PartitionTable& t, int n, std::uint64_t window_bits, int processes,
+                             int min_slices);
+
+/// The last level of a window of whole levels that starts at n0 within
+/// `window_bits` bits per process (n0 - 1 when not even n0 fits whole).
+int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t window_bits, int processes);
+
+/// Per-thread state, kept as long as the sieve: the decoder of sources,
+/// the block of the store it last read, its buckets.
+struct ThreadState {
+  ThreadState(const PartitionTable& t, bool canonical_only, std::uint32_t pool_page_blocks)
+      : source(t), buckets(pool_page_blocks) {
+    source.set_canonical_only(canonical_only);
+  }
+  Source source;
+  // The block of the store read last (level, index), decoded.
+  int block_level = 0;
+  std::size_t block_index = 0;
+  std::vector<std::uint64_t> ranks;
+  std::vector<std::uint8_t> bytes;
+  MarkBuckets buckets;
+  int generation = -1;  // the window pass the buckets were prepared for
+  // Distributed sieve: marks for other processes' segments, per process.
+  std::vector<std::vector<std::uint64_t>> outgoing;
+};
+
+/// How the sieve's sizes follow from its options (memory_plan.cpp).
+struct Tuning {
+  int threads = 1;
+  std::uint64_t window_bits = 0;
+  std::uint64_t round_marks = 0;
+  std::uint64_t scan_batch = 0;
+  std::uint32_t pool_page_blocks = 0;
+};
+Tuning tuning_for(int max_tiles, const SieveOptions& options);
+
+}  // namespace detail
+
+/// One level (or slice of it) held in the window: its ranks [lo, hi), of
+/// first rows a_lo..a_hi, rank `held` (lo rounded down to a multiple of
+/// 64) at window bit `base`.
+struct WindowLevel {
+  int n = 0;
+  int a_lo = 1, a_hi = 1;
+  std::uint64_t lo = 0, hi = 0, held = 0;
+  std::uint64_t base = 0;
+  std::uint64_t marks = 0;  // applied so far
+  bool whole() const { return a_lo == 1 && a_hi >= n; }
+  /// Where rank x of the level sits in the window: offset + x.
+  std::uint64_t offset() const { return base - held; }
+};
+
+struct Sieve::Impl {
+  Impl(int max_tiles, LosingStore& store, const SieveOptions& options, ProcessGroup* group);
+
+  PartitionTable table;
+  LosingStore& store;
+  SieveOptions options;
+  int max;
+  int procs = 1, me = 0;
+  ProcessGroup* group = nullptr;
+  detail::Tuning tuning;
+  MemoryPlan memory_plan;
+  tbb::task_arena arena;
+  PhaseTimes phases;
+  int done = 0;
+  const std::atomic<bool>* stop = nullptr;
+
+  // The window: window levels, each at a segment-aligned base of one
+  // buffer (allocated for the largest window); this process holds window
+  // segments [own_lo, own_hi).
+  std::vector<WindowLevel> window;
+  std::uint64_t window_bits = 0;
+  std::uint64_t own_lo = 0, own_hi = 0;
+  detail::HugeBuffer bitmap_memory;
+  std::uint64_t* bitmap() const { return bitmap_memory.as<std::uint64_t>(); }
+  // Whether the losing positions of level `done` have yet to mark the
+  // window's levels above it (next_level does that first).
+  bool mark_pending = false;
+  std::uint64_t group_threads = 0;  // every process's threads together
+  tbb::enumerable_thread_specific<detail::ThreadState> states;
+  int generation = 0;
+  std::vector<std::uint64_t> scan_buffer;
+
+  bool distributed() const { return group != nullptr; }
+  bool stop_requested() const { return stop && stop->load(std::memory_order_relaxed); }
+  SieveInterrupted interrupted(int n) const;
+
+  // ---- sieve.cpp: the level loop ----
+  LevelResult next_level(const ProgressFn& progress);
+  LevelResult finish_level(int n, const std::vector<detail::Slice>& slices, const ProgressFn& progress,
+                           double& window_seconds);
+  StoredLevel finish_store_level(int n);
+  void share_pending_blocks(int n);
+
+  // ---- window.cpp ----
+  /// Holds `parts` (consecutive whole levels, or one slice) as the window:
+  /// clears their bits and sets those that are not canonical.
+  void open_window(const std::vector<WindowLevel>& parts);
+  void close_window() { window.clear(), window_bits = 0, mark_pending = false; }
+  void set_not_canonical_bits();
+  WindowLevel& window_level(int n);
+
+  // ---- marking.cpp ----
+  /// Work items extending the losing positions of levels from..to into
+  /// the window's levels lo..(last).
+  detail::ItemList items_of_levels(int from, int to, int lo) const;
+  /// Marks the extensions of every item into the window. Returns whether
+  /// the stop flag was raised (agreed on by every process): the window is
+  /// then partly marked.
+  bool mark(const detail::ItemList& items, int lo, const ProgressFn& progress);
+
+  // ---- transposes.cpp ----
+  /// Clears the transposes of the canonical losing positions of window
+  /// level n (of its slice) that land in it.
+  void add_transposes(int n);
+  /// A slice of level n: clears the transposes of the losing positions
+  /// found in the slices above it (the store's level n so far) that land
+  /// in it.
+  void add_transposes_from_store(int n);
+  /// Clears window bits (a distributed sieve sends the others' to them).
+  void clear_bits(std::vector<std::uint64_t>& mine, std::vector<std::uint64_t>& away);
+
+  // ---- scan.cpp ----
+  /// Collects the losing ranks of window level n into the store (a
+  /// distributed sieve: process 0's); returns them counted.
+  std::uint64_t scan_into_store(int n);
+};
+
+}  // namespace chomp
