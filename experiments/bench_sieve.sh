@@ -22,6 +22,10 @@
 # experiments/bench_sieve.sh FILE.csv 100; each row's git_revision says
 # which binary it was.
 #
+# What slices cost: SLICES="1 2 4" SLICE_FROM=100 runs chomp once per value
+# with --slices K --slice-from F (every level from F on alone in its window,
+# in K slices; 1: whole), recorded as program chomp-slicesK.
+#
 # Environment: THREADS (default "1 2"), NAIVE=0 to skip the naive sieve,
 # NAIVE_THREADS (default: THREADS) the thread counts it runs with,
 # NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap),
@@ -40,6 +44,8 @@ naive_max=${NAIVE_MAX:-110}
 read -r -a chomps <<< "${CHOMPS:-build/chomp}"
 [ ${#chomps[@]} -gt 0 ] || { echo "error: CHOMPS names no binary" >&2; exit 1; }
 rounds=${ROUNDS:-1}
+read -r -a slice_counts <<< "${SLICES:-0}"
+slice_from=${SLICE_FROM:-1}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be a positive number, not '$rounds'" >&2; exit 1; }
 naive=build/benchmarks/chomp_naive_sieve
 for chomp in "${chomps[@]}"; do
@@ -95,12 +101,21 @@ measure() {  # program n t revision command...
 for ((round = 1; round <= rounds; round++)); do
   for n in "${sizes[@]}"; do
     for t in $threads; do
-      for i in "${!chomps[@]}"; do
-        chomp=${chomps[i]}
-        # With several binaries, each keeps its own log (-b1, -b2, ...).
-        tag=$([ ${#chomps[@]} -gt 1 ] && echo "-b$((i + 1))" || true)
-        measure chomp "$n" "$t" "$(revision "$chomp")" "$chomp" sieve --max-tiles "$n" --threads "$t" \
-          --output "out/bench-$n.h5" --force
+      for k in "${slice_counts[@]}"; do
+        for i in "${!chomps[@]}"; do
+          chomp=${chomps[i]}
+          # With several binaries, each keeps its own log (-b1, -b2, ...).
+          tag=$([ ${#chomps[@]} -gt 1 ] && echo "-b$((i + 1))" || true)
+          program=chomp
+          slicing=()
+          if [ "$k" != 0 ]; then
+            program=chomp-slices$k
+            tag=$tag-s$k
+            slicing=(--slices "$k" --slice-from "$slice_from")
+          fi
+          measure "$program" "$n" "$t" "$(revision "$chomp")" "$chomp" sieve --max-tiles "$n" --threads "$t" \
+            --output "out/bench-$n.h5" --force "${slicing[@]}"
+        done
       done
     done
     if [ "${NAIVE:-1}" = 1 ] && [ "$n" -le "$naive_max" ]; then
