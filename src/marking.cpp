@@ -503,8 +503,10 @@ ItemList Sieve::Impl::items_of_levels(int from, int to, int lo) const {
     while (sources < config::kStoreBlockRanks && static_cast<double>(sources) * per_source < kItemMarks) sources *= 2;
     s.sources = sources;
     s.parts = static_cast<int>(config::kStoreBlockRanks / sources);
-    // A level's parts beyond its sources (short blocks) are empty items.
-    parts += (s.block1 - s.block0) * static_cast<std::size_t>(s.parts);
+    // The parts that hold sources (a short block's last ones are empty
+    // items): what keeps the threads busy. A level of a few dozen losing
+    // positions is one part, whose target levels are then cut into pieces.
+    for (std::size_t b = s.block0; b < s.block1; ++b) parts += (blocks[b].count + sources - 1) / sources;
     spans.push_back(s);
   }
   const int levels = hi - lo + 1;

@@ -67,8 +67,8 @@ WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t wi
                         const SieveOptions& o) {
   WindowPlan plan;
   for (int n0 = 1; n0 <= max_tiles;) {
-    const bool forced = o.min_slices > 1 && n0 >= o.slice_from;
-    const int last_whole = o.min_slices > 1 ? std::max(n0 - 1, o.slice_from - 1) : max_tiles;
+    const bool forced = o.min_slices > 0 && n0 >= o.slice_from;
+    const int last_whole = o.min_slices > 0 ? std::max(n0 - 1, o.slice_from - 1) : max_tiles;
     const int n1 = forced ? n0 - 1 : detail::whole_window_end(t, n0, last_whole, window_bits, processes);
     if (n1 >= n0) {
       std::uint64_t bits = 0;
@@ -102,7 +102,14 @@ std::uint64_t smallest_window_bits(const PartitionTable& t, int max_tiles, int p
 
 }  // namespace
 
-detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o) {
+/// A distributed sieve's exchange: a round's marks for other processes
+/// (8 bytes each, queued by the threads), packed into one message, and as
+/// many received.
+static std::uint64_t exchange_bytes(std::uint64_t round_marks, int processes) {
+  return processes > 1 ? 3 * round_marks * sizeof(std::uint64_t) : 0;
+}
+
+detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int processes) {
   Tuning tu;
   tu.threads = o.threads > 0 ? o.threads : tbb::info::default_concurrency();
   const PartitionTable t(max_tiles);
@@ -119,7 +126,8 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o) {
   tu.pool_page_blocks = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
       tu.round_marks * 8 / static_cast<std::uint64_t>(tu.threads) / 4 / MarkBuckets::kBlockBytes, 512, 2048));
   const std::uint64_t fixed = buffer_bytes(t, tu.scan_batch, tu.threads) + index_bytes(t) +
-                              bucket_bytes(0, tu.round_marks, tu.threads, tu.pool_page_blocks);
+                              bucket_bytes(0, tu.round_marks, tu.threads, tu.pool_page_blocks) +
+                              exchange_bytes(tu.round_marks, processes);
   // What is left holds the window's bits (1/8 byte each) and, per thread,
   // a bucket block and a chain per segment of 2^21 bits.
   const double per_bit = 1.0 / 8 + static_cast<double>(tu.threads) * (MarkBuckets::kBlockBytes + 64) /
@@ -132,7 +140,7 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o) {
 
 MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes) {
   const PartitionTable t(max_tiles);
-  const detail::Tuning tu = detail::tuning_for(max_tiles, o);
+  const detail::Tuning tu = detail::tuning_for(max_tiles, o, processes);
   MemoryPlan plan;
   plan.budget = o.memory_budget;
   plan.threads = tu.threads;
@@ -140,7 +148,7 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes) {
   plan.round_marks = tu.round_marks;
   plan.scan_batch = tu.scan_batch;
   plan.index_bytes = index_bytes(t);
-  plan.buffer_bytes = buffer_bytes(t, tu.scan_batch, tu.threads);
+  plan.buffer_bytes = buffer_bytes(t, tu.scan_batch, tu.threads) + exchange_bytes(tu.round_marks, processes);
   const std::uint32_t page = tu.pool_page_blocks ? tu.pool_page_blocks : 2048;
   WindowPlan windows;
   try {
@@ -153,7 +161,7 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes) {
     SieveOptions larger = o;
     for (int i = 0; i < 64; ++i) {
       larger.memory_budget = smallest;
-      if (detail::tuning_for(max_tiles, larger).window_bits >= bits) break;
+      if (detail::tuning_for(max_tiles, larger, processes).window_bits >= bits) break;
       smallest += smallest / 16;
     }
     throw BudgetTooSmall("a run to " + std::to_string(max_tiles) + " tiles needs a window of at least " +

@@ -33,7 +33,7 @@ Sieve::Impl::Impl(int max_tiles, LosingStore& s, const SieveOptions& o, ProcessG
     : table(max_tiles), store(s), options(o), max(max_tiles),
       states([this] { return detail::ThreadState(table, options.transposes, tuning.pool_page_blocks); }) {
   if (g && g->size() > 1) group = g, procs = g->size(), me = g->index();
-  tuning = detail::tuning_for(max, options);
+  tuning = detail::tuning_for(max, options, procs);
   memory_plan = plan_run(max, options, procs);
   arena.initialize(tuning.threads);
   done = store.levels();
@@ -65,8 +65,8 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
     if (window.empty() || n > window.back().n) {
       // With SieveOptions::min_slices, levels from slice_from on are cut
       // into slices whatever the budget, and no whole window reaches them.
-      const bool forced = options.min_slices > 1 && n >= options.slice_from;
-      const int last_whole = options.min_slices > 1 ? std::max(n - 1, options.slice_from - 1) : max;
+      const bool forced = options.min_slices > 0 && n >= options.slice_from;
+      const int last_whole = options.min_slices > 0 ? std::max(n - 1, options.slice_from - 1) : max;
       const int n1 = forced ? n - 1 : detail::whole_window_end(table, n, last_whole, tuning.window_bits, procs);
       if (n1 < n) {
         const auto slices = detail::slices_of(table, n, tuning.window_bits, procs, forced ? options.min_slices : 0);

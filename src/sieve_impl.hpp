@@ -91,7 +91,7 @@ struct Tuning {
   std::uint64_t scan_batch = 0;
   std::uint32_t pool_page_blocks = 0;
 };
-Tuning tuning_for(int max_tiles, const SieveOptions& options);
+Tuning tuning_for(int max_tiles, const SieveOptions& options, int processes);
 
 }  // namespace detail
 

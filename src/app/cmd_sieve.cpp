@@ -45,6 +45,7 @@ struct SieveArgs {
   bool quiet = false;
   int store_losing = 0;
   std::string memory_limit;
+  int processes = 0;   // --processes: plan for this many MPI processes (dry runs)
   int slices = 0;      // at least this many slices a level (measurements)
   int slice_from = 1;  //   from this level on
   // Whether the user gave them: a resumed run otherwise takes the file's.
@@ -383,12 +384,16 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   SieveOptions options;
   options.threads = threads;
   options.memory_budget = budget.sieve;
-  if (a.slices > 1) options.min_slices = a.slices, options.slice_from = a.slice_from;
-  const MemoryPlan plan = plan_or_refuse(max_tiles, options, budget, cluster.processes());
+  if (a.slices > 0) options.min_slices = a.slices, options.slice_from = a.slice_from;
+  if (a.processes > 0 && !a.dry_run)
+    throw UsageError("--processes " + std::to_string(a.processes) + " only plans (with --dry-run): an MPI run "
+                     "takes its process count from mpirun or srun");
+  const int processes = a.processes > 0 ? a.processes : cluster.processes();
+  const MemoryPlan plan = plan_or_refuse(max_tiles, options, budget, processes);
   const DiskPlan disk = plan_disk(max_tiles);
   const std::uint64_t free_disk = free_bytes_beside(a.output);
   if (a.dry_run)
-    print_plan(std::cout, max_tiles, plan, disk, budget, free_disk, cluster.processes());
+    print_plan(std::cout, max_tiles, plan, disk, budget, free_disk, processes);
   else
     print_plan_line(max_tiles, plan, disk, budget, free_disk, cluster.processes());
   // The disk: what the store will hold beyond what it holds now.
@@ -600,11 +605,15 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "(default: nine tenths of the available memory)")
       ->check(byte_size());
   sub.add_option("--slices", a->slices,
-                 "Cut every level (from --slice-from on) into at least K slices, whatever the budget (for "
-                 "measuring what slices cost)")
+                 "Finish every level from --slice-from on in a window of its own, cut into at least K slices "
+                 "whatever the budget (for measuring what slices cost; 1: whole, one level a window)")
       ->check(whole_number(1, 64));
   sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts")->check(whole_number(1, kMaxTiles));
   sub.add_flag("--dry-run", a->dry_run, "Print the memory and disk plan on stdout, check it, and exit");
+  sub.add_option("--processes", a->processes,
+                 "With --dry-run: plan for K MPI processes, the memory per process (an MPI run takes its count "
+                 "from mpirun)")
+      ->check(whole_number(1, 1 << 20));
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
   return [a] { return run_sieve(*a); };
 });

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The long run: levels 1..N (default 170) of `chomp sieve`, in legs. Each
+# call starts the run, or resumes it where the last leg stopped, in the
+# background at the lowest priority, with its log beside it:
+#
+#   experiments/long_run.sh [N]           start or resume (returns at once)
+#   experiments/long_run.sh --stop        stop it cleanly (SIGTERM; waits)
+#   experiments/long_run.sh --status      the level it reached, the last lines of its log
+#
+# The run's folder is RUN_DIR (default /var/tmp/chomp-run), outside any work
+# tree: levels-N.h5 (the result file), levels-N.store (its losing positions,
+# tens of GB at N = 170), leg-K.log (one log per leg, with the program's
+# revision and command), and chomp (a copy of the binary the legs run, so
+# that a rebuild in the work tree does not change a running leg).
+# MEMORY_LIMIT (default 18G) leaves room for other work on a 24 GiB machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+run_dir=${RUN_DIR:-/var/tmp/chomp-run}
+limit=${MEMORY_LIMIT:-18G}
+
+running_pid() {
+  [ -f "$run_dir/pid" ] || return 1
+  local pid
+  pid=$(cat "$run_dir/pid")
+  kill -0 "$pid" 2>/dev/null && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = chomp ] && echo "$pid"
+}
+
+case ${1:-} in
+  --stop)
+    if pid=$(running_pid); then
+      kill -TERM "$pid"
+      while kill -0 "$pid" 2>/dev/null; do sleep 1; done
+      echo "stopped the run (pid $pid)"
+    else
+      echo "no run is going"
+    fi
+    exit 0 ;;
+  --status)
+    if pid=$(running_pid); then echo "running (pid $pid)"; else echo "not running"; fi
+    last=$(ls -t "$run_dir"/leg-*.log 2>/dev/null | head -n 1 || true)
+    [ -n "$last" ] && { echo "$last:"; tail -n 5 "$last"; }
+    exit 0 ;;
+esac
+
+n=${1:-170}
+[[ $n =~ ^[0-9]+$ ]] || { echo "usage: $0 [N] | --stop | --status" >&2; exit 2; }
+if pid=$(running_pid); then
+  echo "the run is going already (pid $pid); $0 --status shows where"
+  exit 0
+fi
+mkdir -p "$run_dir"
+[ -x build/chomp ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
+cp build/chomp "$run_dir/chomp.new" && mv "$run_dir/chomp.new" "$run_dir/chomp"
+legs=$(ls "$run_dir"/leg-*.log 2>/dev/null | wc -l)
+log=$run_dir/leg-$((legs + 1)).log
+{
+  echo "# leg $((legs + 1)): $(date -u +%Y-%m-%dT%H:%M:%SZ), $("$run_dir/chomp" --version), host $(hostname)"
+  echo "# nice -n 19 $run_dir/chomp sieve --max-tiles $n --output $run_dir/levels-$n.h5 --resume --memory-limit $limit"
+} > "$log"
+nohup nice -n 19 "$run_dir/chomp" sieve --max-tiles "$n" --output "$run_dir/levels-$n.h5" --resume \
+  --memory-limit "$limit" >> "$log" 2>&1 < /dev/null &
+echo $! > "$run_dir/pid"
+echo "leg $((legs + 1)) started (pid $!); log: $log"
