@@ -200,9 +200,14 @@ void GapCode::code_block(std::span<const std::uint64_t> ranks, std::vector<std::
 
 bool GapCode::decode_block(std::span<const std::uint8_t> bytes, std::uint64_t first, std::size_t count,
                            std::uint64_t* out) const {
-  if (count == 0) return true;
-  out[0] = first;
-  if (bytes.size() % 8) return false;
+  Cursor c;
+  return decode_part(bytes, first, count, c, 0, count, out) && (count == 0 || c.pos <= bytes.size() * 8);
+}
+
+bool GapCode::decode_part(std::span<const std::uint8_t> bytes, std::uint64_t first, std::size_t count, Cursor& c,
+                          std::size_t from, std::size_t n, std::uint64_t* out) const {
+  if (n == 0) return true;
+  if (from + n > count || bytes.size() % 8) return false;
   // Peeks near the end read a zero-padded copy of the last bytes, and
   // beyond the end read zeros (a damaged block runs into them).
   const std::uint64_t end_bits = bytes.size() * 8;
@@ -217,8 +222,10 @@ bool GapCode::decode_block(std::span<const std::uint8_t> bytes, std::uint64_t fi
     return 0;
   };
   const std::uint64_t low_mask = (std::uint64_t{1} << k_) - 1;
-  std::uint64_t pos = 0, rank = first;
-  for (std::size_t i = 1; i < count; ++i) {
+  std::uint64_t pos = c.pos, rank = c.rank;
+  std::size_t index = c.index;
+  // Decodes the next gap: index, rank and pos move on.
+  const auto step = [&]() -> bool {
     if (pos >= end_bits) return false;
     std::uint64_t w = look(pos);
     const std::uint16_t e = table_[w & ((1U << kMaxCodeBits) - 1)];
@@ -240,9 +247,23 @@ bool GapCode::decode_block(std::span<const std::uint8_t> bytes, std::uint64_t fi
       rank += ((q << k_) | ((w >> len) & low_mask)) + 1;
     }
     pos += static_cast<std::uint64_t>(k_);
-    out[i] = rank;
+    ++index;
+    return true;
+  };
+  // Ranks [0, index) are known, rank the last of them: start again when
+  // the part begins before it, else decode on.
+  if (index == 0 || index > from + 1) index = 1, rank = first, pos = 0;
+  bool ok = true;
+  while (ok && index < from) ok = step();
+  std::size_t j = 0;
+  if (ok && index == from + 1) out[j++] = rank;
+  for (; ok && j < n; ++j) {
+    ok = step();
+    out[j] = rank;
   }
-  return pos <= end_bits;
+  c.pos = pos, c.rank = rank, c.index = index;
+  if (!ok) c = Cursor{};
+  return ok;
 }
 
 }  // namespace chomp::detail

@@ -67,6 +67,20 @@ class GapCode {
   bool decode_block(std::span<const std::uint8_t> bytes, std::uint64_t first, std::size_t count,
                     std::uint64_t* out) const;
 
+  /// Where decoding a block has got to: ranks [0, index) known, `rank` the
+  /// last of them, the next gap at bit `pos` (index 0: nothing decoded).
+  struct Cursor {
+    std::size_t index = 0;
+    std::uint64_t pos = 0;
+    std::uint64_t rank = 0;
+  };
+  /// Ranks [from, from + n) of a block of `count` ranks from `first` into
+  /// out, decoding on from the cursor when the part lies ahead of it (so
+  /// that the parts of a block taken in order decode it once), else from
+  /// the block's start. Returns false on damage (the cursor is reset).
+  bool decode_part(std::span<const std::uint8_t> bytes, std::uint64_t first, std::size_t count, Cursor& cursor,
+                   std::size_t from, std::size_t n, std::uint64_t* out) const;
+
  private:
   void build_tables();
 

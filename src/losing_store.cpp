@@ -495,6 +495,33 @@ void LosingStore::read_block(int n, std::size_t b, std::vector<std::uint64_t>& o
     throw StoreError(which + " does not decode to its ranks (damaged file)");
 }
 
+void LosingStore::read_part(int n, std::size_t b, std::size_t from, std::size_t count, BlockCursor& cur,
+                            std::vector<std::uint64_t>& out) const {
+  const LevelIndex& l = impl_->level(n);
+  const StoreBlock& blk = l.blocks[b];
+  const auto where = [&] {
+    return impl_->where() + ": level " + std::to_string(n) + ", block " + std::to_string(b) + " (ranks " +
+           std::to_string(blk.first_rank) + ".." + std::to_string(blk.last_rank) + ")";
+  };
+  if (cur.store != impl_->serial || cur.n != n || cur.b != b) {
+    cur.store = 0;
+    cur.bytes.resize(blk.bytes);
+    impl_->read_all(cur.bytes.data(), blk.bytes, blk.offset);
+    if (crc_of(cur.bytes.data(), blk.bytes) != blk.crc) throw StoreError(where() + " fails its checksum (damaged file)");
+    cur.store = impl_->serial, cur.n = n, cur.b = b;
+    cur.index = 0;
+  }
+  count = from < blk.count ? std::min<std::size_t>(count, blk.count - from) : 0;
+  out.resize(count);
+  GapCode::Cursor c{cur.index, cur.pos, cur.rank};
+  const bool ok = l.code.decode_part(cur.bytes, blk.first_rank, blk.count, c, from, count, out.data());
+  cur.index = c.index, cur.pos = c.pos, cur.rank = c.rank;
+  if (!ok || (c.index == blk.count && (c.rank != blk.last_rank || c.pos > cur.bytes.size() * 8))) {
+    cur.store = 0;
+    throw StoreError(where() + " does not decode to its ranks (damaged file)");
+  }
+}
+
 void LosingStore::read_ahead(int n, std::size_t b0, std::size_t b1) const {
   const auto& blocks = impl_->level(n).blocks;
   b1 = std::min(b1, blocks.size());

@@ -154,31 +154,30 @@ class MarkingPass {
   std::optional<ItemPosition> extend(ThreadState& ts, const WorkItem& item, Inner& inner, ItemPosition from,
                                      Full&& full) {
     const int m = item.level;
-    if (ts.block_level != m || ts.block_index != item.block) {
-      ts.block_level = 0;  // until the read succeeds
-      s_.store.read_block(m, item.block, ts.ranks, ts.bytes);
-      ts.block_level = m;
-      ts.block_index = item.block;
-      if (item.block % kReadAheadBlocks == 0) s_.store.read_ahead(m, item.block + kReadAheadBlocks, item.block + 2 * kReadAheadBlocks);
-    }
-    const std::size_t first = static_cast<std::size_t>(item.part) * item.sources;
-    const std::size_t last = std::min(first + item.sources, ts.ranks.size());
+    if (from.source == 0 && item.part == 0 && item.block % kReadAheadBlocks == 0 && from.level == item.lo)
+      s_.store.read_ahead(m, item.block + kReadAheadBlocks, item.block + 2 * kReadAheadBlocks);
+    // The part's sources from `from` on (a part of a block: its 4,096 ranks
+    // decoded at once would push the marking's data out of L1).
+    const std::size_t first = static_cast<std::size_t>(item.part) * item.sources + from.source;
+    s_.store.read_part(m, item.block, first, item.sources - from.source, ts.block, ts.ranks);
+    const std::size_t count = ts.ranks.size();
     const int n0 = s_.window.front().n;
-    for (std::size_t i = first + from.source; i < last; ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
       const std::uint64_t r = ts.ranks[i];
-      if (i == first + from.source)
+      if (i == 0)
         ts.source.decode(m, r);
       else
         ts.source.seek(r);
-      for (int k = i == first + from.source ? from.level : item.lo; k <= item.hi;) {
+      for (int k = i == 0 ? from.level : item.lo; k <= item.hi;) {
         // Levels up to config::kJointExtraTiles above the source in one
         // walk over its corners, the others one at a time.
         const int joint_top = m + config::kJointExtraTiles;
         const int top = k <= joint_top ? std::min(item.hi, joint_top) : k;
         ts.source.for_each_extension(k - m, top - m, inner, offsets_.data() + (k - n0));
         k = top + 1;
-        const bool end = k > item.hi && i + 1 == last;
-        if (!end && full()) return k <= item.hi ? ItemPosition{i - first, k} : ItemPosition{i + 1 - first, item.lo};
+        const bool end = k > item.hi && i + 1 == count;
+        if (!end && full())
+          return k <= item.hi ? ItemPosition{from.source + i, k} : ItemPosition{from.source + i + 1, item.lo};
       }
     }
     return std::nullopt;

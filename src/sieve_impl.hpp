@@ -72,9 +72,8 @@ struct ThreadState {
     source.set_canonical_only(canonical_only);
   }
   Source source;
-  // The block of the store read last (level, index), decoded.
-  int block_level = 0;
-  std::size_t block_index = 0;
+  // The store's block being read, and the ranks of the item's part of it.
+  BlockCursor block;
   std::vector<std::uint64_t> ranks;
   std::vector<std::uint8_t> bytes;
   MarkBuckets buckets;

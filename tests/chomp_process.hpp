@@ -71,6 +71,7 @@ inline std::string read_text(const std::string& path) {
 struct ProcessResult {
   int exit_code = -1;  ///< the exit status, or -1 when a signal ended it
   int signal = 0;      ///< the signal that ended it, or 0
+  long max_rss_kib = 0;  ///< its peak resident memory (getrusage's ru_maxrss)
   std::string out, err;
 };
 
@@ -160,15 +161,17 @@ class ChompProcess {
   bool exited() {
     if (reaped_) return true;
     int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) record(status);
+    rusage usage{};
+    if (wait4(pid_, &status, WNOHANG, &usage) == pid_) record(status, usage);
     return reaped_;
   }
 
   ProcessResult wait() {
     if (!reaped_) {
       int status = 0;
-      waitpid(pid_, &status, 0);
-      record(status);
+      rusage usage{};
+      wait4(pid_, &status, 0, &usage);
+      record(status, usage);
     }
     result_.out = out();
     result_.err = err();
@@ -176,8 +179,9 @@ class ChompProcess {
   }
 
  private:
-  void record(int status) {
+  void record(int status, const rusage& usage) {
     reaped_ = true;
+    result_.max_rss_kib = usage.ru_maxrss;
     if (WIFEXITED(status)) result_.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result_.signal = WTERMSIG(status);
   }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -164,6 +165,51 @@ TEST(Resume, KilledTwiceMidLevelThenResumedEqualsUninterruptedRun) {
   EXPECT_NE(text(t, "resume_history").find(", revision " + text(t, "git_revision") + "): "), std::string::npos)
       << text(t, "resume_history");
   EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+}
+
+// Kills inside levels finished in slices (every level from 60 on in three,
+// each with its own pass over the store), resumed each time: the levels
+// equal an uninterrupted run's, rank for rank.
+TEST(Resume, KilledInsideSlicedLevelsThenResumedEqualsUninterruptedRun) {
+  ScratchDir dir;
+  const std::string ref = dir.file("ref.h5"), out = dir.file("run.h5");
+  const int max = kFullSize ? 74 : 56, from = kFullSize ? 60 : 44;
+  const std::string slicing_from = std::to_string(from);
+  const auto seed = test_seed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("CHOMP_TEST_SEED=" + std::to_string(seed));
+  ChompProcess reference({"sieve", "-n", std::to_string(max), "-t", "2", "-q", "-o", ref});
+  for (int at : {from + 2, from + 6}) {
+    ChompProcess run({"sieve", "-n", std::to_string(max), "-t", "2", "--resume", "--slices", "3", "--slice-from",
+                      slicing_from, "-o", out});
+    kill_inside_next_level(run, at, rng);
+    const ProcessResult killed = run.wait();
+    ASSERT_EQ(killed.signal, SIGKILL) << killed.err;
+    EXPECT_EQ(read_level_file(out).slices.back(), 3u) << "the last level saved was finished in slices";
+  }
+  const ProcessResult resumed =
+      run_chomp({"sieve", "--resume", "-t", "1", "--slices", "2", "--slice-from", slicing_from, "-q", "-o", out});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ASSERT_EQ(reference.wait().exit_code, 0);
+  expect_same_levels(ref, out);
+  expect_complete(read_level_file(out), max);
+}
+
+// A budget of 64 MiB: the run fits itself into it (windows of a level or
+// less, levels in slices) with the same levels as a run without one.
+TEST(Resume, AMemoryLimitOf64MiBHoldsWithTheSameLevels) {
+  if (!kFullSize) GTEST_SKIP() << "sanitizer builds hold far more memory than they allocate";
+  ScratchDir dir;
+  const std::string limited = dir.file("limited.h5");
+  const ProcessResult r = run_chomp({"sieve", "-n", "104", "-t", "2", "--memory-limit", "64M", "-o", limited});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(r.max_rss_kib, 96 * 1024) << "peak resident memory";
+  EXPECT_NE(r.err.find("levels from "), std::string::npos) << "some levels in slices: " << r.err;
+  const LevelTable t = read_level_file(limited);
+  expect_complete(t, 104);
+  expect_matches_references(t);
+  EXPECT_EQ(t.losing[99], 2806958u) << "L(100), from data/levels-153.csv";
+  EXPECT_GT(*std::max_element(t.slices.begin(), t.slices.end()), 1u);
 }
 
 // Many kills at random moments of a short run: early (while the file is

@@ -81,6 +81,18 @@ std::uint64_t rank_digest(std::uint64_t rank);
 /// A fresh id for a run (32 hexadecimal digits from std::random_device).
 std::string new_run_id();
 
+/// What a thread keeps of the store's block it reads a part at a time
+/// (LosingStore::read_part): the block's bytes, checked once, and how far
+/// they are decoded.
+struct BlockCursor {
+  std::uint64_t store = 0;  ///< the store's serial (0: no block held)
+  int n = 0;
+  std::size_t b = 0;
+  std::vector<std::uint8_t> bytes;
+  std::size_t index = 0;  ///< ranks decoded so far
+  std::uint64_t pos = 0, rank = 0;
+};
+
 class LosingStore {
  public:
   /// Creates the file (replacing one there) for a new run.
@@ -120,6 +132,13 @@ class LosingStore {
   /// ranks), checking its CRC; scratch is the caller's buffer for the
   /// bytes. Any thread may read at any time. Throws StoreError.
   void read_block(int n, std::size_t b, std::vector<std::uint64_t>& out, std::vector<std::uint8_t>& scratch) const;
+  /// Ranks [from, from + count) of block b of finished level n into out:
+  /// the block is read and checked once while `cursor` holds it, and its
+  /// parts taken in order are decoded once (a decoded block of 4,096 ranks
+  /// is 32 KiB, as large as a core's L1: parts keep the marking's data in
+  /// cache). Throws StoreError.
+  void read_part(int n, std::size_t b, std::size_t from, std::size_t count, BlockCursor& cursor,
+                 std::vector<std::uint64_t>& out) const;
   /// Asks the kernel to read blocks [b0, b1) of level n ahead.
   void read_ahead(int n, std::size_t b0, std::size_t b1) const;
   /// True when rank is a losing rank of finished level n.
