@@ -2,7 +2,7 @@
 /// @brief What the processes of a distributed sieve send each other (the
 /// bytes MPI would carry), per position and per mark of each level, with
 /// processes simulated by threads: the figures of
-/// experiments/cluster/README.md. A measurement, not a check.
+/// doc/MPI.md. A measurement, not a check.
 ///
 /// Usage: chomp_communication_volume [N]   (default 80; K = 2 and 4 processes)
 

@@ -37,7 +37,7 @@ case ${1:-} in
     exit 0 ;;
   --status)
     if pid=$(running_pid); then echo "running (pid $pid)"; else echo "not running"; fi
-    last=$(ls -t "$run_dir"/leg-*.log 2>/dev/null | head -n 1 || true)
+    last=$(ls -t "$run_dir"/leg-*.log 2>/dev/null | head -n 1) || true
     [ -n "$last" ] && { echo "$last:"; tail -n 5 "$last"; }
     exit 0 ;;
 esac
@@ -51,7 +51,9 @@ fi
 mkdir -p "$run_dir"
 [ -x build/chomp ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
 cp build/chomp "$run_dir/chomp.new" && mv "$run_dir/chomp.new" "$run_dir/chomp"
-legs=$(ls "$run_dir"/leg-*.log 2>/dev/null | wc -l)
+shopt -s nullglob
+logs=("$run_dir"/leg-*.log)
+legs=${#logs[@]}
 log=$run_dir/leg-$((legs + 1)).log
 {
   echo "# leg $((legs + 1)): $(date -u +%Y-%m-%dT%H:%M:%SZ), $("$run_dir/chomp" --version), host $(hostname)"

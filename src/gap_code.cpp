@@ -92,6 +92,28 @@ class BitWriter {
   int used_ = 0;
 };
 
+/// The rest of a gap whose quotient took the escape (rare), from bit p + len
+/// (past the escape's code): an Elias gamma code of q - 62, then k low
+/// bits. Returns the gap, or 0 when the bits cannot be one (damage).
+[[gnu::noinline]] std::uint64_t escaped_gap(const std::uint8_t* bits, std::uint64_t& p, std::uint64_t stop,
+                                            unsigned len, int k, std::uint64_t low_mask) {
+  p += len;
+  if (p >= stop) return 0;
+  std::uint64_t w = peek(bits, p);
+  if (w == 0) return 0;
+  const int z = std::countr_zero(w);
+  if (z > kMaxGammaZeros) return 0;
+  p += static_cast<std::uint64_t>(z) + 1;
+  if (p >= stop + 64) return 0;
+  w = peek(bits, p);
+  const std::uint64_t q = ((std::uint64_t{1} << z) | (w & ((std::uint64_t{1} << z) - 1))) + (GapCode::kEscape - 1);
+  p += static_cast<std::uint64_t>(z);
+  if (p >= stop + 64) return 0;
+  w = peek(bits, p);
+  p += static_cast<std::uint64_t>(k);
+  return ((q << k) | (w & low_mask)) + 1;
+}
+
 }  // namespace
 
 GapCode::GapCode() {
@@ -163,105 +185,164 @@ GapCode GapCode::fitted(const Histogram& histogram) {
 
 std::size_t GapCode::max_block_bytes(std::size_t count) {
   // A gap takes at most kMaxCodeBits + kMaxLowBits + a gamma code of
-  // 2 kMaxGammaZeros + 1 bits: 117 bits, under 15 bytes.
-  return (count * 15 + 15) / 8 * 8 + 8;
+  // 2 kMaxGammaZeros + 1 bits: 117 bits, under 15 bytes; and the header,
+  // and a partial last word for each stream.
+  return (count * 15 + 15) / 8 * 8 + kHeaderBytes + 8 * kStreams;
 }
+
+namespace {
+
+/// Writes one gap into a stream of bits.
+void put_gap(BitWriter& bits, std::uint64_t gap, int k, const std::array<std::uint16_t, GapCode::kSymbols>& codes,
+             const std::array<std::uint8_t, GapCode::kSymbols>& lengths) {
+  const std::uint64_t q = (gap - 1) >> k;
+  if (q < GapCode::kEscape) {
+    bits.put(codes[q], lengths[q]);
+  } else {
+    bits.put(codes[GapCode::kEscape], lengths[GapCode::kEscape]);
+    const std::uint64_t v = q - (GapCode::kEscape - 1);  // >= 1
+    const int z = std::bit_width(v) - 1;
+    int zeros = z;  // z zeros, then a one
+    for (; zeros > 31; zeros -= 31) bits.put(0, 31);
+    bits.put(std::uint64_t{1} << zeros, zeros + 1);
+    const std::uint64_t rest = v & ((std::uint64_t{1} << z) - 1);
+    if (z > 32) {
+      bits.put(rest & 0xffffffffU, 32);
+      bits.put(rest >> 32, z - 32);
+    } else {
+      bits.put(rest, z);
+    }
+  }
+  bits.put((gap - 1) & ((std::uint64_t{1} << k) - 1), k);
+}
+
+}  // namespace
 
 void GapCode::code_block(std::span<const std::uint64_t> ranks, std::vector<std::uint8_t>& out,
                          Histogram* histogram) const {
-  out.resize(max_block_bytes(ranks.size()));
-  BitWriter bits(out.data());
-  const std::uint64_t low_mask = (std::uint64_t{1} << k_) - 1;
+  // kStreams streams, gap i in stream i % kStreams, so that a decoder
+  // follows as many independent chains of bit positions at once; the header
+  // (kHeaderBytes) holds the bytes of each stream but the last.
+  const std::size_t most = max_block_bytes(ranks.size());
+  std::array<std::vector<std::uint8_t>, kStreams> streams;
+  std::array<std::uint8_t*, kStreams> starts{};
+  for (std::size_t t = 0; t < kStreams; ++t) streams[t].resize(most), starts[t] = streams[t].data();
+  std::array<BitWriter, kStreams> writers{BitWriter(starts[0]), BitWriter(starts[1]), BitWriter(starts[2]),
+                                          BitWriter(starts[3])};
+  static_assert(kStreams == 4, "one writer per stream");
   for (std::size_t i = 1; i < ranks.size(); ++i) {
     const std::uint64_t gap = ranks[i] - ranks[i - 1];
     if (histogram) ++(*histogram)[std::min<std::uint64_t>(gap, kHistogramBins - 1)];
-    const std::uint64_t q = (gap - 1) >> k_;
-    if (q < kEscape) {
-      bits.put(codes_[q], lengths_[q]);
-    } else {
-      bits.put(codes_[kEscape], lengths_[kEscape]);
-      const std::uint64_t v = q - (kEscape - 1);  // >= 1
-      const int z = std::bit_width(v) - 1;
-      int zeros = z;  // z zeros, then a one
-      for (; zeros > 31; zeros -= 31) bits.put(0, 31);
-      bits.put(std::uint64_t{1} << zeros, zeros + 1);
-      const std::uint64_t rest = v & ((std::uint64_t{1} << z) - 1);
-      if (z > 32) {
-        bits.put(rest & 0xffffffffU, 32);
-        bits.put(rest >> 32, z - 32);
-      } else {
-        bits.put(rest, z);
-      }
-    }
-    bits.put((gap - 1) & low_mask, k_);
+    put_gap(writers[i % kStreams], gap, k_, codes_, lengths_);
   }
-  out.resize(static_cast<std::size_t>(bits.finish() - out.data()));
+  std::array<std::uint32_t, kStreams> sizes{};
+  std::size_t total = kHeaderBytes;
+  for (std::size_t t = 0; t < kStreams; ++t) {
+    sizes[t] = static_cast<std::uint32_t>(writers[t].finish() - starts[t]);
+    total += sizes[t];
+  }
+  out.resize(total);
+  std::memcpy(out.data(), sizes.data(), kHeaderBytes);
+  std::size_t at = kHeaderBytes;
+  for (std::size_t t = 0; t < kStreams; ++t) {
+    std::memcpy(out.data() + at, starts[t], sizes[t]);
+    at += sizes[t];
+  }
 }
 
 bool GapCode::decode_block(std::span<const std::uint8_t> bytes, std::uint64_t first, std::size_t count,
                            std::uint64_t* out) const {
+  // The decoder reads past the bytes: a padded copy.
+  std::vector<std::uint8_t> padded(bytes.size() + kPadding, 0);
+  std::memcpy(padded.data(), bytes.data(), bytes.size());
   Cursor c;
-  return decode_part(bytes, first, count, c, 0, count, out) && (count == 0 || c.pos <= bytes.size() * 8);
+  return decode_part(std::span(padded).first(bytes.size()), first, count, c, 0, count, out) && (count == 0 || c.ended);
 }
 
 bool GapCode::decode_part(std::span<const std::uint8_t> bytes, std::uint64_t first, std::size_t count, Cursor& c,
                           std::size_t from, std::size_t n, std::uint64_t* out) const {
   if (n == 0) return true;
   if (from + n > count || bytes.size() % 8) return false;
-  // Peeks near the end read a zero-padded copy of the last bytes, and
-  // beyond the end read zeros (a damaged block runs into them).
-  const std::uint64_t end_bits = bytes.size() * 8;
-  constexpr std::size_t kTail = 16;
-  std::uint8_t tail[kTail + 8] = {};
-  const std::size_t safe = bytes.size() >= kTail ? bytes.size() - kTail : 0;  // peeks below this byte read bytes
-  std::memcpy(tail, bytes.data() + safe, bytes.size() - safe);
-  const auto look = [&](std::uint64_t pos) -> std::uint64_t {
-    const std::uint64_t byte = pos >> 3;
-    if (byte < safe) return peek(bytes.data(), pos);
-    if (byte < bytes.size()) return peek(tail, pos - safe * 8);
-    return 0;
-  };
-  const std::uint64_t low_mask = (std::uint64_t{1} << k_) - 1;
-  std::uint64_t pos = c.pos, rank = c.rank;
-  std::size_t index = c.index;
-  // Decodes the next gap: index, rank and pos move on.
-  const auto step = [&]() -> bool {
-    if (pos >= end_bits) return false;
-    std::uint64_t w = look(pos);
-    const std::uint16_t e = table_[w & ((1U << kMaxCodeBits) - 1)];
-    const int sym = e & 0xff, len = e >> 8;
-    std::uint64_t q = static_cast<std::uint64_t>(sym);
-    pos += static_cast<std::uint64_t>(len);
-    if (sym == kEscape) {
-      w = look(pos);
-      if (w == 0) return false;
-      const int z = std::countr_zero(w);
-      if (z > kMaxGammaZeros) return false;
-      pos += static_cast<std::uint64_t>(z) + 1;
-      w = look(pos);
-      q = ((std::uint64_t{1} << z) | (w & ((std::uint64_t{1} << z) - 1))) + (kEscape - 1);
-      pos += static_cast<std::uint64_t>(z);
-      w = look(pos);
-      rank += ((q << k_) | (w & low_mask)) + 1;
-    } else {
-      rank += ((q << k_) | ((w >> len) & low_mask)) + 1;
+  // bytes are followed by kPadding zero bytes: every peek below starts
+  // within its stream or at most 16 bytes past it (a gap's code and low
+  // bits take at most 20 bits, a gamma code 97; each step checks that it
+  // starts inside its stream), so no peek needs a bound of its own.
+  const std::uint8_t* data = bytes.data();
+  // Stream t holds gaps i = t (mod kStreams) and spans bits [start[t], end[t]).
+  std::uint64_t start[kStreams], end[kStreams];
+  {
+    std::uint32_t sizes[kStreams] = {};
+    if (bytes.size() < kHeaderBytes) return false;
+    std::memcpy(sizes, data, kHeaderBytes);
+    std::uint64_t at = kHeaderBytes;
+    for (std::size_t t = 0; t < kStreams; ++t) {
+      if (sizes[t] % 8 || at + sizes[t] > bytes.size()) return false;
+      start[t] = at * 8;
+      end[t] = (at + sizes[t]) * 8;
+      at += sizes[t];
     }
-    pos += static_cast<std::uint64_t>(k_);
+    if (at != bytes.size()) return false;
+  }
+  const std::uint64_t low_mask = (std::uint64_t{1} << k_) - 1;
+  std::uint64_t p0 = c.pos[0], p1 = c.pos[1], p2 = c.pos[2], p3 = c.pos[3];
+  std::uint64_t rank = c.rank;
+  std::size_t index = c.index;
+  // Decodes the next gap of the stream at p (ending at bit `stop`), 0 on
+  // damage; each stream's position is a chain of its own, in a register.
+  const auto step = [&](std::uint64_t& p, std::uint64_t stop) -> std::uint64_t {
+    if (p >= stop) [[unlikely]] return 0;
+    std::uint64_t w = peek(data, p);
+    const std::uint16_t e = table_[w & ((1U << kMaxCodeBits) - 1)];
+    const unsigned sym = e & 0xffU, len = e >> 8;
+    if (sym != kEscape) [[likely]] {
+      p += len + static_cast<unsigned>(k_);
+      return ((static_cast<std::uint64_t>(sym) << k_) | ((w >> len) & low_mask)) + 1;
+    }
+    return escaped_gap(data, p, stop, len, k_, low_mask);
+  };
+  // The gap of the next index, from its stream.
+  const auto next = [&]() -> bool {
+    std::uint64_t gap = 0;
+    switch (index % kStreams) {
+      case 0: gap = step(p0, end[0]); break;
+      case 1: gap = step(p1, end[1]); break;
+      case 2: gap = step(p2, end[2]); break;
+      default: gap = step(p3, end[3]); break;
+    }
+    rank += gap;
     ++index;
-    return true;
+    return gap != 0;
   };
   // Ranks [0, index) are known, rank the last of them: start again when
   // the part begins before it, else decode on.
-  if (index == 0 || index > from + 1) index = 1, rank = first, pos = 0;
+  if (index == 0 || index > from + 1) {
+    index = 1, rank = first;
+    p0 = start[0], p1 = start[1], p2 = start[2], p3 = start[3];
+  }
   bool ok = true;
-  while (ok && index < from) ok = step();
+  while (ok && index < from) ok = next();
   std::size_t j = 0;
   if (ok && index == from + 1) out[j++] = rank;
-  for (; ok && j < n; ++j) {
-    ok = step();
-    out[j] = rank;
+  while (ok && j < n && index % kStreams != 1) {
+    ok = next();
+    out[j++] = rank;
   }
-  c.pos = pos, c.rank = rank, c.index = index;
+  // Four gaps at a time, one from each stream, so that their chains overlap.
+  for (; ok && j + 3 < n; j += 4) {
+    const std::uint64_t g1 = step(p1, end[1]), g2 = step(p2, end[2]), g3 = step(p3, end[3]), g0 = step(p0, end[0]);
+    out[j] = rank += g1;
+    out[j + 1] = rank += g2;
+    out[j + 2] = rank += g3;
+    out[j + 3] = rank += g0;
+    ok = (g1 != 0) & (g2 != 0) & (g3 != 0) & (g0 != 0);
+    index += 4;
+  }
+  while (ok && j < n) {
+    ok = next();
+    out[j++] = rank;
+  }
+  c.pos[0] = p0, c.pos[1] = p1, c.pos[2] = p2, c.pos[3] = p3, c.rank = rank, c.index = index;
+  c.ended = ok && index == count && p0 <= end[0] && p1 <= end[1] && p2 <= end[2] && p3 <= end[3];
   if (!ok) c = Cursor{};
   return ok;
 }

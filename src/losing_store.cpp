@@ -36,7 +36,7 @@ using detail::GapCode;
 
 constexpr char kFileMagic[8] = {'C', 'H', 'O', 'M', 'P', 'S', 'T', 'O'};
 constexpr char kLevelMagic[8] = {'C', 'H', 'O', 'M', 'P', 'L', 'V', 'L'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: blocks of four streams
 constexpr std::uint64_t kHeaderBytes = 64;
 constexpr std::size_t kIdChars = 32;
 /// Trailer bytes before the block index, and per block.
@@ -481,18 +481,10 @@ std::uint64_t LosingStore::memory_bytes() const {
 
 void LosingStore::read_block(int n, std::size_t b, std::vector<std::uint64_t>& out,
                              std::vector<std::uint8_t>& scratch) const {
-  const LevelIndex& l = impl_->level(n);
-  const StoreBlock& blk = l.blocks[b];
-  scratch.resize(blk.bytes);
-  impl_->read_all(scratch.data(), blk.bytes, blk.offset);
-  const std::string which = [&] {
-    return impl_->where() + ": level " + std::to_string(n) + ", block " + std::to_string(b) + " (ranks " +
-           std::to_string(blk.first_rank) + ".." + std::to_string(blk.last_rank) + ")";
-  }();
-  if (crc_of(scratch.data(), blk.bytes) != blk.crc) throw StoreError(which + " fails its checksum (damaged file)");
-  out.resize(blk.count);
-  if (!l.code.decode_block(scratch, blk.first_rank, blk.count, out.data()) || out.back() != blk.last_rank)
-    throw StoreError(which + " does not decode to its ranks (damaged file)");
+  BlockCursor cur;
+  cur.bytes.swap(scratch);  // the caller's buffer, kept
+  read_part(n, b, 0, impl_->level(n).blocks[b].count, cur, out);
+  cur.bytes.swap(scratch);
 }
 
 void LosingStore::read_part(int n, std::size_t b, std::size_t from, std::size_t count, BlockCursor& cur,
@@ -505,7 +497,7 @@ void LosingStore::read_part(int n, std::size_t b, std::size_t from, std::size_t 
   };
   if (cur.store != impl_->serial || cur.n != n || cur.b != b) {
     cur.store = 0;
-    cur.bytes.resize(blk.bytes);
+    cur.bytes.assign(blk.bytes + GapCode::kPadding, 0);  // the decoder reads past the bytes
     impl_->read_all(cur.bytes.data(), blk.bytes, blk.offset);
     if (crc_of(cur.bytes.data(), blk.bytes) != blk.crc) throw StoreError(where() + " fails its checksum (damaged file)");
     cur.store = impl_->serial, cur.n = n, cur.b = b;
@@ -513,10 +505,15 @@ void LosingStore::read_part(int n, std::size_t b, std::size_t from, std::size_t 
   }
   count = from < blk.count ? std::min<std::size_t>(count, blk.count - from) : 0;
   out.resize(count);
-  GapCode::Cursor c{cur.index, cur.pos, cur.rank};
-  const bool ok = l.code.decode_part(cur.bytes, blk.first_rank, blk.count, c, from, count, out.data());
-  cur.index = c.index, cur.pos = c.pos, cur.rank = c.rank;
-  if (!ok || (c.index == blk.count && (c.rank != blk.last_rank || c.pos > cur.bytes.size() * 8))) {
+  if (count == 0) return;  // an empty part of a short block
+  GapCode::Cursor c;
+  c.index = cur.index, c.rank = cur.rank;
+  std::copy(std::begin(cur.pos), std::end(cur.pos), std::begin(c.pos));
+  const bool ok = l.code.decode_part(std::span(cur.bytes).first(blk.bytes), blk.first_rank, blk.count, c, from,
+                                     count, out.data());
+  cur.index = c.index, cur.rank = c.rank;
+  std::copy(std::begin(c.pos), std::end(c.pos), std::begin(cur.pos));
+  if (!ok || (c.index == blk.count && (c.rank != blk.last_rank || !c.ended))) {
     cur.store = 0;
     throw StoreError(where() + " does not decode to its ranks (damaged file)");
   }

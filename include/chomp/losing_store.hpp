@@ -10,7 +10,7 @@
 /// entry per block of up to config::kStoreBlockRanks ranks (40 bytes per
 /// 4,096 ranks: 0.01 byte a rank).
 ///
-/// File layout (format 1; doc/FILE_FORMAT.md; little-endian):
+/// File layout (format 2; doc/FILE_FORMAT.md; little-endian):
 ///
 ///     header   64 bytes: magic "CHOMPSTO", version, the run's id (32
 ///              characters, also in the result file), CRC-32
@@ -90,7 +90,7 @@ struct BlockCursor {
   std::size_t b = 0;
   std::vector<std::uint8_t> bytes;
   std::size_t index = 0;  ///< ranks decoded so far
-  std::uint64_t pos = 0, rank = 0;
+  std::uint64_t pos[4] = {0, 0, 0, 0}, rank = 0;
 };
 
 class LosingStore {

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Compares a chomp result file's levels with another program's table of
+counts, one level a line: "n p(n) L(n)" (whitespace or commas; other lines
+are ignored), such as files/130.txt of https://github.com/anematode/chomp
+(T. Herchen, 2021, commit 35e8b98: a hash-keyed computation of levels 1..130).
+The table is not part of this repository: download it first.
+
+Usage: /usr/bin/python3 experiments/compare_public_table.py RESULT.h5 TABLE
+Exit code 0 when every level both hold agrees, 1 otherwise.
+"""
+import re
+import sys
+
+import h5py
+
+
+def main() -> int:
+    if len(sys.argv) != 3:
+        print(__doc__.strip().splitlines()[-2], file=sys.stderr)
+        return 2
+    result, table = sys.argv[1], sys.argv[2]
+    with h5py.File(result, "r", swmr=True) as f:
+        tiles = f["levels/tiles"][()]
+        ours = {int(n): (int(p), int(l)) for n, p, l in
+                zip(tiles, f["levels/positions"][()], f["levels/losing"][()])}
+    theirs = {}
+    with open(table) as t:
+        for line in t:
+            m = re.match(r"^\s*(\d+)[\s,]+(\d+)[\s,]+(\d+)\s*$", line)
+            if m:
+                theirs[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
+    both = sorted(set(ours) & set(theirs))
+    if not both:
+        print(f"no level is in both {result} and {table}", file=sys.stderr)
+        return 1
+    differ = [n for n in both if ours[n] != theirs[n]]
+    for n in differ:
+        print(f"level {n}: {result} has p = {ours[n][0]}, L = {ours[n][1]}; {table} has "
+              f"p = {theirs[n][0]}, L = {theirs[n][1]}")
+    print(f"levels {both[0]}..{both[-1]} ({len(both)} in both): "
+          + ("all agree" if not differ else f"{len(differ)} differ"))
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
