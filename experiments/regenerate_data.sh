@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the committed table and everything made from it:
 #
-#   data/levels-N.h5        chomp sieve --max-tiles N --store-losing 40
+#   out/levels-N.h5, .store  chomp sieve --max-tiles N --store-losing 40 (the run's own files)
+#   data/levels-N.h5        their levels-only copy (experiments/h5_levels_only.py)
 #   data/levels-N.csv       its CSV export with provenance (experiments/h5_to_csv.py)
 #   data/hypothesis_ratio.png  the README figure (experiments/make_figures.py)
 #
@@ -21,6 +22,7 @@ n=${1:?usage: experiments/regenerate_data.sh MAX_TILES}
 chomp=${CHOMP:-build/chomp}
 store=${STORE_LOSING:-40}
 python=/usr/bin/python3   # Debian's, with python3-h5py, python3-numpy, python3-matplotlib
+run=out/levels-$n.h5
 out=data/levels-$n.h5
 
 [ -x "$chomp" ] || { echo "error: $chomp not found; build first (scripts/build.sh) or set CHOMP" >&2; exit 1; }
@@ -30,8 +32,12 @@ case "$version" in
 esac
 
 TIMEFORMAT='  %R s'
-echo "$version: sieve up to $n tiles -> $out"
-time "$chomp" sieve --max-tiles "$n" --store-losing "$store" --output "$out" --force -q
+mkdir -p out
+echo "$version: sieve up to $n tiles -> $run"
+time "$chomp" sieve --max-tiles "$n" --store-losing "$store" --output "$run" --force -q
+echo "levels-only copy -> $out"
+rm -f "$out"
+time "$python" experiments/h5_levels_only.py "$run" "$out"
 echo "CSV export"
 time "$python" experiments/h5_to_csv.py "$out"
 echo "figure"
