@@ -1,0 +1,154 @@
+/// @file cmd_show.cpp
+/// @brief `chomp show`: a result file's table and provenance from the
+/// command line (text, CSV or JSON), with what its store holds per level.
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
+#include "commands.hpp"
+
+namespace chomp::app {
+namespace {
+
+struct ShowArgs {
+  std::string file;
+  bool csv = false;
+  bool json = false;
+};
+
+/// text as a JSON string.
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+/// A float for JSON (NaN has no JSON form: null).
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+int run_show(const ShowArgs& a) {
+  const LevelFileReader reader(a.file);
+  const LevelTable& t = reader.table();
+  const std::size_t rows = t.tiles.size();
+  // The store's bytes per level, when it is beside the file.
+  std::vector<std::uint64_t> store_bytes;
+  std::string store_note;
+  if (reader.has_store()) {
+    try {
+      const auto store = LosingStore::open(reader.store_path(), reader.run_id(),
+                                           reader.stored_levels(static_cast<int>(rows)), false);
+      for (int n = 1; n <= store->levels(); ++n) {
+        std::uint64_t bytes = 0;
+        for (const StoreBlock& b : store->blocks(n)) bytes += b.bytes;
+        store_bytes.push_back(bytes);
+      }
+    } catch (const StoreError& e) {
+      store_note = e.what();
+    }
+  } else {
+    store_note = "the file names no store (format_version " + std::to_string(reader.format_version()) +
+                 (t.number_attributes.count("levels_only") ? ", a levels-only copy)" : ")");
+  }
+  const auto bytes_per = [&](std::size_t i) {
+    return i < store_bytes.size() && t.losing[i] ? static_cast<double>(store_bytes[i]) / static_cast<double>(t.losing[i])
+                                                : std::nan("");
+  };
+  if (a.json) {
+    std::printf("{\n  \"file\": %s,\n  \"attributes\": {", json_string(a.file).c_str());
+    bool first = true;
+    for (const auto& [k, v] : t.number_attributes)
+      std::printf("%s\n    %s: %lld", first ? "" : ",", json_string(k).c_str(), static_cast<long long>(v)), first = false;
+    for (const auto& [k, v] : t.text_attributes)
+      std::printf("%s\n    %s: %s", first ? "" : ",", json_string(k).c_str(), json_string(v).c_str()), first = false;
+    std::printf("\n  },\n  \"levels\": [");
+    for (std::size_t i = 0; i < rows; ++i)
+      std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"losing\": %llu, \"hypothesis_ratio\": %s, "
+                  "\"seconds\": %s, \"window_seconds\": %s, \"slices\": %u, \"marks\": %llu, "
+                  "\"store_bytes_per_losing\": %s}",
+                  i ? "," : "", t.tiles[i], static_cast<unsigned long long>(t.positions[i]),
+                  static_cast<unsigned long long>(t.losing[i]), json_number(t.hypothesis_ratio[i]).c_str(),
+                  json_number(t.seconds[i]).c_str(), json_number(t.window_seconds[i]).c_str(), t.slices[i],
+                  static_cast<unsigned long long>(t.marks[i]), json_number(bytes_per(i)).c_str());
+    std::printf("\n  ]\n}\n");
+    return 0;
+  }
+  if (a.csv) {
+    std::printf("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,window_seconds,slices,marks,"
+                "store_bytes_per_losing\n");
+    for (std::size_t i = 0; i < rows; ++i) {
+      const double b = bytes_per(i);
+      std::printf("%u,%llu,%llu,%.17g,%.17g,%.6f,%.6f,%u,%llu,%s\n", t.tiles[i],
+                  static_cast<unsigned long long>(t.positions[i]), static_cast<unsigned long long>(t.losing[i]),
+                  t.losing_fraction[i], t.hypothesis_ratio[i], t.seconds[i], t.window_seconds[i], t.slices[i],
+                  static_cast<unsigned long long>(t.marks[i]), std::isnan(b) ? "" : json_number(b).c_str());
+    }
+    return 0;
+  }
+  std::printf("%s: %zu levels, status %s%s\n", a.file.c_str(), rows, t.status().c_str(),
+              t.complete() ? " (complete)" : "");
+  for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
+                          "threads", "memory_budget", "store_file", "run_id"}) {
+    if (const auto it = t.text_attributes.find(key); it != t.text_attributes.end() && !it->second.empty())
+      std::printf("  %-14s %s\n", key, it->second.c_str());
+    else if (const auto jt = t.number_attributes.find(key); jt != t.number_attributes.end())
+      std::printf("  %-14s %lld\n", key, static_cast<long long>(jt->second));
+  }
+  if (const auto it = t.text_attributes.find("resume_history"); it != t.text_attributes.end() && !it->second.empty())
+    std::printf("  resume_history\n    %s\n", [&] {
+      std::string s = it->second;
+      for (std::size_t p = s.find('\n'); p != std::string::npos; p = s.find('\n', p + 5)) s.replace(p, 1, "\n    ");
+      return s;
+    }().c_str());
+  if (!store_note.empty()) std::printf("  store          %s\n", store_note.c_str());
+  std::printf("%6s %16s %14s %10s %10s %10s %6s %8s\n", "tiles", "positions", "losing", "%losing", "ratio",
+              "seconds", "slices", "B/losing");
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double b = bytes_per(i);
+    std::printf("%6u %16llu %14llu %10.4f %10.6f %10.3f %6u ", t.tiles[i],
+                static_cast<unsigned long long>(t.positions[i]), static_cast<unsigned long long>(t.losing[i]),
+                100 * t.losing_fraction[i], t.hypothesis_ratio[i], t.seconds[i] + t.window_seconds[i], t.slices[i]);
+    if (std::isnan(b))
+      std::printf("%8s\n", "-");
+    else
+      std::printf("%8.3f\n", b);
+  }
+  return 0;
+}
+
+const RegisterCommand reg(17, "show", "Print a result file's table and provenance (text, --csv or --json)",
+                          [](CLI::App& sub) -> Action {
+  auto a = std::make_shared<ShowArgs>();
+  sub.add_option("file", a->file, "Result file of `chomp sieve`")->required()->check(CLI::ExistingFile);
+  auto* csv = sub.add_flag("--csv", a->csv, "The table as CSV on stdout");
+  sub.add_flag("--json", a->json, "The table and every root attribute as JSON on stdout")->excludes(csv);
+  sub.footer("The table has one row per finished level; seconds are the level's own and its\n"
+             "window's opening pass; B/losing is what the store beside the file spends per losing\n"
+             "position of the level (blocks only, not their index). Reads files still being\n"
+             "written too.\n"
+             "Example: chomp show levels-130.h5 --csv > levels-130.csv\n");
+  return [a] { return run_show(*a); };
+});
+
+}  // namespace
+}  // namespace chomp::app

@@ -1,0 +1,61 @@
+/// @file test_show.cpp
+/// @brief `chomp show`: a result file's table, provenance and store figures
+/// as text, CSV and JSON, equal to what the file holds.
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "chomp/h5_output.hpp"
+#include "chomp_process.hpp"
+
+using namespace chomp;
+using namespace chomp::testing;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
+  ScratchDir dir;
+  const std::string file = dir.file("run.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "40", "-q", "-o", file}).exit_code, 0);
+  const LevelTable t = read_level_file(file);
+
+  const ProcessResult text = run_chomp({"show", file});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(": 40 levels, status complete (complete)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("run_id"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("B/losing"), std::string::npos) << text.out;
+
+  const ProcessResult csv = run_chomp({"show", file, "--csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const auto rows = lines_of(csv.out);
+  ASSERT_EQ(rows.size(), 41u) << csv.out;  // header and 40 levels
+  EXPECT_EQ(rows[0].substr(0, 22), "tiles,positions,losing");
+  EXPECT_EQ(rows[40].substr(0, 14), "40,37338,1022,");
+  // Level 40's 1,022 losing positions take under a byte each in the store.
+  const double per = std::stod(rows[40].substr(rows[40].rfind(',') + 1));
+  EXPECT_GT(per, 0.5);
+  EXPECT_LT(per, 1.0);
+
+  const ProcessResult json = run_chomp({"show", file, "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"run_id\": \""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("{\"tiles\": 40, \"positions\": 37338, \"losing\": 1022,"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"hypothesis_ratio\": null"), std::string::npos) << "n = 1 has no ratio";
+
+  // Without its store, the table still shows, and says why there are no bytes.
+  std::filesystem::remove(store_path_for(file));
+  const ProcessResult lone = run_chomp({"show", file});
+  EXPECT_EQ(lone.exit_code, 0) << lone.err;
+  EXPECT_NE(lone.out.find("is missing"), std::string::npos) << lone.out;
+  EXPECT_EQ(run_chomp({"show", file, "--csv", "--json"}).exit_code, 2);
+}
