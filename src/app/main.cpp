@@ -40,8 +40,11 @@ int main(int argc, char** argv) {
   // reported like a full disk, rather than kill the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
 
+  // Named "chomp", not argv[0]: the usage lines (and the man page made
+  // from them) read the same wherever the program was started from.
   CLI::App app{"chomp: an exact, parallel sieve for the game of Chomp.\n"
-               "Classifies every position, level by level in tile count, as winning or losing."};
+               "Classifies every position, level by level in tile count, as winning or losing.",
+               "chomp"};
   app.set_version_flag("--version", std::string("chomp ") + chomp::build::kVersion + " (" +
                                         chomp::build::kGitRevision + ")");
   app.require_subcommand(1);

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# `cmake --install` into a fresh prefix: the installed chomp runs from
+# there and answers like the built one, and its man page is in place.
+# Usage: install_test.sh BUILD_DIR
+set -euo pipefail
+build=$1
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" > /dev/null
+test -x "$prefix/bin/chomp" || { echo "no $prefix/bin/chomp" >&2; exit 1; }
+test -s "$prefix/share/man/man1/chomp.1" || { echo "no man page" >&2; exit 1; }
+out=$(cd / && "$prefix/bin/chomp" analyze 3,2,1)
+grep -q "winning" <<< "$out" || { echo "unexpected: $out" >&2; exit 1; }
+grep -q '^\.SH "chomp sieve"' "$prefix/share/man/man1/chomp.1" || { echo "the man page lacks chomp sieve" >&2; exit 1; }
+if grep -q "$build" "$prefix/share/man/man1/chomp.1"; then echo "the man page names the build folder" >&2; exit 1; fi
+echo "installed and ran $prefix/bin/chomp"
