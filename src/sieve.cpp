@@ -60,7 +60,7 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
     // first (mark_pending).
     if (mark_pending) {
       mark_pending = false;
-      if (mark(items_of_levels(n - 1, n - 1, n), n, {})) throw interrupted(n);
+      if (mark(items_of_levels(n - 1, n - 1, n), n, progress)) throw interrupted(n);
     }
     if (window.empty() || n > window.back().n) {
       // With SieveOptions::min_slices, levels from slice_from on are cut
@@ -223,6 +223,12 @@ Sieve::~Sieve() = default;
 
 int Sieve::max_tiles() const { return impl_->max; }
 int Sieve::levels_done() const { return impl_->done; }
+
+std::pair<int, int> Sieve::window_levels() const {
+  const auto first = impl_->window_first.load(std::memory_order_relaxed);
+  const auto last = impl_->window_last.load(std::memory_order_relaxed);
+  return first ? std::pair<int, int>{first, last} : std::pair<int, int>{impl_->done + 1, impl_->done};
+}
 const MemoryPlan& Sieve::plan() const { return impl_->memory_plan; }
 const PartitionTable& Sieve::table() const { return impl_->table; }
 const LosingStore& Sieve::losing() const { return impl_->store; }

@@ -155,7 +155,9 @@ struct Sieve::Impl {
   /// Holds `parts` (consecutive whole levels, or one slice) as the window:
   /// clears their bits and sets those that are not canonical.
   void open_window(const std::vector<WindowLevel>& parts);
-  void close_window() { window.clear(), window_bits = 0, mark_pending = false; }
+  void close_window() { window.clear(), window_bits = 0, mark_pending = false, window_first = 0, window_last = 0; }
+  // The window's levels, for progress reports from other threads (0: none).
+  std::atomic<int> window_first{0}, window_last{0};
   void set_not_canonical_bits();
   WindowLevel& window_level(int n);
 

@@ -76,6 +76,8 @@ WindowLevel& Sieve::Impl::window_level(int n) { return window[static_cast<std::s
 void Sieve::Impl::open_window(const std::vector<WindowLevel>& parts) {
   const detail::PhaseTimer timer(phases.opening);
   window = parts;
+  window_first.store(parts.empty() ? 0 : parts.front().n, std::memory_order_relaxed);
+  window_last.store(parts.empty() ? 0 : parts.back().n, std::memory_order_relaxed);
   std::uint64_t bits = 0;
   for (WindowLevel& w : window) {
     w.base = bits;

@@ -44,6 +44,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chomp/losing_store.hpp"
@@ -169,6 +170,10 @@ class Sieve {
   int max_tiles() const;
   /// The number of finished levels; the next level is levels_done() + 1.
   int levels_done() const;
+  /// The levels of the window held now (first, last): several whole levels,
+  /// or one level in slices; (n, n - 1) when none is. For progress reports,
+  /// from any thread while a level is computed.
+  std::pair<int, int> window_levels() const;
   const MemoryPlan& plan() const;
 
   /// A flag (set from a signal handler, say) that makes the level in

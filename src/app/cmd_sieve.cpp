@@ -19,6 +19,8 @@
 #include <iomanip>
 #include <iostream>
 #include <mutex>
+#include <deque>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -171,24 +173,74 @@ std::string resume_command(const std::string& output, int max_tiles) {
          std::to_string(max_tiles) + " --resume";
 }
 
-/// The level being computed and how far it is, with its time so far, and
-/// the table's rows, which the writer thread prints once a level is saved:
-/// one lock keeps the two from interleaving.
+/// "1:02:03", "4:05" or "37 s".
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lld s", s);
+  return buf;
+}
+
+/// The level being computed and how far it is, with the time so far and
+/// the ETA of the level and of the run, and the table's rows, which are
+/// printed once a level is saved: one lock keeps the two from interleaving.
+///
+/// The ETA comes from a work model, not a count of levels: a level's work
+/// is its p(n) positions (the marks into a level are about 2.1 p(n) from
+/// n = 120 to 153, so the work per position hardly grows), and the rate is
+/// the work done per second over the last five minutes of this run (all
+/// of it, early on). Runs shorter than a few seconds print nothing extra.
 class ProgressLine {
  public:
+  ProgressLine(const PartitionTable& table, int max_tiles) : table_(table), max_(max_tiles) {
+    for (int k = 1; k <= max_tiles; ++k) total_ += static_cast<double>(table.positions(k));
+  }
+  /// The sieve starts (after a resumed run's checks); window() gives the
+  /// levels held in memory, shown beside the level in progress.
+  void start(std::function<std::pair<int, int>()> window) {
+    const std::lock_guard lock(mutex_);
+    window_ = std::move(window);
+    tiles_ = 0;
+    samples_.clear();
+    started_ = line_.elapsed();
+  }
   void update(int tiles, double fraction) {
     const std::lock_guard lock(mutex_);
-    if (tiles != tiles_) tiles_ = tiles, level_start_ = line_.elapsed();
-    char text[96];
-    std::snprintf(text, sizeof text, "level %d: %3.0f%%, %.0f s", tiles, 100 * fraction,
-                  line_.elapsed() - level_start_);
+    const double now = line_.elapsed();
+    if (now - started_ < kQuietSeconds) return;
+    // Work done: the levels below this one, and the fraction of this one.
+    if (tiles != tiles_) {
+      tiles_ = tiles, below_ = 0;
+      for (int k = 1; k < tiles; ++k) below_ += static_cast<double>(table_.positions(k));
+    }
+    const double level = static_cast<double>(table_.positions(tiles));
+    const double done = below_ + fraction * level;
+    if (samples_.empty() || now - samples_.back().first >= 1.0) samples_.push_back({now, done});
+    while (samples_.size() > 2 && now - samples_[1].first > kRateSeconds) samples_.pop_front();
+    const auto& [t0, w0] = samples_.front();
+    const double rate = now > t0 && done > w0 ? (done - w0) / (now - t0) : 0;
+    std::string text = "level " + std::to_string(tiles) + "/" + std::to_string(max_);
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%3.0f%%", 100 * fraction);
+    text += " \u00b7 " + std::string(pct) + " \u00b7 " + clock_text(now - started_) + " elapsed";
+    if (const auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles}; n1 > n0)
+      text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
+    if (rate > 0 && samples_.size() > 1) {
+      text += " \u00b7 ETA level " + clock_text((1 - fraction) * level / rate) + ", run " +
+              clock_text((total_ - done) / rate);
+    }
     line_.show(text);
   }
-  /// Resuming: level n of the file's `levels` is being copied.
+  /// Resuming: level n of the file's `levels` is being checked.
   void restoring(int n, int levels) {
     const std::lock_guard lock(mutex_);
     char text[96];
-    std::snprintf(text, sizeof text, "restoring level %d of %d, %.0f s", n, levels, line_.elapsed());
+    std::snprintf(text, sizeof text, "checking level %d of %d, %s", n, levels, clock_text(line_.elapsed()).c_str());
     line_.show(text);
   }
   void clear() {
@@ -201,15 +253,23 @@ class ProgressLine {
     line_.clear();
     std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles, static_cast<unsigned long long>(r.positions),
                 static_cast<unsigned long long>(r.losing), 100 * r.losing_fraction(), r.hypothesis_ratio(),
-                r.seconds);
+                r.seconds + r.window_seconds);
     std::fflush(stdout);
   }
 
  private:
+  /// Nothing is shown in a run's first seconds; the rate is measured over
+  /// about the last five minutes.
+  static constexpr double kQuietSeconds = 3.0;
+  static constexpr double kRateSeconds = 300.0;
   std::mutex mutex_;
   StatusLine line_;
-  int tiles_ = 0;
-  double level_start_ = 0;
+  const PartitionTable& table_;
+  int max_;
+  int tiles_ = 0;  // the level of below_
+  double total_ = 0, below_ = 0, started_ = 0;
+  std::function<std::pair<int, int>()> window_;
+  std::deque<std::pair<double, double>> samples_;  // (seconds, work done)
 };
 
 /// Checks the arguments against each other and the file system; nothing is
@@ -455,7 +515,8 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   const RunLock lock(partial);
   if (!resume) out->rename_to(a.output);
 
-  ProgressLine progress;
+  const PartitionTable plan_table(max_tiles);
+  ProgressLine progress(plan_table, max_tiles);
   auto show_progress = [&](int tiles, double fraction) { progress.update(tiles, fraction); };
   double total = 0;
   int restored = 0;
@@ -483,6 +544,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     cluster.start(max_tiles, options, store->path(), store->run_id(), records);
     sieve = std::make_unique<Sieve>(max_tiles, *store, options, cluster.group());
     sieve->set_stop_flag(&g_stop);
+    progress.start([&] { return sieve->window_levels(); });
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing", "ratio",
                   "seconds");
