@@ -22,6 +22,7 @@ n=${1:?usage: experiments/regenerate_data.sh MAX_TILES}
 chomp=${CHOMP:-build/chomp}
 store=${STORE_LOSING:-40}
 python=/usr/bin/python3   # Debian's, with python3-h5py, python3-numpy, python3-matplotlib
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"   # chomp_results, unless installed
 run=out/levels-$n.h5
 out=data/levels-$n.h5
 

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake git pkg-config
   libtbb-dev libhdf5-dev hdf5-tools zlib1g-dev libcli11-dev libgtest-dev libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib jupyter-nbconvert python3-ipykernel
+  python3-venv python3-pip python3-setuptools
 )
 if [ "${CHOMP_WITH_MPI:-0}" = 1 ]; then
   packages+=(libopenmpi-dev openmpi-bin)

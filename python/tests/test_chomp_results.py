@@ -1,8 +1,11 @@
 #!/usr/bin/python3
-"""Tests of chomp_positions.py: the lattice-path decoder against hand-worked
-and brute-force positions, and the reader against a file written by the sieve.
+"""Tests of the chomp_results package: the lattice-path decoder against
+hand-worked and brute-force positions, and the reader against a file written
+by the sieve.
 
-    CHOMP_POSITIONS_FILE=levels.h5 /usr/bin/python3 notebooks/test_chomp_positions.py
+    CHOMP_POSITIONS_FILE=levels.h5 python3 python/tests/test_chomp_results.py
+
+(with the package installed, or PYTHONPATH=python).
 
 The file must come from `chomp sieve --store-losing K` with K >= 12 (ctest
 writes one); without the variable the file tests are skipped.
@@ -16,10 +19,9 @@ import unittest
 from functools import lru_cache
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.dont_write_bytecode = True
 
-import chomp_positions as cp  # noqa: E402
+import chomp_results as cp  # noqa: E402
 
 FILE = os.environ.get("CHOMP_POSITIONS_FILE")
 
@@ -133,6 +135,71 @@ class FileTest(unittest.TestCase):
             with self.assertRaises(cp.IncompleteRunError):
                 cp.read_levels(copy)
             self.assertEqual(cp.read_levels(copy, require_complete=False).attrs["complete"], 0)
+
+    def test_to_csv(self):
+        import csv
+        import io
+
+        levels = cp.read_levels(FILE)
+        buf = io.StringIO()
+        cp.to_csv(levels, buf)
+        lines = buf.getvalue().splitlines()
+        self.assertTrue(lines[0].startswith("# chomp sieve per-level table"))
+        self.assertIn(f"# command_line: {levels.attrs['command_line']}", lines)
+        rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+        self.assertEqual(len(rows), levels.max_tiles)
+        self.assertEqual(int(rows[59]["losing"]), 20106)  # L(60), data/reference
+        self.assertEqual(float(rows[59]["hypothesis_ratio"]), float(levels.hypothesis_ratio[59]))
+
+    def test_to_dataframe(self):
+        levels = cp.read_levels(FILE)
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            with self.assertRaisesRegex(ImportError, "python3-pandas"):
+                levels.to_dataframe()
+            return
+        df = levels.to_dataframe()
+        self.assertEqual(int(df.loc[60, "losing"]), 20106)
+        self.assertEqual(df.attrs["complete"], 1)
+
+    @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
+    def test_file_of_a_killed_run(self):
+        # A run killed with SIGKILL leaves its file marked open for SWMR
+        # writing: plain h5py refuses it, the reader opens it (as a SWMR
+        # reader) and gives its finished levels, refusing it as complete.
+        import signal
+        import subprocess
+        import time
+
+        import h5py
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "killed.h5"
+            run = subprocess.Popen([os.environ["CHOMP_BIN"], "sieve", "--max-tiles", "115", "--output", str(out), "-q"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                deadline = time.time() + 30
+                while time.time() < deadline:
+                    time.sleep(0.5)
+                    if out.exists():
+                        try:
+                            done = len(cp.read_levels(out, require_complete=False).tiles)
+                        except (OSError, ValueError):
+                            continue
+                        if done >= 12:
+                            break
+            finally:
+                run.send_signal(signal.SIGKILL)
+                run.wait()
+            with self.assertRaises(OSError):
+                h5py.File(out, "r").close()
+            levels = cp.read_levels(out, require_complete=False)
+            self.assertGreaterEqual(len(levels.tiles), 12)
+            self.assertLess(len(levels.tiles), 115)
+            self.assertEqual(int(levels.losing[11]), 10)  # L(12), data/reference/small_counts.csv
+            with self.assertRaises(cp.IncompleteRunError):
+                cp.read_levels(out)
 
     def test_levels_file_from_environment(self):
         os.environ["CHOMP_TEST_LEVELS"] = FILE

@@ -1,0 +1,389 @@
+"""Read `chomp sieve` result files in Python: the per-level table, its
+provenance, and the stored losing positions.
+
+Install (offline, next to Debian's python3-h5py and python3-numpy)::
+
+    python3 -m venv --system-site-packages ~/chomp-venv
+    ~/chomp-venv/bin/pip install --no-index --no-build-isolation ./python
+
+The file layout is specified in doc/FILE_FORMAT.md; in short:
+
+    /levels/tiles, positions, losing, losing_fraction, hypothesis_ratio,
+            seconds, marks (and from format 3: window_seconds, slices,
+            store_trailer, losing_digest)       one row per level n = 1..max_tiles
+    /losing_positions/level_NNN                 uint64 lattice paths (--store-losing)
+    root attributes                             provenance; complete == 1 once
+                                                every level was written
+
+A position is a staircase of rows, written as row lengths, top row first:
+``(3, 1, 1)`` is::
+
+    ###
+    #
+    #
+
+Its *lattice path* is the boundary from the bottom-left corner to the top-right
+corner, one bit per step starting at bit 0: 1 = a step north, 0 = a step east.
+The highest set bit is the final north step.  Each north step closes a row
+whose length is the number of east steps taken so far, bottom row first.
+``(3, 1, 1)`` is east, north, north, east, east, north = 0b100110 = 38.
+
+Typical use::
+
+    import chomp_results as cr
+    levels = cr.read_levels("levels-110.h5")       # refuses incomplete runs
+    levels.tiles, levels.losing, levels.hypothesis_ratio   # numpy arrays (exact integers)
+    cr.to_csv(levels, "levels-110.csv")            # the table with its provenance
+    levels.to_dataframe()                           # a pandas DataFrame, if pandas is installed
+    cr.read_losing_positions(path, 5)   # [(2, 2, 1), (3, 1, 1), (3, 2)] (file order)
+
+A file whose writer was killed still carries HDF5's "open for SWMR writing"
+mark, which plain ``h5py.File(path)`` refuses; this reader opens such files as
+a SWMR reader.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "IncompleteRunError",
+    "Levels",
+    "decode_path",
+    "default_levels_file",
+    "data_dir",
+    "encode_rows",
+    "levels_file",
+    "partition_numbers",
+    "read_levels",
+    "read_losing_positions",
+    "read_reference",
+    "stored_levels",
+    "to_csv",
+    "transpose",
+]
+
+#: The file formats this reader understands (root attribute ``format_version``).
+#: The columns below and /losing_positions are the same in all; version 2 adds
+#: the /resume group (losing ranks for `chomp sieve --resume`), version 3 moves
+#: the losing ranks to a store file beside the result file and adds columns
+#: about it; neither is read here.
+FORMAT_VERSIONS = (1, 2, 3)
+
+#: Columns of /levels, in the order the program writes them.
+LEVEL_COLUMNS = ("tiles", "positions", "losing", "losing_fraction", "hypothesis_ratio",
+                 "seconds", "marks")
+
+def data_dir() -> Path:
+    """The folder of committed tables: $CHOMP_DATA_DIR if set; else the
+    repository's data/ when this module is used from a checkout (python/../data);
+    else ./data."""
+    if value := os.environ.get("CHOMP_DATA_DIR"):
+        return Path(value)
+    checkout = Path(__file__).resolve().parent.parent.parent / "data"
+    if (checkout / "reference").is_dir():
+        return checkout
+    return Path("data")
+
+
+class IncompleteRunError(RuntimeError):
+    """The file is a result file, but its run did not finish (complete != 1)."""
+
+
+# --------------------------------------------------------------------------
+# Positions and lattice paths
+# --------------------------------------------------------------------------
+
+def decode_path(word: int) -> tuple[int, ...]:
+    """Row lengths, top row first, of the position whose lattice path is `word`.
+
+    >>> decode_path(20), decode_path(26), decode_path(38)
+    ((3, 2), (2, 2, 1), (3, 1, 1))
+    """
+    word = int(word)
+    if word <= 0:
+        raise ValueError(f"lattice path {word} has no north step")
+    rows_bottom_first = []
+    east = 0
+    while word:
+        if word & 1:
+            if east == 0:
+                raise ValueError("lattice path has a row of length 0 (north step before any east step)")
+            rows_bottom_first.append(east)
+        else:
+            east += 1
+        word >>= 1
+    return tuple(reversed(rows_bottom_first))
+
+
+def encode_rows(rows) -> int:
+    """The lattice path of a staircase given as row lengths, top row first
+    (the inverse of `decode_path`).
+
+    >>> encode_rows((3, 1, 1))
+    38
+    """
+    rows = tuple(int(r) for r in rows)
+    if not rows or rows[-1] <= 0 or any(a < b for a, b in zip(rows, rows[1:])):
+        raise ValueError(f"{rows} is not a staircase (non-increasing positive row lengths)")
+    word, bit, east = 0, 0, 0
+    for length in reversed(rows):  # bottom row first
+        bit += length - east       # east steps up to this row's length (bits stay 0)
+        east = length
+        word |= 1 << bit           # the north step that closes the row
+        bit += 1
+    return word
+
+
+def transpose(rows) -> tuple[int, ...]:
+    """The position with rows and columns exchanged (keeps winning/losing status)."""
+    rows = tuple(rows)
+    return tuple(sum(1 for r in rows if r > j) for j in range(rows[0])) if rows else ()
+
+
+def partition_numbers(n_max: int) -> list[int]:
+    """p(0), ..., p(n_max) as exact integers (Euler's pentagonal recurrence).
+
+    Independent of the sieve, so the notebooks can check the file's `positions`
+    column and evaluate p(n) beyond the computed levels.
+    """
+    p = [1] + [0] * n_max
+    for n in range(1, n_max + 1):
+        total, k = 0, 1
+        while True:
+            g1 = k * (3 * k - 1) // 2
+            if g1 > n:
+                break
+            sign = 1 if k % 2 else -1
+            total += sign * p[n - g1]
+            g2 = k * (3 * k + 1) // 2
+            if g2 <= n:
+                total += sign * p[n - g2]
+            k += 1
+        p[n] = total
+    return p
+
+
+# --------------------------------------------------------------------------
+# Result files
+# --------------------------------------------------------------------------
+
+@dataclass
+class Levels:
+    """The per-level table of one result file, as numpy arrays (one entry per
+    level, tiles = 1..max_tiles), plus the file's root attributes."""
+
+    path: Path
+    tiles: np.ndarray
+    positions: np.ndarray
+    losing: np.ndarray
+    losing_fraction: np.ndarray
+    hypothesis_ratio: np.ndarray
+    seconds: np.ndarray
+    marks: np.ndarray
+    attrs: dict = field(default_factory=dict)          # root attributes (provenance)
+    descriptions: dict = field(default_factory=dict)   # column -> its `description` attribute
+
+    @property
+    def max_tiles(self) -> int:
+        return int(self.tiles[-1])
+
+    def row(self, n: int) -> int:
+        """Index of level n in the arrays."""
+        return int(n) - int(self.tiles[0])
+
+    def to_dataframe(self):
+        """The table as a pandas DataFrame indexed by tiles (needs pandas:
+        Debian's python3-pandas); the root attributes are in ``df.attrs``."""
+        try:
+            import pandas as pd
+        except ImportError as e:
+            raise ImportError("Levels.to_dataframe needs pandas (apt-get install python3-pandas); "
+                              "the numpy arrays of Levels need nothing more") from e
+        df = pd.DataFrame({c: getattr(self, c) for c in LEVEL_COLUMNS}).set_index("tiles")
+        df.attrs = dict(self.attrs)
+        return df
+
+    def provenance(self) -> str:
+        """A few lines saying which program, revision and command made the file."""
+        a = self.attrs
+        return "\n".join([
+            f"file:          {self.path.name}",
+            f"program:       {a.get('program', '?')} {a.get('version', '?')} "
+            f"(git {a.get('git_revision', '?')}, {a.get('build_type', '?')}, {a.get('compiler', '?')})",
+            f"command line:  {a.get('command_line', '?')}",
+            f"run:           {a.get('start_utc', '?')} .. {a.get('end_utc', '?')} on {a.get('host', '?')}, "
+            f"{a.get('threads', '?')} threads; status {a.get('status', '?')}",
+            f"libraries:     HDF5 {a.get('hdf5_version', '?')}, oneTBB {a.get('tbb_version', '?')}",
+        ])
+
+
+def _attr(value):
+    """HDF5 attribute -> plain Python value (strings decoded, scalars unwrapped)."""
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _open(path):
+    """Open a result file read-only. A file whose writer was killed still
+    carries HDF5's "open for SWMR writing" mark and opens only as a SWMR reader."""
+    import h5py  # imported here so the path helpers work without h5py
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no result file at {path}")
+    try:
+        return h5py.File(path, "r")
+    except OSError:
+        return h5py.File(path, "r", swmr=True)
+
+
+def read_levels(path, require_complete: bool = True) -> Levels:
+    """Open a `chomp sieve` result file and return its level table.
+
+    Raises FileNotFoundError if the file is missing, ValueError if it is not a
+    result file of a known format version or its levels are not 1, 2, ...,
+    and IncompleteRunError if `require_complete` and the run did not finish.
+    """
+    path = Path(path)
+    with _open(path) as f:
+        attrs = {k: _attr(v) for k, v in f.attrs.items()}
+        if attrs.get("format_version") not in FORMAT_VERSIONS or "levels" not in f:
+            raise ValueError(f"{path} is not a chomp result file of format version "
+                             f"{' or '.join(map(str, FORMAT_VERSIONS))} "
+                             f"(format_version = {attrs.get('format_version')!r})")
+        if require_complete and attrs.get("complete") != 1:
+            raise IncompleteRunError(f"{path}: run not complete (complete = {attrs.get('complete')!r}, "
+                                     f"status = {attrs.get('status')!r}); rerun chomp sieve")
+        cols = {c: f["levels"][c][()] for c in LEVEL_COLUMNS}
+        descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in LEVEL_COLUMNS}
+    # A killed writer may leave a row in only some of the datasets: keep full rows.
+    rows = min(len(v) for v in cols.values())
+    levels = Levels(path=path, attrs=attrs, descriptions=descriptions,
+                    **{c: v[:rows] for c, v in cols.items()})
+    if len(levels.tiles) == 0 or not np.array_equal(levels.tiles, np.arange(1, len(levels.tiles) + 1)):
+        raise ValueError(f"{path}: levels are not 1, 2, ..., n")
+    if require_complete and levels.max_tiles != attrs.get("max_tiles"):
+        raise ValueError(f"{path}: {levels.max_tiles} levels but max_tiles = {attrs.get('max_tiles')}")
+    return levels
+
+
+def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
+    """Writes the table as CSV to a path or an open text file.
+
+    The CSV starts with ``#`` lines that carry the file's provenance (program,
+    revision, command line, run dates, host, build, libraries, what each column
+    means), then a header row and one row per level, integers exact and floats
+    in shortest round-trip form (hypothesis_ratio is ``nan`` for n = 1, where
+    ln p(1) = 0). Read it back with, e.g.::
+
+        numpy.genfromtxt((l for l in open(path) if not l.startswith("#")),
+                         delimiter=",", names=True, dtype=None)
+    """
+    import io
+
+    a = levels.attrs
+    header = [
+        f"chomp sieve per-level table, exported from {levels.path.name} by {source}",
+        f"program: {a.get('program')} {a.get('version')}",
+        f"git_revision: {a.get('git_revision')}",
+        f"command_line: {a.get('command_line')}",
+        f"run: {a.get('start_utc')} .. {a.get('end_utc')} on host {a.get('host')}, {a.get('threads')} threads",
+        f"build: {a.get('build_type')}, {a.get('compiler')}; HDF5 {a.get('hdf5_version')}; "
+        f"oneTBB {a.get('tbb_version')}",
+        f"format_version: {a.get('format_version')}; complete: {a.get('complete')}; status: {a.get('status')}; "
+        f"levels 1..{levels.max_tiles}",
+        "columns:",
+        *(f"  {c}: {levels.descriptions.get(c, '')}" for c in LEVEL_COLUMNS),
+    ]
+    own = not isinstance(out, io.TextIOBase)
+    fh = open(out, "w", newline="\n") if own else out
+    try:
+        fh.writelines(f"# {line}\n" for line in header)
+        fh.write(",".join(LEVEL_COLUMNS) + "\n")
+        for i in range(len(levels.tiles)):
+            fh.write(",".join([
+                str(int(levels.tiles[i])), str(int(levels.positions[i])), str(int(levels.losing[i])),
+                repr(float(levels.losing_fraction[i])), repr(float(levels.hypothesis_ratio[i])),
+                repr(float(levels.seconds[i])), str(int(levels.marks[i])),
+            ]) + "\n")
+    finally:
+        if own:
+            fh.close()
+
+
+def stored_levels(path) -> list[int]:
+    """The finished levels whose losing positions the file stores (--store-losing)."""
+    with _open(path) as f:
+        if "losing_positions" not in f:
+            return []
+        finished = min(len(f["levels"][c]) for c in LEVEL_COLUMNS)
+        return sorted(n for name in f["losing_positions"]
+                      if (m := re.fullmatch(r"level_(\d+)", name)) and (n := int(m.group(1))) <= finished)
+
+
+def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
+    """The losing positions with n tiles, as row-length tuples in file order.
+
+    Raises KeyError if the file does not store level n."""
+    if int(n) not in stored_levels(path):
+        raise KeyError(f"{path} does not store the losing positions of level {n} "
+                       f"(run chomp sieve with --store-losing {n} or more)")
+    with _open(path) as f:
+        words = f[f"losing_positions/level_{int(n):03d}"][()]
+    return [decode_path(w) for w in words]
+
+
+def default_levels_file(with_positions: bool = False) -> Path:
+    """The committed result file: the data/levels-N.h5 with the largest N
+    (with `with_positions`, the largest one that stores losing positions)."""
+    found = []
+    for p in data_dir().glob("levels-*.h5"):
+        if m := re.fullmatch(r"levels-(\d+)\.h5", p.name):
+            if with_positions and not stored_levels(p):
+                continue
+            found.append((int(m.group(1)), p))
+    if not found:
+        raise FileNotFoundError(f"no levels-N.h5 in {data_dir()} (set CHOMP_DATA_DIR)"
+                                + (" with stored losing positions" if with_positions else ""))
+    return max(found)[1]
+
+
+def levels_file(env_var: str = "CHOMP_LEVELS_FILE") -> Path:
+    """The file named by the environment variable, else the default one
+    (`CHOMP_POSITIONS_FILE` defaults to a file that stores positions)."""
+    value = os.environ.get(env_var)
+    if value:
+        return Path(value)
+    return default_levels_file(with_positions=(env_var == "CHOMP_POSITIONS_FILE"))
+
+
+def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:
+    """A reference table from data/reference/ (see data_dir) as one numpy array per column
+    (integers stay exact integers, other columns are floats).
+
+    caribou_density.csv: the published table, n = 20, 30, ..., 90 (tiles,
+    positions, losing, percent_losing rounded to two decimals).
+    small_counts.csv: positions and losing for n = 1..30 from an independent
+    brute-force solver."""
+    with open(data_dir() / "reference" / name, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    table = {}
+    for col in rows[0]:
+        values = [r[col] for r in rows]
+        if all(re.fullmatch(r"\d+", v) for v in values):
+            table[col] = np.array([int(v) for v in values], dtype=np.int64)
+        else:
+            table[col] = np.array([float(v) for v in values])
+    return table
