@@ -259,6 +259,7 @@ class MarkingPass {
         for (ThreadState& ts : s_.states)
           if (ts.generation == gen) applied += ts.buckets.apply_segment(seg, words, dense);
         segment_marks[seg] += applied;
+        s_.marks_applied.fetch_add(applied, std::memory_order_relaxed);
       }
     });
     for (ThreadState& ts : s_.states) ts.buckets.recycle();
@@ -293,6 +294,7 @@ class MarkingPass {
           one.lo = one.hi = k;
           extend(ts, one, sink, ItemPosition{0, k}, [] { return false; });
           s_.window_level(k).marks += sink.marks - before;
+          s_.marks_applied.fetch_add(sink.marks - before, std::memory_order_relaxed);
         }
       }
       return s_.stop_requested();

@@ -229,6 +229,7 @@ std::pair<int, int> Sieve::window_levels() const {
   const auto last = impl_->window_last.load(std::memory_order_relaxed);
   return first ? std::pair<int, int>{first, last} : std::pair<int, int>{impl_->done + 1, impl_->done};
 }
+std::uint64_t Sieve::marks_applied() const { return impl_->marks_applied.load(std::memory_order_relaxed); }
 const MemoryPlan& Sieve::plan() const { return impl_->memory_plan; }
 const PartitionTable& Sieve::table() const { return impl_->table; }
 const LosingStore& Sieve::losing() const { return impl_->store; }

@@ -158,6 +158,8 @@ struct Sieve::Impl {
   void close_window() { window.clear(), window_bits = 0, mark_pending = false, window_first = 0, window_last = 0; }
   // The window's levels, for progress reports from other threads (0: none).
   std::atomic<int> window_first{0}, window_last{0};
+  // Marks applied to this process's segments so far (Sieve::marks_applied).
+  std::atomic<std::uint64_t> marks_applied{0};
   void set_not_canonical_bits();
   WindowLevel& window_level(int n);
 

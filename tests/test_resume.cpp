@@ -434,3 +434,33 @@ TEST(Resume, OneAndTwoThreadsWriteTheSameLevels) {
   EXPECT_EQ(number(read_level_file(dir.file("t1.h5")), "threads"), 1);
   EXPECT_EQ(number(read_level_file(dir.file("t2.h5")), "threads"), 2);
 }
+
+// The progress line of a long run: level k/N, the level's percent, the time
+// elapsed, the window, and an ETA of the level and of the run; a quiet run
+// prints none. (CHOMP_PROGRESS_INTERVAL makes lines to a file come every
+// 0.2 s instead of every 30 s; the first 3 s print nothing.)
+TEST(Progress, ALongRunShowsLevelPercentElapsedAndEtaAndAQuietOneNothing) {
+  ScratchDir dir;
+  const int max = kFullSize ? 100 : 80;
+  auto run = [&](const std::string& name, int n, const std::string& extra) {
+    const std::string err = dir.file(name + ".err");
+    const std::string cmd = "CHOMP_PROGRESS_INTERVAL=0.2 '" + std::string(CHOMP_BINARY) + "' sieve -n " +
+                            std::to_string(n) + " -t 2 -o '" + dir.file(name + ".h5") + "' " + extra +
+                            " >/dev/null 2>'" + err + "'";
+    const int rc = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << cmd;
+    return read_text(err);
+  };
+  const auto started = std::chrono::steady_clock::now();
+  const std::string err = run("loud", max, "");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::regex line("level (\\d+)/" + std::to_string(max) +
+                        " \u00b7 +\\d+% \u00b7 [0-9:s ]+ elapsed( \u00b7 window \\d+\\.\\.\\d+)?"
+                        " \u00b7 ETA (level [0-9:s ]+, )?run [0-9:s ]+\n");
+  const auto lines = std::distance(std::sregex_iterator(err.begin(), err.end(), line), std::sregex_iterator());
+  if (seconds > 5) {
+    EXPECT_GT(lines, 0) << err;
+  }
+  // The same run, quiet: as long, so it would have shown lines.
+  EXPECT_EQ(run("quiet", max, "-q").find("level "), std::string::npos);
+}

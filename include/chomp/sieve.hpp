@@ -174,6 +174,10 @@ class Sieve {
   /// or one level in slices; (n, n - 1) when none is. For progress reports,
   /// from any thread while a level is computed.
   std::pair<int, int> window_levels() const;
+  /// Marks applied so far by this process since the Sieve was made, into
+  /// every level of every window (a level's own LevelResult::marks count
+  /// only those into it). For progress reports, from any thread.
+  std::uint64_t marks_applied() const;
   const MemoryPlan& plan() const;
 
   /// A flag (set from a signal handler, say) that makes the level in

@@ -190,38 +190,49 @@ std::string clock_text(double seconds) {
 /// the ETA of the level and of the run, and the table's rows, which are
 /// printed once a level is saved: one lock keeps the two from interleaving.
 ///
-/// The ETA comes from a work model, not a count of levels: a level's work
-/// is its p(n) positions (the marks into a level are about 2.1 p(n) from
-/// n = 120 to 153, so the work per position hardly grows), and the rate is
-/// the work done per second over the last five minutes of this run (all
-/// of it, early on). Runs shorter than a few seconds print nothing extra.
+/// The ETA comes from a work model in marks, not a count of levels: the
+/// marks into level k are about r(k) p(k), r growing slowly and steadily
+/// (1.64 at n = 40, 1.98 at 100, 2.15 at 150: kRatioGrowth a level), and a
+/// pass costs about its marks whatever levels they go to, so a window's
+/// long first passes, which mark many levels above the current one, count
+/// for what they do. Work done is the marks applied so far (the sieve
+/// counts them) plus the current pass's share of the last one's; the work
+/// left is the model's marks of the unfinished levels less those they have
+/// received already; the rate is marks per second over the last five
+/// minutes (all of the run, early on). Runs shorter than a few seconds and
+/// quiet runs print nothing.
 class ProgressLine {
  public:
-  ProgressLine(const PartitionTable& table, int max_tiles) : table_(table), max_(max_tiles) {
-    for (int k = 1; k <= max_tiles; ++k) total_ += static_cast<double>(table.positions(k));
-  }
-  /// The sieve starts (after a resumed run's checks); window() gives the
-  /// levels held in memory, shown beside the level in progress.
-  void start(std::function<std::pair<int, int>()> window) {
+  ProgressLine(const PartitionTable& table, int max_tiles, bool quiet)
+      : table_(table), max_(max_tiles), quiet_(quiet) {}
+  /// The sieve starts (after a resumed run's checks) at level `first`;
+  /// window() gives the levels held in memory, shown beside the level in
+  /// progress, and marks() the marks the sieve has applied.
+  void start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks) {
     const std::lock_guard lock(mutex_);
     window_ = std::move(window);
+    marks_ = std::move(marks);
+    finished_ = first - 1;
     tiles_ = 0;
     samples_.clear();
     started_ = line_.elapsed();
   }
   void update(int tiles, double fraction) {
     const std::lock_guard lock(mutex_);
+    if (quiet_ || !marks_) return;
     const double now = line_.elapsed();
-    if (now - started_ < kQuietSeconds) return;
-    // Work done: the levels below this one, and the fraction of this one.
+    const double applied = static_cast<double>(marks_());
     if (tiles != tiles_) {
-      tiles_ = tiles, below_ = 0;
-      for (int k = 1; k < tiles; ++k) below_ += static_cast<double>(table_.positions(k));
+      // A new level: its passes are estimated from the last level's.
+      if (tiles_ != 0) last_level_marks_ = applied - level_start_marks_;
+      tiles_ = tiles, level_start_marks_ = applied, level_started_ = now;
     }
-    const double level = static_cast<double>(table_.positions(tiles));
-    const double done = below_ + fraction * level;
+    const double in_pass = applied - level_start_marks_;
+    const double estimate = std::max(in_pass, fraction * last_level_marks_);
+    const double done = level_start_marks_ + estimate;
     if (samples_.empty() || now - samples_.back().first >= 1.0) samples_.push_back({now, done});
     while (samples_.size() > 2 && now - samples_[1].first > kRateSeconds) samples_.pop_front();
+    if (now - started_ < kQuietSeconds) return;
     const auto& [t0, w0] = samples_.front();
     const double rate = now > t0 && done > w0 ? (done - w0) / (now - t0) : 0;
     std::string text = "level " + std::to_string(tiles) + "/" + std::to_string(max_);
@@ -231,14 +242,23 @@ class ProgressLine {
     if (const auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles}; n1 > n0)
       text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
     if (rate > 0 && samples_.size() > 1) {
-      text += " \u00b7 ETA level " + clock_text((1 - fraction) * level / rate) + ", run " +
-              clock_text((total_ - done) / rate);
+      // Marks the unfinished levels will have received in all.
+      double expected = 0;
+      for (int k = finished_ + 1; k <= max_; ++k)
+        expected += (ratio_ + kRatioGrowth * (k - ratio_level_)) * static_cast<double>(table_.positions(k));
+      const double received = done - finished_marks_;  // by the unfinished levels
+      const double left = std::max(0.0, expected - received);
+      const double level_left = fraction > 0.02 ? (now - level_started_) * (1 - fraction) / fraction : -1;
+      text += " \u00b7 ETA ";
+      if (level_left >= 0) text += "level " + clock_text(level_left) + ", ";
+      text += "run " + clock_text(left / rate);
     }
     line_.show(text);
   }
   /// Resuming: level n of the file's `levels` is being checked.
   void restoring(int n, int levels) {
     const std::lock_guard lock(mutex_);
+    if (quiet_) return;
     char text[96];
     std::snprintf(text, sizeof text, "checking level %d of %d, %s", n, levels, clock_text(line_.elapsed()).c_str());
     line_.show(text);
@@ -247,9 +267,17 @@ class ProgressLine {
     const std::lock_guard lock(mutex_);
     line_.clear();
   }
-  /// Prints a finished level's row of the table on stdout.
+  /// A level is saved: prints its row of the table on stdout (unless quiet)
+  /// and counts its marks as done.
   void row(const LevelResult& r) {
     const std::lock_guard lock(mutex_);
+    finished_ = r.tiles;
+    finished_marks_ += static_cast<double>(r.marks);
+    if (r.positions >= 1000) {
+      ratio_ = static_cast<double>(r.marks) / static_cast<double>(r.positions);
+      ratio_level_ = r.tiles;
+    }
+    if (quiet_) return;
     line_.clear();
     std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles, static_cast<unsigned long long>(r.positions),
                 static_cast<unsigned long long>(r.losing), 100 * r.losing_fraction(), r.hypothesis_ratio(),
@@ -262,14 +290,23 @@ class ProgressLine {
   /// about the last five minutes.
   static constexpr double kQuietSeconds = 3.0;
   static constexpr double kRateSeconds = 300.0;
+  /// How much the marks per position grow a level (data/levels-153.csv:
+  /// 1.64 at n = 40, 1.98 at 100, 2.15 at 150).
+  static constexpr double kRatioGrowth = 0.0032;
   std::mutex mutex_;
   StatusLine line_;
   const PartitionTable& table_;
   int max_;
-  int tiles_ = 0;  // the level of below_
-  double total_ = 0, below_ = 0, started_ = 0;
+  bool quiet_;
+  int finished_ = 0;                 // the last level saved
+  double finished_marks_ = 0;        // marks of the levels saved in this run
+  double ratio_ = 2.0;               // marks per position of the last level saved
+  int ratio_level_ = 110;            //   (or a default, until one is)
+  int tiles_ = 0;                    // the level in progress
+  double level_start_marks_ = 0, last_level_marks_ = 0, level_started_ = 0, started_ = 0;
   std::function<std::pair<int, int>()> window_;
-  std::deque<std::pair<double, double>> samples_;  // (seconds, work done)
+  std::function<std::uint64_t()> marks_;
+  std::deque<std::pair<double, double>> samples_;  // (seconds, marks done)
 };
 
 /// Checks the arguments against each other and the file system; nothing is
@@ -516,7 +553,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   if (!resume) out->rename_to(a.output);
 
   const PartitionTable plan_table(max_tiles);
-  ProgressLine progress(plan_table, max_tiles);
+  ProgressLine progress(plan_table, max_tiles, a.quiet);
   auto show_progress = [&](int tiles, double fraction) { progress.update(tiles, fraction); };
   double total = 0;
   int restored = 0;
@@ -544,7 +581,8 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     cluster.start(max_tiles, options, store->path(), store->run_id(), records);
     sieve = std::make_unique<Sieve>(max_tiles, *store, options, cluster.group());
     sieve->set_stop_flag(&g_stop);
-    progress.start([&] { return sieve->window_levels(); });
+    progress.start(sieve->levels_done() + 1, [&] { return sieve->window_levels(); },
+                   [&] { return sieve->marks_applied(); });
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing", "ratio",
                   "seconds");
@@ -552,7 +590,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
         [&](const LevelResult& r) {
           total += r.seconds + r.window_seconds;
           save_level(*out, *sieve, r);
-          if (!a.quiet) progress.row(r);
+          progress.row(r);
         },
         show_progress);
   } catch (const SieveInterrupted&) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace chomp::app {
@@ -16,12 +17,20 @@ namespace chomp::app {
 /// before other output.
 class StatusLine {
  public:
-  StatusLine() : tty_(isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {}
+  StatusLine() : tty_(isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {
+    // Test seam: CHOMP_PROGRESS_INTERVAL (seconds) replaces the interval of
+    // lines written to a file or pipe.
+    if (const char* v = std::getenv("CHOMP_PROGRESS_INTERVAL")) {
+      char* end = nullptr;
+      const double s = std::strtod(v, &end);
+      if (end != v && s > 0) file_interval_ = s;
+    }
+  }
 
   /// Shows text if the interval has passed (or `now` is set).
   void show(const std::string& text, bool now = false) {
     const auto t = Clock::now();
-    if (!now && std::chrono::duration<double>(t - last_).count() < (tty_ ? 0.5 : 30.0)) return;
+    if (!now && std::chrono::duration<double>(t - last_).count() < (tty_ ? 0.5 : file_interval_)) return;
     last_ = t;
     if (tty_) {
       std::fprintf(stderr, "\r%s \033[K", text.c_str());
@@ -44,6 +53,7 @@ class StatusLine {
   using Clock = std::chrono::steady_clock;
   bool tty_;
   bool shown_ = false;
+  double file_interval_ = 30.0;  // seconds between lines when stderr is not a terminal
   Clock::time_point start_, last_;
 };
 
