@@ -109,11 +109,17 @@ LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingSt
 }
 
 LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every) {
+  return check_moves(table, n, store, every, every);
+}
+
+LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every_losing,
+                         std::uint64_t every) {
   if (every == 0) every = 1;
+  if (every_losing == 0) every_losing = 1;
   LevelVerdict verdict;
   std::atomic<bool> failed{false};
   // The stored losing positions, every `every`-th.
-  verdict.checked = each_sampled_losing(table, n, store, every, failed, verdict.problem,
+  verdict.checked = each_sampled_losing(table, n, store, every_losing, failed, verdict.problem,
                                         [&](const Rows& rows, std::uint64_t rank) {
     Rows scratch;
     return rule_problem(rows, rank, true, has_losing_option(table, store, rows, scratch));

@@ -496,27 +496,62 @@ std::vector<std::string> verify_row(const std::string& out, int n) {
 
 }  // namespace
 
-TEST(Verify, PassesAFinishedRun) {
+/// How many of `count` items a default sample of about 500 checks: every
+/// one up to 500, else one in ceil(count / 500), the first of each.
+std::uint64_t default_sample(std::uint64_t count) {
+  const std::uint64_t every = count <= 500 ? 1 : (count + 499) / 500;
+  return (count + every - 1) / every;
+}
+
+// By default: every level, every transpose below 10,000 losing positions a
+// level, and the rule on a sample of about 500 losing positions and 500
+// ranks a level; the summary says which checks are independent of the engine.
+TEST(Verify, PassesAFinishedRunAndSaysWhichChecksAreIndependent) {
   const ProcessResult r = run_chomp({"verify", base_file()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("levels 1..50"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("closed under transposition (every position checked)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[integrity of the file and store, not a check of the engine]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("transposition: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[NOT independent: this file's engine"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[independent of the engine, given the levels below]"), std::string::npos) << r.err;
   const LevelTable t = read_level_file(base_file());
   for (int n = 1; n <= kLevels; ++n) {
-    const std::string losing = std::to_string(t.losing[static_cast<std::size_t>(n - 1)]);
-    EXPECT_EQ(verify_row(r.out, n), (std::vector<std::string>{std::to_string(n), losing, losing, "ok"})) << r.out;
+    const auto i = static_cast<std::size_t>(n - 1);
+    const std::string losing = std::to_string(t.losing[i]);
+    const std::string by_moves = std::to_string(default_sample(t.losing[i]) + default_sample(t.positions[i]));
+    EXPECT_EQ(verify_row(r.out, n), (std::vector<std::string>{std::to_string(n), losing, losing, by_moves, "ok"}))
+        << r.out;
   }
 }
 
+// An unfinished run is refused (exit 1) unless --finished asks for the
+// levels it finished.
+TEST(Verify, RefusesAnUnfinishedRunUnlessAskedForItsFinishedLevels) {
+  ScratchDir dir;
+  const std::string path = dir.file("unfinished.h5");
+  copy_run(base_file(), path);
+  RawFile(path).set_int_attribute("complete", 0);
+  const ProcessResult r = run_chomp({"verify", path});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("is not a complete run"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--finished"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find(" ok"), std::string::npos) << r.out;
+  const ProcessResult finished = run_chomp({"verify", path, "--finished", "--from", "45"});
+  EXPECT_EQ(finished.exit_code, 0) << finished.err;
+  EXPECT_NE(finished.err.find("an unfinished run: its finished levels"), std::string::npos) << finished.err;
+  EXPECT_EQ(verify_row(finished.out, 50).back(), "ok") << finished.out;
+}
+
 TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
-  const ProcessResult r = run_chomp({"verify", base_file(), "--from", "50", "--to", "60", "--every", "10", "-t", "1"});
+  const ProcessResult r =
+      run_chomp({"verify", base_file(), "--from", "50", "--to", "60", "--every", "10", "--no-moves", "-t", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const LevelTable t = read_level_file(base_file());
   const std::uint64_t sampled = (t.losing[49] + 9) / 10;  // indices 0, 10, 20, ...
   EXPECT_EQ(verify_row(r.out, 50),
             (std::vector<std::string>{"50", std::to_string(t.losing[49]), std::to_string(sampled), "ok"}));
   EXPECT_TRUE(verify_row(r.out, 49).empty()) << r.out;
-  const ProcessResult first = run_chomp({"verify", base_file(), "--to", "3"});
+  const ProcessResult first = run_chomp({"verify", base_file(), "--to", "3", "--no-moves"});
   EXPECT_EQ(first.exit_code, 0) << first.err;
   EXPECT_EQ(verify_row(first.out, 3).size(), 4U) << first.out;
   EXPECT_TRUE(verify_row(first.out, 4).empty()) << first.out;
@@ -539,9 +574,7 @@ TEST(Verify, ChecksTheRuleMoveByMove) {
         << r.out;
   }
   EXPECT_TRUE(verify_row(r.out, 39).empty()) << r.out;
-  EXPECT_NE(r.err.find("levels 40..50: losing exactly where no move leads to a losing position (one losing "
-                       "position and one rank in 3 checked)"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("one in 3) are losing exactly when no move leads to a losing position"), std::string::npos)
       << r.err;
 
   // A losing rank in the middle of level 45 moved up by one, where the

@@ -49,4 +49,9 @@ LevelVerdict check_transposes(const PartitionTable& table, int n, const LosingSt
 /// caller's oneTBB arena.
 LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every);
 
+/// The same with a sample of the losing positions (every `every_losing`-th)
+/// and one of the ranks (every `every_rank`-th) of their own sizes.
+LevelVerdict check_moves(const PartitionTable& table, int n, const LosingStore& store, std::uint64_t every_losing,
+                         std::uint64_t every_rank);
+
 }  // namespace chomp

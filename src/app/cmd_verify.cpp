@@ -23,20 +23,37 @@ struct VerifyArgs {
   std::string file;
   int from = 1;
   int to = 255;
-  std::uint64_t every = 1;
-  std::uint64_t moves = 0;  // 0: the rule is not checked
+  std::uint64_t every = 0;  // 0: a sample of about kTransposeSample a level
+  std::uint64_t moves = 0;  // 0: a sample of about kMoveSample losing positions and ranks a level
+  bool no_moves = false;
+  bool finished = false;
   int threads = 0;
 };
+
+/// The default samples a level: transposes looked up, and losing positions
+/// and ranks checked move by move (each costs about n store lookups).
+constexpr std::uint64_t kTransposeSample = 10000;
+constexpr std::uint64_t kMoveSample = 500;
+
+std::uint64_t every_for(std::uint64_t count, std::uint64_t sample) {
+  return count <= sample ? 1 : (count + sample - 1) / sample;
+}
 
 int run_verify(const VerifyArgs& a) {
   const LevelFileReader reader(a.file);
   const LevelTable& t = reader.table();
+  const int rows = static_cast<int>(t.tiles.size());
+  if (!t.complete() && !a.finished)
+    throw std::runtime_error(a.file + " is not a complete run (status \"" + t.status() + "\", levels 1.." +
+                             std::to_string(rows) + " of " +
+                             std::to_string(t.number_attributes.count("max_tiles") ? t.number_attributes.at("max_tiles") : 0) +
+                             " finished): resume it (chomp sieve --resume), or add --finished to check the "
+                             "levels it finished");
   if (!reader.has_store())
     throw std::runtime_error(a.file + " names no store of losing positions (format_version " +
                              std::to_string(reader.format_version()) +
                              ", or a copy with the levels only, such as data/levels-153.h5); verify the file "
                              "the run itself wrote, with its store beside it");
-  const int rows = static_cast<int>(t.tiles.size());
   if (a.from > rows)
     throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
                      ")");
@@ -48,10 +65,16 @@ int run_verify(const VerifyArgs& a) {
   const PartitionTable table(rows);
   const std::unique_ptr<LosingStore> store =
       LosingStore::open(reader.store_path(), reader.run_id(), reader.stored_levels(rows), false);
+  // Files of the engine that takes positions whose first row is shorter
+  // than their first column as transposes (format 3) are closed under
+  // transposition by construction.
+  const bool transposes_independent = reader.format_version() < 3;
+  const bool moves = !a.no_moves;
   std::printf("%6s %14s %14s", "tiles", "losing", "transposed");
-  if (a.moves) std::printf(" %14s", "by moves");
+  if (moves) std::printf(" %14s", "by moves");
   std::printf("  %s\n", "result");
   int failed = 0, last = a.from - 1;
+  std::uint64_t transposed_total = 0, moves_total = 0;
   for (int n = a.from; n <= to; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
     std::string problem;
@@ -64,20 +87,25 @@ int run_verify(const VerifyArgs& a) {
       } catch (const StoreError& e) {
         problem = e.what();
       }
+      const std::uint64_t losing = store->count(n);
       if (problem.empty()) {
-        verdict = check_transposes(table, n, *store, a.every);
+        verdict = check_transposes(table, n, *store, a.every ? a.every : every_for(losing, kTransposeSample));
         problem = verdict.problem;
       }
-      if (problem.empty() && a.moves) {
-        by_moves = check_moves(table, n, *store, a.moves);
+      if (problem.empty() && moves) {
+        by_moves = a.moves ? check_moves(table, n, *store, a.moves)
+                           : check_moves(table, n, *store, every_for(losing, kMoveSample),
+                                         every_for(table.positions(n), kMoveSample));
         problem = by_moves.problem;
       }
     }
     std::printf("%6d %14llu %14llu", n, static_cast<unsigned long long>(t.losing[i]),
                 static_cast<unsigned long long>(verdict.checked));
-    if (a.moves) std::printf(" %14llu", static_cast<unsigned long long>(by_moves.checked));
+    if (moves) std::printf(" %14llu", static_cast<unsigned long long>(by_moves.checked));
     std::printf("  %s\n", problem.empty() ? "ok" : problem.c_str());
     std::fflush(stdout);
+    transposed_total += verdict.checked;
+    moves_total += by_moves.checked;
     if (!problem.empty()) ++failed;
     last = n;
   }
@@ -85,19 +113,32 @@ int run_verify(const VerifyArgs& a) {
     std::fprintf(stderr, "chomp: %d of levels %d..%d failed the check (see above)\n", failed, a.from, last);
     return 1;
   }
-  std::fprintf(stderr, "levels %d..%d of %s: valid ranks matching their digests, closed under transposition (%s)\n",
-               a.from, last, a.file.c_str(),
-               a.every == 1 ? "every position checked"
-                            : ("one losing position in " + std::to_string(a.every) + " checked").c_str());
-  if (a.moves)
-    std::fprintf(stderr, "levels %d..%d: losing exactly where no move leads to a losing position (%s)\n", a.from,
-                 last, a.moves == 1 ? "every position checked"
-                                    : ("one losing position and one rank in " + std::to_string(a.moves) + " checked")
-                                          .c_str());
+  const std::string levels = "levels " + std::to_string(a.from) + ".." + std::to_string(last);
+  std::fprintf(stderr, "%s of %s%s passed:\n", levels.c_str(), a.file.c_str(),
+               t.complete() ? "" : (" (an unfinished run: its finished levels)"));
+  std::fprintf(stderr,
+               "  stored ranks: increasing, below p(n), as many as each row says, matching the digest each row "
+               "records [integrity of the file and store, not a check of the engine]\n");
+  std::fprintf(stderr, "  transposition: %llu losing positions' transposes are losing too (%s) [%s]\n",
+               static_cast<unsigned long long>(transposed_total),
+               a.every == 1 ? "every position" : a.every ? ("one in " + std::to_string(a.every)).c_str() : "a sample",
+               transposes_independent
+                   ? "independent of the engine: this file's engine never used transposition"
+                   : "NOT independent: this file's engine decides positions with first row >= first column and "
+                     "takes the others as their transposes");
+  if (moves)
+    std::fprintf(stderr,
+                 "  the rule: %llu positions (losing ones and ranks of each level, %s) are losing exactly when no "
+                 "move leads to a losing position [independent of the engine, given the levels below]\n",
+                 static_cast<unsigned long long>(moves_total),
+                 a.moves == 1 ? "every one" : a.moves ? ("one in " + std::to_string(a.moves)).c_str()
+                                                      : "a sample");
+  else
+    std::fprintf(stderr, "  the rule: not checked (--no-moves)\n");
   return 0;
 }
 
-const RegisterCommand reg(15, "verify", "Check a sieve result file's levels without the sieve (transposition; with --moves, the rule)",
+const RegisterCommand reg(15, "verify", "Check a sieve result file's levels without the sieve: its store, transposition, the rule move by move",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<VerifyArgs>();
   sub.add_option("file", a->file, "Result file of `chomp sieve` (with its store beside it)")
@@ -105,25 +146,30 @@ const RegisterCommand reg(15, "verify", "Check a sieve result file's levels with
       ->check(CLI::ExistingFile);
   sub.add_option("--from", a->from, "First level to check")->check(CLI::Range(1, 255));
   sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->check(CLI::Range(1, 255));
-  sub.add_option("--every", a->every, "Look up the transpose of every K-th losing position (1: all)")
+  sub.add_option("--every", a->every,
+                 "Look up the transpose of every K-th losing position (1: all; default: about 10,000 a level)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   sub.add_option("--moves", a->moves,
-                 "Also check the rule move by move on every K-th losing position and every K-th rank of each "
-                 "level (1: all; reads every level below --from too)")
+                 "Check the rule move by move on every K-th losing position and every K-th rank of each level "
+                 "(1: all; default: about 500 of each a level)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  sub.add_flag("--no-moves", a->no_moves, "Do not check the rule (the store and transposition only)");
+  sub.add_flag("--finished", a->finished, "Check the finished levels of a run that did not complete");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   sub.footer("Reads each finished level's losing ranks from the run's store (beside the file)\n"
-             "and checks that they are increasing ranks below p(n), as many as the level's row\n"
-             "says, with the digest it records, and that the transpose of each losing position is losing too. The sieve now\n"
-             "decides only positions whose first row is at least as long as their first\n"
-             "column and takes the others as transposes, so for its files that part checks\n"
-             "the stored ranks only; for files of earlier engines (those in data/), which\n"
-             "never used transposition, a missing or extra mark would show there. --moves K\n"
-             "checks the rule itself, independently of the sieve, on the sampled positions,\n"
-             "from their moves: a\n"
-             "position is stored as losing exactly when no move leads to a position stored\n"
-             "as losing. Exit code 1 names the first failing position of each level that fails.\n"
-             "Examples: chomp verify run.h5 --from 91 --every 64\n"
+             "and checks, saying of each check whether it is independent of the engine:\n"
+             "  the stored ranks: increasing, below p(n), as many as the level's row says, with\n"
+             "    the digest the row records (the file's integrity, not the engine's);\n"
+             "  transposition: the transpose of each sampled losing position is losing too\n"
+             "    (independent only for files of engines before format 3: the present one\n"
+             "    takes positions whose first row is shorter than their first column as\n"
+             "    transposes);\n"
+             "  the rule (by default on a sample; --moves 1 for all): a position is stored as\n"
+             "    losing exactly when no move leads to a position stored as losing, from\n"
+             "    its moves, not the sieve's extensions (reads the levels below too).\n"
+             "Exit code 1 names the first failing position of each level that fails, and\n"
+             "refuses a file whose run did not complete unless --finished is given.\n"
+             "Examples: chomp verify run.h5 --from 91\n"
              "          chomp verify run.h5 --from 151 --every 64 --moves 100000\n");
   return [a] { return run_verify(*a); };
 });
