@@ -38,7 +38,7 @@ echo "$version: sieve up to $n tiles -> $run"
 time "$chomp" sieve --max-tiles "$n" --store-losing "$store" --output "$run" --force -q
 echo "levels-only copy -> $out"
 rm -f "$out"
-time "$python" experiments/h5_levels_only.py "$run" "$out"
+time "$python" experiments/h5_levels_only.py "$run" "$out" --chomp "$chomp"
 echo "CSV export"
 time "$python" experiments/h5_to_csv.py "$out"
 echo "figure"

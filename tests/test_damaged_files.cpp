@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "chomp/h5_output.hpp"
+#include "chomp/three_rows.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "chomp_process.hpp"
@@ -514,12 +515,15 @@ TEST(Verify, PassesAFinishedRunAndSaysWhichChecksAreIndependent) {
   EXPECT_NE(r.err.find("transposition: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[NOT independent: this file's engine"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[independent of the engine, given the levels below]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("three rows: all "), std::string::npos) << r.err;
   const LevelTable t = read_level_file(base_file());
   for (int n = 1; n <= kLevels; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
     const std::string losing = std::to_string(t.losing[i]);
     const std::string by_moves = std::to_string(default_sample(t.losing[i]) + default_sample(t.positions[i]));
-    EXPECT_EQ(verify_row(r.out, n), (std::vector<std::string>{std::to_string(n), losing, losing, by_moves, "ok"}))
+    const std::string three = std::to_string(three_row_positions(n).size());
+    EXPECT_EQ(verify_row(r.out, n),
+              (std::vector<std::string>{std::to_string(n), losing, losing, by_moves, three, "ok"}))
         << r.out;
   }
 }
@@ -548,12 +552,12 @@ TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const LevelTable t = read_level_file(base_file());
   const std::uint64_t sampled = (t.losing[49] + 9) / 10;  // indices 0, 10, 20, ...
-  EXPECT_EQ(verify_row(r.out, 50),
-            (std::vector<std::string>{"50", std::to_string(t.losing[49]), std::to_string(sampled), "ok"}));
+  EXPECT_EQ(verify_row(r.out, 50), (std::vector<std::string>{"50", std::to_string(t.losing[49]), std::to_string(sampled),
+                                                             std::to_string(three_row_positions(50).size()), "ok"}));
   EXPECT_TRUE(verify_row(r.out, 49).empty()) << r.out;
   const ProcessResult first = run_chomp({"verify", base_file(), "--to", "3", "--no-moves"});
   EXPECT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_EQ(verify_row(first.out, 3).size(), 4U) << first.out;
+  EXPECT_EQ(verify_row(first.out, 3).size(), 5U) << first.out;
   EXPECT_TRUE(verify_row(first.out, 4).empty()) << first.out;
   EXPECT_NE(first.err.find("levels 1..3 "), std::string::npos) << first.err;
   EXPECT_NE(r.err.find("levels 50..50"), std::string::npos) << r.err;
@@ -570,7 +574,8 @@ TEST(Verify, ChecksTheRuleMoveByMove) {
     // and a third of the ranks, rounded up), result
     EXPECT_EQ(verify_row(r.out, n),
               (std::vector<std::string>{std::to_string(n), std::to_string(losing), std::to_string(losing),
-                                        std::to_string((losing + 2) / 3 + (positions + 2) / 3), "ok"}))
+                                        std::to_string((losing + 2) / 3 + (positions + 2) / 3),
+                                        std::to_string(three_row_positions(n).size()), "ok"}))
         << r.out;
   }
   EXPECT_TRUE(verify_row(r.out, 39).empty()) << r.out;
@@ -588,7 +593,7 @@ TEST(Verify, ChecksTheRuleMoveByMove) {
       run_chomp({"verify", path, "--from", "45", "--to", "45", "--every", "1000000", "--moves", "1"});
   EXPECT_EQ(moved.exit_code, 1) << moved.err;
   const std::vector<std::string> row = verify_row(moved.out, 45);
-  ASSERT_GE(row.size(), 6U) << moved.out;
+  ASSERT_GE(row.size(), 7U) << moved.out;
   EXPECT_EQ(row[2], "1") << moved.out;  // one losing position transposed, and it passed
   EXPECT_NE(moved.out.find("(rank " + std::to_string(moved_rank) + ") is stored as losing but has a move to a "
                            "losing position"),

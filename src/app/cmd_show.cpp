@@ -9,6 +9,8 @@
 
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
+#include "chomp/ranking.hpp"
+#include "chomp/three_rows.hpp"
 #include "commands.hpp"
 
 namespace chomp::app {
@@ -18,7 +20,28 @@ struct ShowArgs {
   std::string file;
   bool csv = false;
   bool json = false;
+  bool three_rows = false;
 };
+
+/// The losing positions of at most three rows of every level, from the
+/// store, as CSV: what a levels-only copy records as its verifiable sample.
+int show_three_rows(const ShowArgs& a, const LevelFileReader& reader) {
+  const int rows = static_cast<int>(reader.table().tiles.size());
+  if (!reader.has_store())
+    throw std::runtime_error(a.file + " names no store: --three-rows reads the losing positions from the store "
+                             "of the run itself");
+  const auto store = LosingStore::open(reader.store_path(), reader.run_id(), reader.stored_levels(rows), false);
+  const PartitionTable table(rows);
+  std::printf("tiles,row_1,row_2,row_3\n");
+  for (int n = 1; n <= store->levels(); ++n)
+    for (const ThreeRows& p : three_row_positions(n)) {
+      Rows r;
+      for (const int x : p)
+        if (x > 0) r.push_back(x);
+      if (store->contains(n, table.rank(r))) std::printf("%d,%d,%d,%d\n", n, p[0], p[1], p[2]);
+    }
+  return 0;
+}
 
 /// text as a JSON string.
 std::string json_string(const std::string& text) {
@@ -49,6 +72,7 @@ std::string json_number(double v) {
 
 int run_show(const ShowArgs& a) {
   const LevelFileReader reader(a.file);
+  if (a.three_rows) return show_three_rows(a, reader);
   const LevelTable& t = reader.table();
   const std::size_t rows = t.tiles.size();
   // The store's bytes per level, when it is beside the file.
@@ -141,7 +165,12 @@ const RegisterCommand reg(17, "show", "Print a result file's table and provenanc
   auto a = std::make_shared<ShowArgs>();
   sub.add_option("file", a->file, "Result file of `chomp sieve`")->required()->check(CLI::ExistingFile);
   auto* csv = sub.add_flag("--csv", a->csv, "The table as CSV on stdout");
-  sub.add_flag("--json", a->json, "The table and every root attribute as JSON on stdout")->excludes(csv);
+  auto* json = sub.add_flag("--json", a->json, "The table and every root attribute as JSON on stdout")->excludes(csv);
+  sub.add_flag("--three-rows", a->three_rows,
+               "The losing positions of at most three rows of every level, from the store, as CSV "
+               "(tiles,row_1,row_2,row_3): the verifiable sample a levels-only copy keeps")
+      ->excludes(csv)
+      ->excludes(json);
   sub.footer("The table has one row per finished level; seconds are the level's own and its\n"
              "window's opening pass; B/losing is what the store beside the file spends per losing\n"
              "position of the level (blocks only, not their index). Reads files still being\n"

@@ -13,6 +13,7 @@
 #include "chomp/losing_store.hpp"
 
 #include "chomp/h5_output.hpp"
+#include "chomp/three_rows.hpp"
 #include "chomp/verify.hpp"
 #include "commands.hpp"
 
@@ -39,6 +40,63 @@ std::uint64_t every_for(std::uint64_t count, std::uint64_t sample) {
   return count <= sample ? 1 : (count + sample - 1) / sample;
 }
 
+std::string three_rows_text(const ThreeRows& p) {
+  std::string s = std::to_string(p[0]);
+  for (int i = 1; i < 3 && p[static_cast<std::size_t>(i)] > 0; ++i) s += "," + std::to_string(p[static_cast<std::size_t>(i)]);
+  return s;
+}
+
+/// The first difference between the losing positions of at most three rows
+/// that a file records (or its store holds) and those solved on their own.
+std::string three_row_problem(const std::vector<ThreeRows>& recorded, const std::vector<ThreeRows>& solved) {
+  for (const ThreeRows& p : solved)
+    if (!std::binary_search(recorded.begin(), recorded.end(), p))
+      return "the position " + three_rows_text(p) + " is losing (three-rowed Chomp solved on its own) but not " +
+             "stored as losing";
+  for (const ThreeRows& p : recorded)
+    if (!std::binary_search(solved.begin(), solved.end(), p))
+      return "the position " + three_rows_text(p) + " is stored as losing but wins (three-rowed Chomp solved on " +
+             "its own)";
+  return {};
+}
+
+/// A levels-only copy: the losing positions of at most three rows it
+/// records for each level, against three-rowed Chomp solved on its own.
+int verify_levels_only(const VerifyArgs& a, const LevelTable& t) {
+  const int rows = static_cast<int>(t.tiles.size());
+  bool present = false;
+  const auto recorded = read_three_row_record(a.file, rows, present);
+  if (!present)
+    throw std::runtime_error(a.file + " names no store of losing positions and records no verifiable sample "
+                             "(/verifiable/three_row_losing); verify the file the run itself wrote, with its "
+                             "store beside it");
+  if (a.from > rows)
+    throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
+                     ")");
+  const int to = std::min(a.to, rows);
+  const auto solved = three_row_losing(to);
+  std::printf("%6s %14s %14s  %s\n", "tiles", "losing", "3-row losing", "result");
+  int failed = 0;
+  for (int n = a.from; n <= to; ++n) {
+    const auto i = static_cast<std::size_t>(n - 1);
+    const std::string problem = three_row_problem(recorded[i], solved[i]);
+    std::printf("%6d %14llu %14zu  %s\n", n, static_cast<unsigned long long>(t.losing[i]), recorded[i].size(),
+                problem.empty() ? "ok" : problem.c_str());
+    if (!problem.empty()) ++failed;
+  }
+  if (failed) {
+    std::fprintf(stderr, "chomp: %d of levels %d..%d failed the check (see above)\n", failed, a.from, to);
+    return 1;
+  }
+  std::fprintf(stderr,
+               "levels %d..%d of %s (a copy with the levels only) passed:\n"
+               "  the losing positions of at most three rows it records are exactly those of three-rowed Chomp "
+               "solved on its own [independent of the engine; a check of the engine on that family only: the "
+               "counts L(n) need the run's store to be checked]\n",
+               a.from, to, a.file.c_str());
+  return 0;
+}
+
 int run_verify(const VerifyArgs& a) {
   const LevelFileReader reader(a.file);
   const LevelTable& t = reader.table();
@@ -49,11 +107,12 @@ int run_verify(const VerifyArgs& a) {
                              std::to_string(t.number_attributes.count("max_tiles") ? t.number_attributes.at("max_tiles") : 0) +
                              " finished): resume it (chomp sieve --resume), or add --finished to check the "
                              "levels it finished");
-  if (!reader.has_store())
+  if (!reader.has_store() || t.number_attributes.count("levels_only")) {
+    if (t.number_attributes.count("levels_only")) return verify_levels_only(a, t);
     throw std::runtime_error(a.file + " names no store of losing positions (format_version " +
                              std::to_string(reader.format_version()) +
-                             ", or a copy with the levels only, such as data/levels-153.h5); verify the file "
-                             "the run itself wrote, with its store beside it");
+                             "); verify the file the run itself wrote, with its store beside it");
+  }
   if (a.from > rows)
     throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
                      ")");
@@ -70,15 +129,18 @@ int run_verify(const VerifyArgs& a) {
   // transposition by construction.
   const bool transposes_independent = reader.format_version() < 3;
   const bool moves = !a.no_moves;
+  const auto three_rows = three_row_losing(to);
   std::printf("%6s %14s %14s", "tiles", "losing", "transposed");
   if (moves) std::printf(" %14s", "by moves");
+  std::printf(" %8s", "3 rows");
   std::printf("  %s\n", "result");
   int failed = 0, last = a.from - 1;
-  std::uint64_t transposed_total = 0, moves_total = 0;
+  std::uint64_t transposed_total = 0, moves_total = 0, three_total = 0;
   for (int n = a.from; n <= to; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
     std::string problem;
     LevelVerdict verdict, by_moves;
+    std::size_t three_checked = 0;
     if (t.tiles[i] != static_cast<std::uint32_t>(n) || t.positions[i] != table.positions(n)) {
       problem = "its row is not that of level " + std::to_string(n) + " (damaged file)";
     } else {
@@ -98,14 +160,28 @@ int run_verify(const VerifyArgs& a) {
                                          every_for(table.positions(n), kMoveSample));
         problem = by_moves.problem;
       }
+      if (problem.empty()) {
+        // Every position of at most three rows, against the store.
+        std::vector<ThreeRows> stored;
+        for (const ThreeRows& p : three_row_positions(n)) {
+          Rows r;
+          for (const int x : p)
+            if (x > 0) r.push_back(x);
+          if (store->contains(n, table.rank(r))) stored.push_back(p);
+          ++three_checked;
+        }
+        problem = three_row_problem(stored, three_rows[i]);
+      }
     }
     std::printf("%6d %14llu %14llu", n, static_cast<unsigned long long>(t.losing[i]),
                 static_cast<unsigned long long>(verdict.checked));
     if (moves) std::printf(" %14llu", static_cast<unsigned long long>(by_moves.checked));
+    std::printf(" %8zu", three_checked);
     std::printf("  %s\n", problem.empty() ? "ok" : problem.c_str());
     std::fflush(stdout);
     transposed_total += verdict.checked;
     moves_total += by_moves.checked;
+    three_total += three_checked;
     if (!problem.empty()) ++failed;
     last = n;
   }
@@ -135,6 +211,10 @@ int run_verify(const VerifyArgs& a) {
                                                       : "a sample");
   else
     std::fprintf(stderr, "  the rule: not checked (--no-moves)\n");
+  std::fprintf(stderr,
+               "  three rows: all %llu positions of at most three rows are stored as losing exactly when "
+               "three-rowed Chomp solved on its own says so [independent of the engine; that family only]\n",
+               static_cast<unsigned long long>(three_total));
   return 0;
 }
 
