@@ -5,6 +5,10 @@
 /// clear error, exit code 1, and leave the finished levels readable.
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <sstream>
 #include <sys/mount.h>
 
 #include <filesystem>
@@ -289,4 +293,54 @@ TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   EXPECT_NE(refused.err.find("does not fit --memory-limit (100.0 KiB)"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("the smallest --memory-limit that works is"), std::string::npos) << refused.err;
   EXPECT_TRUE(dir.entries().empty());
+}
+
+// One set of conventions: every short option of every subcommand (read from
+// its --help) means the same thing wherever it appears, and is in this
+// table; rows and columns have long names only.
+TEST(CliConventions, EveryShortOptionMeansOneThingAcrossSubcommands) {
+  const std::map<std::string, std::string> meaning{
+      {"-h", "--help"},    {"-n", "--max-tiles"}, {"-o", "--output"}, {"-t", "--threads"}, {"-q", "--quiet"},
+      {"-f", "--force"},   {"-r", "--resume"},    {"-l", "--level"},  {"-s", "--seed"}};
+  const ProcessResult top = run_chomp({"--help"});
+  ASSERT_EQ(top.exit_code, 0);
+  std::vector<std::string> commands;
+  {
+    std::istringstream in(top.out);
+    bool listing = false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("Subcommands:", 0) == 0) {
+        listing = true;
+        continue;
+      }
+      std::smatch m;
+      if (listing && std::regex_search(line, m, std::regex("^  ([a-z]+) "))) commands.push_back(m[1]);
+    }
+  }
+  ASSERT_GE(commands.size(), 7U) << top.out;
+  int shorts = 0;
+  for (const std::string& c : commands) {
+    const ProcessResult help = run_chomp({c, "--help"});
+    ASSERT_EQ(help.exit_code, 0) << c;
+    const std::regex pair("^  (-[a-zA-Z]),(--[a-z-]+)");
+    std::istringstream in(help.out);
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, pair)) continue;
+      ++shorts;
+      const auto it = meaning.find(m[1]);
+      ASSERT_NE(it, meaning.end()) << c << ": " << m[1] << " is not in the table of short options";
+      EXPECT_EQ(it->second, m[2].str()) << c << ": " << m[1] << " means " << m[2] << " here";
+    }
+    EXPECT_EQ(help.out.find("--rows") != std::string::npos && help.out.find("-r,--rows") != std::string::npos, false)
+        << c;
+  }
+  EXPECT_GE(shorts, 15);
+}
+
+TEST(CliConventions, AnUnknownCommandIsNamed) {
+  const ProcessResult r = run_chomp({"seive", "-n", "10"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'seive'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sieve"), std::string::npos) << r.err;
 }

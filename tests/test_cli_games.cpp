@@ -139,7 +139,7 @@ TEST(RectanglesCommand, TableCsvAndHdf5) {
   const Outcome again = run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "4", "--output", h5});
   EXPECT_EQ(again.code, 2);
   EXPECT_TRUE(contains(again.err, "--force"));
-  const Outcome forced = run_chomp({"rectangles", "-r", "3", "-c", "4", "--output", h5, "--force", "--quiet"});
+  const Outcome forced = run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "4", "--output", h5, "--force", "--quiet"});
   EXPECT_EQ(forced.code, 0) << forced.err;
   EXPECT_TRUE(forced.out.empty());
   EXPECT_EQ(chomp::read_rectangles_h5(h5).max_cols, 4);

@@ -198,8 +198,8 @@ int run_play(const PlayArgs& a) {
 const RegisterCommand reg(50, "play", "Play Chomp against the computer in the terminal",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<PlayArgs>();
-  sub.add_option("-r,--rows", a->rows, "Rows of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
-  sub.add_option("-c,--cols", a->cols, "Columns of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
+  sub.add_option("--rows", a->rows, "Rows of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
+  sub.add_option("--cols", a->cols, "Columns of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
   sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect")
       ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
       ->capture_default_str();

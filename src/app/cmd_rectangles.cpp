@@ -84,8 +84,8 @@ int run_rectangles(const RectanglesArgs& a) {
 const RegisterCommand reg(30, "rectangles", "Winning first moves of every a x b board up to a size",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<RectanglesArgs>();
-  sub.add_option("-r,--max-rows", a->max_rows, "Largest number of rows a")->required()->check(CLI::Range(2, 255));
-  sub.add_option("-c,--max-cols", a->max_cols, "Largest number of columns b")->required()->check(CLI::Range(2, 254));
+  sub.add_option("--max-rows", a->max_rows, "Largest number of rows a")->required()->check(CLI::Range(2, 255));
+  sub.add_option("--max-cols", a->max_cols, "Largest number of columns b")->required()->check(CLI::Range(2, 254));
   sub.add_option("-o,--output", a->output, "HDF5 file for the table (with provenance)");
   sub.add_option("--csv", a->csv, "CSV file for the table: rows,cols,move_row,move_col,leaves");
   sub.add_flag("-f,--force", a->force, "Overwrite output files that exist");

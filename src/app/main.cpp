@@ -58,6 +58,17 @@ int main(int argc, char** argv) {
     actions.emplace_back(sub, spec.setup(*sub));
   }
 
+  // A first word that is neither an option nor a command is named, with
+  // the commands there are (CLI11 would say only "A subcommand is required").
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(registry.begin(), registry.end(), [&](const CommandSpec& c) { return c.name == argv[1]; })) {
+    std::string names;
+    for (const CommandSpec& c : registry) names += (names.empty() ? "" : ", ") + c.name;
+    std::cerr << "chomp: unknown command '" << printable(argv[1], 80) << "'; the commands are " << names << '\n'
+              << "Run 'chomp --help' for usage.\n";
+    return 2;
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
