@@ -288,6 +288,8 @@ TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   const ProcessResult ok = run_chomp({"sieve", "-n", "40", "--memory-limit", "20G", "--dry-run", "-o", dir.file("a.h5")});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("memory: "), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("time: ~"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("marks/s over levels 1..40"), std::string::npos) << ok.out;
   const ProcessResult refused = run_chomp({"sieve", "-n", "40", "--memory-limit", "100K", "-o", dir.file("a.h5")});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("does not fit --memory-limit (100.0 KiB)"), std::string::npos) << refused.err;

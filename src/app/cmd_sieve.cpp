@@ -186,6 +186,17 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
+/// The work model of the ETA and of --dry-run's estimate: the marks into
+/// level k are about r(k) p(k), with r(k) = r0 + kRatioGrowth (k - k0) from
+/// a level k0 whose r0 was measured (data/levels-153.csv: 1.64 at n = 40,
+/// 1.98 at 100, 2.15 at 150), and a pass costs about its marks.
+constexpr double kRatioGrowth = 0.0032;
+constexpr double kRatioAt100 = 1.98;
+
+double model_marks(const PartitionTable& table, int k, double r0 = kRatioAt100, int k0 = 100) {
+  return std::max(1.0, r0 + kRatioGrowth * (k - k0)) * static_cast<double>(table.positions(k));
+}
+
 /// The level being computed and how far it is, with the time so far and
 /// the ETA of the level and of the run, and the table's rows, which are
 /// printed once a level is saved: one lock keeps the two from interleaving.
@@ -244,8 +255,7 @@ class ProgressLine {
     if (rate > 0 && samples_.size() > 1) {
       // Marks the unfinished levels will have received in all.
       double expected = 0;
-      for (int k = finished_ + 1; k <= max_; ++k)
-        expected += (ratio_ + kRatioGrowth * (k - ratio_level_)) * static_cast<double>(table_.positions(k));
+      for (int k = finished_ + 1; k <= max_; ++k) expected += model_marks(table_, k, ratio_, ratio_level_);
       const double received = done - finished_marks_;  // by the unfinished levels
       const double left = std::max(0.0, expected - received);
       const double level_left = fraction > 0.02 ? (now - level_started_) * (1 - fraction) / fraction : -1;
@@ -290,9 +300,6 @@ class ProgressLine {
   /// about the last five minutes.
   static constexpr double kQuietSeconds = 3.0;
   static constexpr double kRateSeconds = 300.0;
-  /// How much the marks per position grow a level (data/levels-153.csv:
-  /// 1.64 at n = 40, 1.98 at 100, 2.15 at 150).
-  static constexpr double kRatioGrowth = 0.0032;
   std::mutex mutex_;
   StatusLine line_;
   const PartitionTable& table_;
@@ -300,8 +307,8 @@ class ProgressLine {
   bool quiet_;
   int finished_ = 0;                 // the last level saved
   double finished_marks_ = 0;        // marks of the levels saved in this run
-  double ratio_ = 2.0;               // marks per position of the last level saved
-  int ratio_level_ = 110;            //   (or a default, until one is)
+  double ratio_ = kRatioAt100;       // marks per position of the last level saved
+  int ratio_level_ = 100;            //   (or the model's, until one is)
   int tiles_ = 0;                    // the level in progress
   double level_start_marks_ = 0, last_level_marks_ = 0, level_started_ = 0, started_ = 0;
   std::function<std::pair<int, int>()> window_;
@@ -437,6 +444,40 @@ std::string seconds_text(double s) {
   return buf;
 }
 
+/// --dry-run's time: a calibration run (levels 1..kCalibrationTiles in
+/// memory, a few seconds) measures marks per second on this machine with
+/// these threads; the model's marks of levels 1..N at that rate, sliced
+/// levels dearer by kSliceCost a slice beyond the first (measured at
+/// N = 120: 2 slices 1.07x, 4 slices 1.35x).
+void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& plan, int threads, int processes) {
+  constexpr double kSliceCost = 0.11;
+  const int kCalibrationTiles = std::min(84, max_tiles);
+  SieveOptions o;
+  o.threads = threads;
+  const auto started = std::chrono::steady_clock::now();
+  Sieve calibration(kCalibrationTiles, o);
+  double marks = 0;
+  calibration.run([&](const LevelResult& r) { marks += static_cast<double>(r.marks); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double rate = marks / std::max(seconds, 1e-3);
+  const PartitionTable big(max_tiles);
+  double work = 0;
+  for (int k = 1; k <= max_tiles; ++k) {
+    const double m = k <= kCalibrationTiles ? 0 : model_marks(big, k);
+    const double slices = plan.first_sliced && k >= plan.first_sliced ? plan.most_slices : 1;
+    work += m * (1 + kSliceCost * (slices - 1));
+  }
+  const double estimate = seconds + work / rate / std::max(1, processes);
+  char rate_text[32];
+  std::snprintf(rate_text, sizeof rate_text, "%.3g", rate);
+  out << "  time: ~" << clock_text(estimate) << " on " << threads_text(threads)
+      << (processes > 1 ? " a process, if processes scale perfectly" : "") << " (calibrated now: " << rate_text
+      << " marks/s over levels 1.." << kCalibrationTiles << " in " << seconds_text(seconds)
+      << " s; model: ~r(k) p(k) marks a level, r = " << kRatioAt100 << " at 100 + " << kRatioGrowth
+      << " a level; a slice beyond the first adds " << static_cast<int>(kSliceCost * 100)
+      << "%; other work on this machine slows it)\n";
+}
+
 int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   std::error_code ec;
   const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
@@ -489,8 +530,10 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
   const MemoryPlan plan = plan_or_refuse(max_tiles, options, budget, processes);
   const DiskPlan disk = plan_disk(max_tiles);
   const std::uint64_t free_disk = free_bytes_beside(a.output);
-  if (a.dry_run)
+  if (a.dry_run) {
     print_plan(std::cout, max_tiles, plan, disk, budget, free_disk, processes);
+    print_time_estimate(std::cout, max_tiles, plan, threads, processes);
+  }
   else
     print_plan_line(max_tiles, plan, disk, budget, free_disk, cluster.processes());
   // The disk: what the store will hold beyond what it holds now.
