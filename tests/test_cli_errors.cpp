@@ -100,7 +100,7 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "--bogus"}, 2, "--bogus"},
       {{"sieve", "extra"}, 2, "extra"},
       {{}, 2, "subcommand"},
-      {{"nosuch"}, 2, "subcommand"},
+      {{"nosuch"}, 2, "unknown command 'nosuch'"},
       {{""}, 2, ""},
       // positions (chomp analyze)
       {{"analyze", ""}, 2, "empty position"},
