@@ -1383,6 +1383,10 @@ def verdict(A: Analysis) -> Verdict:
                        all(g["by_run"] <= g["pairs"] and g["by_far"] <= g["pairs"] for g in groups))
         ptext += (f" (p({PREDICT_AT[-1]}) ≈ {math.exp(lnp_of([PREDICT_AT[-1]])[0]):.1e} positions, against "
                   f"{float(A.levels.positions[-1]):.1e} at n = {N})")
+        never = [pair for g in groups for pair in g["never"]]
+        if never:
+            ptext += (f". Not separated even by n = {max(A.separation)}: "
+                      + "; ".join(f"{MODEL[a].label} / {MODEL[b].label}" for a, b in never))
         paras.append(ptext + ".")
         results_bits["groups"] = groups
 
