@@ -4,7 +4,8 @@
 #   out/levels-N.h5, .store  chomp sieve --max-tiles N --store-losing 40 (the run's own files)
 #   data/levels-N.h5        their levels-only copy (experiments/h5_levels_only.py)
 #   data/levels-N.csv       its CSV export with provenance (experiments/h5_to_csv.py)
-#   data/hypothesis_ratio.png  the README figure (experiments/make_figures.py)
+#   data/hypothesis_ratio.png  the README figure (experiments/make_figures.py), when N is the
+#                           largest committed table (else out/levels-N-hypothesis_ratio.png)
 #
 # Usage, from anywhere in the repository:
 #
@@ -41,5 +42,9 @@ rm -f "$out"
 time "$python" experiments/h5_levels_only.py "$run" "$out" --chomp "$chomp"
 echo "CSV export"
 time "$python" experiments/h5_to_csv.py "$out"
-echo "figure"
-time "$python" experiments/make_figures.py "$out"
+# The README's figure is drawn from the largest committed table only; a
+# smaller table's figure goes to out/ (make_figures.py's default).
+largest=$(ls data/levels-*.h5 | sed -n 's|^data/levels-\([0-9]*\)\.h5$|\1|p' | sort -n | tail -1)
+if [ "$n" = "$largest" ]; then figure=data/hypothesis_ratio.png; else figure="out/levels-$n-hypothesis_ratio.png"; fi
+echo "figure -> $figure"
+time "$python" experiments/make_figures.py "$out" --output "$figure"

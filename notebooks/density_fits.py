@@ -1,319 +1,1609 @@
-"""Fits, plots and the generated verdict for the density hypothesis
+"""Weighted fits, tests and the generated verdict for the density hypothesis
 
-    L(n) / (p(n) / ln p(n))  ->  0.286...   (n -> infinity).
+    r(n) = L(n) ln p(n) / p(n)  ->  0.286...   (n -> infinity).
 
 Shared by notebooks/density_hypothesis.ipynb and experiments/make_figures.py,
 so the notebook and the README figure draw the same thing.  Needs numpy and
-matplotlib only (plain least squares; no scipy).
+matplotlib only: the fits are weighted least squares, with the non-linear
+parameters (exponents) found by minimising the profile chi^2 (the linear
+coefficients solved exactly at each trial) with a grid and Nelder-Mead.
 
-The models are linear in their two parameters, r(n) = c + a * g(n), so each
-fit is one `numpy.linalg.lstsq`; c is the predicted limit.  The uncertainty of
-c comes from two sources, both reported:
+Why weights: the counts are exact, but r(n) jitters about its trend by an
+amount that shrinks a hundredfold between n = 40 and n = 150.  An unweighted fit
+is ruled by the small levels.  The jitter is estimated from second differences
+(which remove any smooth trend) and modelled as a power of p/ln p, the scale
+of L(n); every fit weights level n by 1/sigma(n)^2 and chi^2 is in those units.
 
-* the standard error of the fit (residual scatter, as if it were noise), and
-* the drift of c when the fit range changes (n >= cut for several cuts),
-  which shows how well the model's form describes the data.
-
-A model's *band* is the smallest interval holding c +/- 2 standard errors for
-every fit range tried.
+Why so many models: the counts are deterministic, so no fit's standard error
+says how far off its *form* may be.  The evidence on the form is whether a
+fitted limit stays put when the fit window moves, whether a fit predicts levels
+it has not seen, and whether its local exponent follows the data's.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from chomp_positions import Levels, partition_numbers
 
-#: The conjectured limit of the hypothesis ratio.
+#: The conjectured limit of the ratio.
 CONJECTURED = 0.286
 
-#: Fits use levels n >= FIT_CUT: below it the ratio jumps by several hundredths
-#: between neighbouring levels (the notebook prints the mean jump per decade of
-#: n), which would dominate a least-squares fit of the slow trend.
+#: First level of the default fit window: below it the ratio jumps by several
+#: hundredths between neighbours (weights would make those levels negligible
+#: anyway; the cut keeps the jitter model to the range it is fitted on).
 FIT_CUT = 40
 
-#: The fit ranges for the uncertainty start at FIT_CUT, FIT_CUT + CUT_STEP, ...
-#: as long as MIN_POINTS levels remain.
-CUT_STEP = 10
-MIN_POINTS = 21
+#: First levels of the windows of the drift table (each runs to the last level).
+WINDOW_STARTS = (40, 60, 80, 100, 120, 130)
 
-#: "Recent" scatter is measured over the last RECENT levels.
-RECENT = 20
+#: A fit needs at least this many levels (and more than its parameters + 2).
+MIN_POINTS = 20
 
-#: Largest n considered when asking how far the sieve would have to go.
+#: Out-of-sample tests: fit on n <= N - h, predict the last h levels.
+HOLDOUTS = (20, 30)
+
+#: Levels at which the models' predictions are tabulated, and the run under way.
+PREDICT_AT = (160, 170, 200)
+RUN_TO = 170
+
+#: A run separates two models when the levels it adds raise the chi^2 of the
+#: wrong one by this much (3 jitter standard deviations), whichever is right.
+SEPARATION_CHI2 = 9.0
+
+#: Width (levels) of the sliding windows for the local slope and exponent, and
+#: of the blocks in which the jitter is shown.
+LOCAL_WIDTH = 21
+JITTER_BLOCK = 10
+
+#: The local exponent's trend is judged on windows centred from here on (below,
+#: a window's exponent has an error of 0.02 or more).
+TREND_FROM = 80
+
+#: Largest n with exact ln p(n) here (predictions, turnarounds).
 HORIZON = 2000
+
+#: A model "predicts well" when the rms of its out-of-sample errors, in jitter
+#: units, is below this in every holdout (a right model with the right jitter
+#: scores about 1; extrapolating the fitted parameters adds a little).
+GOOD_RMS_Z = 3.0
+
+
+# --------------------------------------------------------------------------
+# Small numerical tools (numpy only)
+# --------------------------------------------------------------------------
+
+_LNP: np.ndarray | None = None
+
+
+def ln_partitions(n_max: int = HORIZON) -> np.ndarray:
+    """ln p(n) for n = 0..n_max from exact partition numbers (cached)."""
+    global _LNP
+    if _LNP is None or len(_LNP) <= n_max:
+        _LNP = np.array([math.log(v) for v in partition_numbers(max(n_max, HORIZON))])
+        _LNP.flags.writeable = False
+    return _LNP[: n_max + 1]
+
+
+#: The Hardy-Ramanujan expansion's 1/sqrt(n) coefficient (ln p(n) to ~3e-5 at n = 2000).
+_HR_K = math.sqrt(1.5) / math.pi + math.pi / (24 * math.sqrt(6))
+
+
+def lnp_of(n) -> np.ndarray:
+    """ln p(n): exact up to HORIZON, Hardy-Ramanujan beyond (for turnarounds far out)."""
+    n = np.asarray(n, dtype=np.int64)
+    exact = ln_partitions()
+    big = n > HORIZON
+    out = exact[np.where(big, 0, n)]
+    if np.any(big):
+        x = n[big].astype(float)
+        out = np.where(big, 0.0, out)
+        out[big] = math.pi * np.sqrt(2 * x / 3) - np.log(4 * math.sqrt(3) * x) + np.log(1 - _HR_K / np.sqrt(x))
+    return out
+
+
+def nelder_mead(f, x0, step, iters: int = 600, tol: float = 1e-10) -> np.ndarray:
+    """Minimum of f near x0 (a plain Nelder-Mead simplex; f may return inf)."""
+    x0 = np.asarray(x0, float)
+    simplex = [x0] + [x0 + np.eye(len(x0))[i] * step[i] for i in range(len(x0))]
+    values = [f(x) for x in simplex]
+    for _ in range(iters):
+        order = np.argsort(values)
+        simplex, values = [simplex[i] for i in order], [values[i] for i in order]
+        if abs(values[-1] - values[0]) <= tol * (abs(values[0]) + tol) and \
+                max(np.abs(s - simplex[0]).max() for s in simplex[1:]) < 1e-7:
+            break
+        centre = np.mean(simplex[:-1], axis=0)
+        worst = simplex[-1]
+        xr = centre + (centre - worst)
+        fr = f(xr)
+        if fr < values[0]:
+            xe = centre + 2 * (centre - worst)
+            fe = f(xe)
+            simplex[-1], values[-1] = (xe, fe) if fe < fr else (xr, fr)
+        elif fr < values[-2]:
+            simplex[-1], values[-1] = xr, fr
+        else:
+            xc = centre + 0.5 * (worst - centre) if fr >= values[-1] else centre + 0.5 * (xr - centre)
+            fc = f(xc)
+            if fc < min(fr, values[-1]):
+                simplex[-1], values[-1] = xc, fc
+            else:  # shrink towards the best point
+                simplex = [simplex[0]] + [simplex[0] + 0.5 * (s - simplex[0]) for s in simplex[1:]]
+                values = [values[0]] + [f(s) for s in simplex[1:]]
+    return simplex[int(np.argmin(values))]
+
+
+def golden(f, a: float, b: float, tol: float) -> float:
+    """Minimum of a unimodal f on [a, b] by golden-section search."""
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(c), f(d)
+    while b - a > tol:
+        if fc <= fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(d)
+    # the ends may beat the interior when the minimum sits on a bound
+    return min((a, b, 0.5 * (a + b)), key=f)
+
+
+def chi2_quantile(q: float, k: int) -> float:
+    """Approximate q-quantile of chi^2 with k degrees of freedom (Wilson-Hilferty)."""
+    # inverse standard normal by bisection on erf (no scipy)
+    lo, hi = -10.0, 10.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < q:
+            lo = mid
+        else:
+            hi = mid
+    z = 0.5 * (lo + hi)
+    return k * (1 - 2 / (9 * k) + z * math.sqrt(2 / (9 * k))) ** 3
+
+
+# --------------------------------------------------------------------------
+# The data
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Series:
+    """r(n) for n = 2..N (n = 1 has ln p = 0), with ln p(n) and L(n)."""
+
+    n: np.ndarray
+    lnp: np.ndarray
+    r: np.ndarray
+    losing: np.ndarray
+
+    @classmethod
+    def from_levels(cls, levels: Levels) -> "Series":
+        m = levels.tiles >= 2
+        n = levels.tiles[m].astype(int)
+        return cls(n, lnp_of(n), levels.hypothesis_ratio[m].astype(float), levels.losing[m].astype(float))
+
+    @property
+    def n_max(self) -> int:
+        return int(self.n[-1])
+
+    def upto(self, end: int) -> "Series":
+        m = self.n <= end
+        return Series(self.n[m], self.lnp[m], self.r[m], self.losing[m])
+
+    def extended(self, n_new, r_new) -> "Series":
+        """This series with levels n_new appended (values r_new, L unknown)."""
+        n_new = np.asarray(n_new, int)
+        return Series(np.concatenate([self.n, n_new]), np.concatenate([self.lnp, lnp_of(n_new)]),
+                      np.concatenate([self.r, r_new]), np.concatenate([self.losing, np.full(len(n_new), np.nan)]))
+
+
+# --------------------------------------------------------------------------
+# 1. The jitter of r(n), from second differences
+# --------------------------------------------------------------------------
+
+#: Scales the jitter is modelled against: ln(p/ln p), the log of L's scale
+#: (Poisson-like counts would give sigma ~ (p/ln p)^-1/2), or n itself.
+JITTER_SCALES = {
+    "p/ln p": lambda n, lnp: lnp - np.log(lnp),
+    "n": lambda n, lnp: np.asarray(n, float),
+}
+#: sigma(n) = exp(a + b x) written in the scale's own terms.
+JITTER_FORMS = {"p/ln p": "(p/ln p)^b", "n": "exp(b n)"}
+
+
+def second_differences(s: Series):
+    """Centres n and d2(n) = r(n+1) - 2 r(n) + r(n-1): a smooth trend drops out
+    (its curvature here is ~1e-6, far below the jitter), independent jitter of
+    size sigma gives var d2 = sigma(n-1)^2 + 4 sigma(n)^2 + sigma(n+1)^2."""
+    return s.n[1:-1], s.r[2:] - 2 * s.r[1:-1] + s.r[:-2]
+
+
+@dataclass
+class Jitter:
+    """sigma(n) = exp(a + b * x(n)), x one of JITTER_SCALES, fitted by maximum
+    likelihood to the second differences of levels n_from..n_to."""
+
+    scale: str
+    a: float
+    b: float
+    se_b: float
+    loglik: float
+    n_from: int
+    n_to: int
+    points: int
+
+    def sigma(self, n) -> np.ndarray:
+        n = np.asarray(n, int)
+        return np.exp(self.a + self.b * JITTER_SCALES[self.scale](n, lnp_of(n)))
+
+
+def fit_jitter(s: Series, scale: str = "p/ln p", n_from: int = FIT_CUT, n_to: int | None = None) -> Jitter | None:
+    """The jitter model on levels n_from..n_to; None with fewer than 10 second differences."""
+    n_to = s.n_max if n_to is None else n_to
+    centres, d2 = second_differences(s)
+    m = (centres - 1 >= n_from) & (centres + 1 <= n_to)
+    if m.sum() < 10:
+        return None
+    x_all = JITTER_SCALES[scale](s.n, s.lnp)
+    i = np.nonzero(m)[0] + 1          # index of the centre in s
+    d2 = d2[m]
+    x0 = float(x_all[i].mean())
+
+    def nll(b):   # minus the log likelihood, the scale exp(2a) profiled out
+        v = np.exp(2 * b * (x_all[i - 1] - x0)) + 4 * np.exp(2 * b * (x_all[i] - x0)) + np.exp(2 * b * (x_all[i + 1] - x0))
+        s2 = np.mean(d2 ** 2 / v)
+        return 0.5 * (len(d2) * (math.log(2 * math.pi * s2) + 1) + np.log(v).sum()), s2
+
+    span = 1.0 / max(float(np.ptp(x_all[i])), 1e-9)      # b's natural size
+    grid = np.linspace(-60 * span, 20 * span, 401)
+    b = float(grid[np.argmin([nll(g)[0] for g in grid])])
+    b = float(nelder_mead(lambda v: nll(v[0])[0], [b], [0.2 * span])[0])
+    value, s2 = nll(b)
+    h = 1e-3 * span
+    curv = (nll(b + h)[0] - 2 * value + nll(b - h)[0]) / h ** 2
+    se_b = 1 / math.sqrt(curv) if curv > 0 else float("nan")
+    return Jitter(scale, 0.5 * math.log(s2) - b * x0, b, se_b, -value, int(n_from), int(n_to), int(len(d2)))
+
+
+def jitter_blocks(s: Series, width: int = JITTER_BLOCK, n_from: int = 20):
+    """The jitter measured in blocks of `width` centres: (mid n, sigma, its s.e.),
+    sigma = rms(d2) / sqrt(6) (independent, locally constant jitter)."""
+    centres, d2 = second_differences(s)
+    out = []
+    for lo in range(n_from, s.n_max, width):
+        m = (centres >= lo) & (centres < lo + width)
+        if m.sum() >= width // 2:
+            sig = math.sqrt(np.mean(d2[m] ** 2) / 6)
+            out.append((float(centres[m].mean()), sig, sig / math.sqrt(2 * m.sum())))
+    return np.array(out).reshape(-1, 3)
+
+
+# --------------------------------------------------------------------------
+# 2. The models
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Family:
+    """r(n) = c + sum_k beta_k * column_k(theta; n, ln p): linear coefficients
+    beta, non-linear parameters theta (exponents) within bounds."""
+
+    key: str
+    correction: str                   # the correction term, as text
+    columns: callable                 # (theta, n, lnp) -> list of arrays
+    theta_names: tuple = ()
+    theta_bounds: tuple = ()          # ((lo, hi), ...)
+    decays: str = ""                  # how the correction dies, for the notebook's table
+
+
+def _powers(theta, n, lnp):
+    return [lnp ** -theta[0]]
+
+
+FAMILIES = (
+    Family("ln_n", "a/ln n", lambda t, n, lnp: [1 / np.log(n)], decays="1/ln n, the slowest"),
+    Family("ln_n2", "a/ln n + b/ln² n", lambda t, n, lnp: [1 / np.log(n), np.log(n) ** -2.0],
+           decays="1/ln n with a second term"),
+    Family("sqrt_n", "a/√n", lambda t, n, lnp: [n ** -0.5], decays="1/sqrt(n), the fastest"),
+    Family("sqrt_n2", "a/√n + b/n", lambda t, n, lnp: [n ** -0.5, 1.0 / n], decays="1/sqrt(n) with a second term"),
+    Family("ln_p", "a/ln p", lambda t, n, lnp: [1 / lnp],
+           decays="1/ln p ~ 1/sqrt(n): the PNT's own correction with x = p(n)"),
+    Family("ln_p2", "a/ln p + b/ln² p", lambda t, n, lnp: [1 / lnp, lnp ** -2.0],
+           decays="the PNT series to second order"),
+    Family("pow_ln_p", "a (ln p)^-δ", _powers, ("δ",), ((0.01, 12.0),), decays="a free power of 1/ln p"),
+    Family("pow_n", "a n^-δ", lambda t, n, lnp: [n ** -t[0]], ("δ",), ((0.005, 8.0),), decays="a free power of 1/n"),
+    Family("p_pow", "a p^β (ln p)^γ", lambda t, n, lnp: [np.exp(t[0] * lnp + t[1] * np.log(lnp))], ("β", "γ"),
+           ((-2.0, 0.0), (-10.0, 60.0)), decays="L = C p^α (ln p)^-k, α = 1 + β, k = 1 - γ"),
+)
+FAMILY = {f.key: f for f in FAMILIES}
+
+#: limit modes: c fitted, c = 0, c = CONJECTURED
+LIMITS = ("free", "zero", "fixed")
 
 
 @dataclass(frozen=True)
 class Model:
-    """r(n) = c + a * g(n)."""
+    family: Family
+    limit: str                 # one of LIMITS
+    value: float = CONJECTURED  # the limit when it is "fixed"
 
-    key: str
-    label: str              # for tables and legends
-    g_text: str             # g(n) as text
-    g: callable             # g(n, ln p(n)) on numpy arrays
+    @property
+    def key(self) -> str:
+        return f"{self.family.key}:{self.limit}"
+
+    @property
+    def c0(self) -> float:
+        return self.value if self.limit == "fixed" else 0.0
+
+    @property
+    def label(self) -> str:
+        corr = self.family.correction
+        return {"free": f"c + {corr}", "zero": corr, "fixed": f"{self.value:g} + {corr}"}[self.limit]
+
+    @property
+    def n_linear(self) -> int:
+        return (self.limit == "free") + len(self.family.columns(np.ones(2), np.array([2.0]), np.array([1.0])))
+
+    @property
+    def n_params(self) -> int:
+        return self.n_linear + len(self.family.theta_names)
+
+    def design(self, theta, n, lnp) -> np.ndarray:
+        cols = self.family.columns(theta, np.asarray(n, float), lnp)
+        if self.limit == "free":
+            cols = [np.ones_like(lnp)] + cols
+        return np.column_stack(cols)
 
 
-MODELS = (
-    Model("ln_n", "c + a/ln n", "1/ln n", lambda n, lnp: 1.0 / np.log(n)),
-    Model("sqrt_n", "c + a/sqrt(n)", "1/sqrt(n)", lambda n, lnp: 1.0 / np.sqrt(n)),
-    Model("ln_p", "c + a/ln p(n)", "1/ln p(n)", lambda n, lnp: 1.0 / lnp),
-)
+#: Every family with its limit free and fixed at CONJECTURED; the power
+#: families also with limit 0.  The 4-parameter c + a p^β (ln p)^γ is left
+#: out: with the limit free its exponents are not determined by these levels.
+MODELS = tuple(Model(f, lim) for f in FAMILIES for lim in LIMITS
+               if (lim != "zero" or f.theta_names) and not (f.key == "p_pow" and lim == "free"))
+MODEL = {m.key: m for m in MODELS}
 
 
 @dataclass
 class Fit:
     model: Model
-    cut: int                 # fitted on cut <= n <= n_max
-    n_max: int
-    c: float                 # limit (fixed when constrained)
-    a: float
-    se_c: float              # standard error of c (0 when c is fixed)
-    rms: float               # rms residual over the fitted levels
-    rms_recent: float        # rms residual over the last RECENT fitted levels
-    constrained: bool = False
-
-    def predict(self, n, lnp):
-        return self.c + self.a * self.model.g(np.asarray(n, float), np.asarray(lnp, float))
-
-
-def ln_partitions(n_max: int) -> np.ndarray:
-    """ln p(n) for n = 0..n_max, exact partition numbers (no overflow)."""
-    return np.array([math.log(v) for v in partition_numbers(n_max)])
-
-
-def fit_model(model: Model, n, lnp, ratio, cut: int, limit: float | None = None) -> Fit:
-    """Least squares of ratio = c + a*g(n) over n >= cut; with `limit` given,
-    c is fixed to it and only a is fitted."""
-    n, lnp, ratio = (np.asarray(x, float) for x in (n, lnp, ratio))
-    m = n >= cut
-    g = model.g(n[m], lnp[m])
-    y = ratio[m]
-    if limit is None:
-        X = np.column_stack([np.ones_like(g), g])
-        (c, a), *_ = np.linalg.lstsq(X, y, rcond=None)
-        resid = y - X @ np.array([c, a])
-        dof = max(len(y) - 2, 1)
-        cov = (resid @ resid / dof) * np.linalg.inv(X.T @ X)
-        se_c = float(np.sqrt(cov[0, 0]))
-    else:
-        c = float(limit)
-        a = float(g @ (y - c) / (g @ g))
-        resid = y - c - a * g
-        se_c = 0.0
-    return Fit(model, int(cut), int(n[m].max()), float(c), float(a), se_c,
-               float(np.sqrt(np.mean(resid ** 2))),
-               float(np.sqrt(np.mean(resid[-RECENT:] ** 2))), limit is not None)
-
-
-@dataclass
-class ModelSummary:
-    model: Model
-    best: Fit                # fitted on n >= FIT_CUT
-    scan: list               # one Fit per cut
-    fixed: Fit               # the same model with c fixed to CONJECTURED
-    band: tuple              # (low, high) over the scan, c +/- 2 se
-
-    def contains(self, value: float) -> bool:
-        return self.band[0] <= value <= self.band[1]
+    start: int
+    end: int
+    beta: np.ndarray          # linear coefficients (c first when free)
+    theta: np.ndarray         # non-linear parameters
+    cov: np.ndarray           # covariance of (beta, theta), scaled by max(1, chi2/dof)
+    chi2: float
+    points: int
+    at_bound: bool            # an exponent sits on its bound: the family cannot bend as the data do
+    jitter: Jitter
 
     @property
-    def drift(self) -> float:
-        cs = [f.c for f in self.scan]
-        return max(cs) - min(cs)
+    def dof(self) -> int:
+        return max(self.points - self.model.n_params, 1)
+
+    @property
+    def chi2_dof(self) -> float:
+        return self.chi2 / self.dof
+
+    @property
+    def limit(self) -> float:
+        return float(self.beta[0]) if self.model.limit == "free" else self.model.c0
+
+    @property
+    def se_limit(self) -> float:
+        return float(math.sqrt(self.cov[0, 0])) if self.model.limit == "free" else 0.0
+
+    def predict(self, n) -> np.ndarray:
+        n = np.asarray(n, int)
+        return self.model.c0 + self.model.design(self.theta, n, lnp_of(n)) @ self.beta
+
+    def gradient(self, n) -> np.ndarray:
+        """d predict / d (beta, theta) at the levels n (rows)."""
+        n = np.asarray(n, int)
+        lnp = lnp_of(n)
+        cols = [self.model.design(self.theta, n, lnp)]
+        for k in range(len(self.theta)):
+            h = 1e-6 * max(1.0, abs(self.theta[k]))
+            up, down = self.theta.copy(), self.theta.copy()
+            up[k] += h
+            down[k] -= h
+            cols.append(((self.model.design(up, n, lnp) - self.model.design(down, n, lnp)) @ self.beta / (2 * h))[:, None])
+        return np.hstack(cols)
+
+    def predict_se(self, n) -> np.ndarray:
+        """Standard error of the fitted curve at n (parameters only)."""
+        g = self.gradient(n)
+        return np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", g, self.cov, g), 0))
+
+    def local_exponent(self, n) -> np.ndarray:
+        """delta(n) = -d ln r / d ln ln p implied by the fitted curve (central differences)."""
+        n = np.asarray(n, int)
+        f_up, f_dn = self.predict(n + 1), self.predict(n - 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return -(np.log(f_up) - np.log(f_dn)) / (np.log(lnp_of(n + 1)) - np.log(lnp_of(n - 1)))
 
 
-def fit_cuts(n_max: int, cut: int = FIT_CUT) -> list[int]:
-    """The starting levels of the fit ranges used for the uncertainty."""
-    cuts = list(range(cut, n_max - MIN_POINTS + 2, CUT_STEP))
-    if not cuts:
-        raise ValueError(f"levels up to n = {n_max} leave fewer than {MIN_POINTS} levels at n >= {cut}: "
-                         f"run chomp sieve with --max-tiles {cut + MIN_POINTS - 1} or more")
-    return cuts
+def _profile(model: Model, theta, n, lnp, y, w):
+    """chi^2 and beta of the weighted linear fit for fixed theta."""
+    X = model.design(theta, n, lnp) * w[:, None]
+    if not np.all(np.isfinite(X)):
+        return np.inf, None
+    norms = np.linalg.norm(X, axis=0)
+    norms[norms == 0] = 1
+    coef, *_ = np.linalg.lstsq(X / norms, y * w, rcond=None)
+    beta = coef / norms
+    resid = y * w - X @ beta
+    return float(resid @ resid), beta
 
 
-def summarize(levels: Levels, cut: int = FIT_CUT, target: float = CONJECTURED) -> list[ModelSummary]:
-    """Every model of MODELS fitted to the file's hypothesis ratio."""
-    n = levels.tiles.astype(float)
-    lnp = np.log(levels.positions.astype(float))
-    r = levels.hypothesis_ratio
+def _grid_chi2(model: Model, thetas: np.ndarray, n, lnp, y, w) -> np.ndarray:
+    """Profile chi^2 at many theta at once (rows of `thetas`), through the
+    normal equations of the normalised columns: precise enough to choose where
+    the search starts, not used for the final fit."""
+    t = [thetas[:, k:k + 1] for k in range(thetas.shape[1])]
+    cols = model.family.columns(t, np.asarray(n, float), lnp)
+    if model.limit == "free":
+        cols = [np.ones_like(lnp)] + cols
+    with np.errstate(all="ignore"):
+        X = np.stack([np.broadcast_to(c, (len(thetas), len(lnp))) for c in cols], axis=2) * w[None, :, None]
+        X = X / np.linalg.norm(X, axis=1, keepdims=True)
+        yw = y * w
+        b = np.einsum("gmk,m->gk", X, yw)
+        coef = np.linalg.solve(np.einsum("gmk,gml->gkl", X, X), b[..., None])[..., 0]
+        chi2 = yw @ yw - np.einsum("gk,gk->g", b, coef)
+    return np.where(np.isfinite(chi2), chi2, np.inf)
+
+
+def fit_model(model: Model, s: Series, jitter: Jitter, start: int = FIT_CUT, end: int | None = None,
+              theta0=None) -> Fit | None:
+    """Weighted fit of `model` to levels start..end; None when the window holds
+    too few levels for it.  The exponents start from the best points of a grid
+    over their bounds, or from theta0 (a refit on slightly changed data)."""
+    end = s.n_max if end is None else end
+    m = (s.n >= start) & (s.n <= end)
+    points = int(m.sum())
+    if points < max(MIN_POINTS, model.n_params + 3):
+        return None
+    n, lnp, y = s.n[m], s.lnp[m], s.r[m] - model.c0
+    w = 1 / jitter.sigma(n)
+    bounds = np.array(model.family.theta_bounds, float).reshape(-1, 2)
+
+    def objective(theta):
+        if np.any(theta < bounds[:, 0]) or np.any(theta > bounds[:, 1]):
+            return np.inf
+        return _profile(model, theta, n, lnp, y, w)[0]
+
+    theta, at_bound = np.zeros(0), False
+    if len(bounds) == 1:   # one exponent: a grid, then golden section between the best point's neighbours
+        grid = np.linspace(bounds[0, 0], bounds[0, 1], 41)
+        i = int(np.argmin(_grid_chi2(model, grid[:, None], n, lnp, y, w)))
+        a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+        theta = np.array([golden(lambda v: objective(np.array([v])), a, b, 1e-7 * np.ptp(bounds))])
+    elif len(bounds):      # two: several starts, the profile chi^2 of the p-power family has more than one valley
+        if theta0 is not None:
+            starts = [np.asarray(theta0, float)]
+        else:
+            grid = np.array(list(itertools.product(*[np.linspace(lo, hi, 25) for lo, hi in bounds])))
+            starts = [grid[i] for i in np.argsort(_grid_chi2(model, grid, n, lnp, y, w))[:2]]
+        step = (bounds[:, 1] - bounds[:, 0]) / (32 if theta0 is None else 400)
+        theta = min((nelder_mead(objective, t, step) for t in starts), key=objective)
+    if len(bounds):
+        tol = 1e-4 * np.ptp(bounds, axis=1)
+        at_bound = bool(np.any((theta - bounds[:, 0] < tol) | (bounds[:, 1] - theta < tol)))
+    chi2, beta = _profile(model, theta, n, lnp, y, w)
+    fit = Fit(model, int(start), int(n[-1]), beta, np.asarray(theta, float), np.zeros((0, 0)), chi2, points,
+              at_bound, jitter)
+    J = fit.gradient(n) * w[:, None]
+    norms = np.linalg.norm(J, axis=0)
+    norms[norms == 0] = 1
+    cov = np.linalg.pinv((J / norms).T @ (J / norms), rcond=1e-12) / np.outer(norms, norms)
+    fit.cov = cov * max(1.0, fit.chi2_dof)
+    return fit
+
+
+def fit_all(s: Series, jitter: Jitter, start: int = FIT_CUT, end: int | None = None, models=MODELS) -> dict:
+    """key -> Fit (or None) for every model."""
+    return {m.key: fit_model(m, s, jitter, start, end) for m in models}
+
+
+def weighted_residuals(fit: Fit, s: Series):
+    """Levels of the fit window and (r - fit) / sigma there."""
+    m = (s.n >= fit.start) & (s.n <= fit.end)
+    return s.n[m], (s.r[m] - fit.predict(s.n[m])) / fit.jitter.sigma(s.n[m])
+
+
+#: How far out a turnaround is searched for (ln p beyond HORIZON from Hardy-Ramanujan).
+FAR = 10 ** 12
+
+
+def turnaround(fit: Fit, far: int = FAR):
+    """Where the fitted curve stops falling and its value there, searched from
+    the fit's last level to `far`: (n, r) or None if it falls throughout."""
+    nn = np.unique(np.concatenate([np.arange(fit.end, HORIZON + 1),
+                                   np.geomspace(HORIZON, far, 3000).astype(np.int64)]))
+    f = fit.predict(nn)
+    i = int(np.argmin(f))
+    return (int(nn[i]), float(f[i])) if 0 < i < len(nn) - 1 and f[-1] - f[i] > 1e-12 else None
+
+
+# --------------------------------------------------------------------------
+# 3. Window drift
+# --------------------------------------------------------------------------
+
+def window_drift(s: Series, jitter: Jitter, models=MODELS, starts=WINDOW_STARTS) -> dict:
+    """key -> [Fit or None per window start]."""
+    return {m.key: [fit_model(m, s, jitter, st) for st in starts] for m in models}
+
+
+#: A window shift of the fitted limit beyond this many standard errors (of the
+#: shift itself, see drift_shifts) marks a drift.
+DRIFT_Z = 3.0
+
+
+def drift_shifts(fits) -> list:
+    """(start, z) for every window after the first: the shift of the fitted
+    limit from the first (widest) window in standard errors of the shift.  The
+    windows are nested, so under a right model the later estimate is the
+    earlier plus independent noise and Var(shift) = se_later^2 - se_first^2."""
+    fl = [f for f in fits if f is not None and not f.at_bound]
+    if len(fl) < 2 or fl[0].model.limit != "free":
+        return []
     out = []
-    for model in MODELS:
-        scan = [fit_model(model, n, lnp, r, c) for c in fit_cuts(levels.max_tiles, cut)]
-        band = (min(f.c - 2 * f.se_c for f in scan), max(f.c + 2 * f.se_c for f in scan))
-        out.append(ModelSummary(model, scan[0], scan, fit_model(model, n, lnp, r, cut, limit=target), band))
+    for f in fl[1:]:
+        v = f.se_limit ** 2 - fl[0].se_limit ** 2
+        if v > 0:
+            out.append((f.start, (f.limit - fl[0].limit) / math.sqrt(v)))
     return out
 
 
-def first_separation(curves, threshold: float, n_from: int, lnp_all: np.ndarray) -> int | None:
-    """The first n >= n_from at which the fitted curves spread by more than
-    `threshold` (max - min over the curves); None if not before HORIZON."""
-    n = np.arange(n_from, len(lnp_all))
-    values = np.array([f.predict(n, lnp_all[n]) for f in curves])
-    hit = np.nonzero(values.max(axis=0) - values.min(axis=0) > threshold)[0]
-    return int(n[hit[0]]) if hit.size else None
+def monotone(fits) -> str | None:
+    """'down' or 'up' when the fitted limit moves one way at every step of
+    three or more windows, else None."""
+    cs = [f.limit for f in fits if f is not None]
+    if len(cs) < 3:
+        return None
+    d = np.diff(cs)
+    return "down" if np.all(d < 0) else "up" if np.all(d > 0) else None
 
 
-def bytes_text(b: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-        if b < 1024 or unit == "EiB":
-            if unit == "B":
-                return f"{b:.0f} {unit}"
-            return f"{b:.3g} {unit}" if b >= 1e4 else f"{b:.1f} {unit}"
-        b /= 1024
+def drift_direction(fits) -> str | None:
+    """'down' or 'up' when the limit of some later window differs from the
+    first window's by DRIFT_Z standard errors of the shift or more, every such
+    shift has the same sign, and three or more windows hold proper fits
+    (exponents off their bounds); else None."""
+    if len([f for f in fits if f is not None and not f.at_bound]) < 3:
+        return None
+    big = [z for _, z in drift_shifts(fits) if abs(z) >= DRIFT_Z]
+    if not big or (min(big) < 0 < max(big)):
+        return None
+    return "down" if big[0] < 0 else "up"
 
 
-def verdict(levels: Levels, summaries: list, target: float = CONJECTURED) -> str:
-    """The conclusion, in Markdown, written from the computed numbers."""
-    n, r = levels.tiles, levels.hypothesis_ratio
-    n_max, r_last = levels.max_tiles, float(r[-1])
-    cut = summaries[0].best.cut
-    out = []
-
-    # What the data themselves show, before any model.
-    side = "below" if r_last < target else "above"
-    other = (r >= target) if r_last < target else (r < target)
-    since = int(n[other][-1]) + 1 if other.any() else int(n[0])
-    tail = slice(max(len(n) - RECENT, 0), None)
-    slope = float(np.polyfit(n[tail].astype(float), r[tail], 1)[0])
-    out.append(
-        f"**Data.** Levels 1..{n_max} (complete run, git {levels.attrs.get('git_revision', '?')}). "
-        f"The ratio is {r_last:.4f} at n = {n_max}, {side} {target} at every level since n = {since}, "
-        f"and over the last {len(n[tail])} levels it {'falls' if slope < 0 else 'rises'} by about "
-        f"{abs(slope) * 10:.4f} per 10 levels. Fits use n >= {cut}.")
-
-    # The models.
-    lines = []
-    for s in summaries:
-        lines.append(f"- {s.model.label}: limit c = {s.best.c:.4f} +/- {s.best.se_c:.4f} (n >= {cut}); "
-                     f"c over the fit ranges n >= {', '.join(str(f.cut) for f in s.scan)}: "
-                     f"{', '.join(f'{f.c:.4f}' for f in s.scan)}; band [{s.band[0]:.4f}, {s.band[1]:.4f}] "
-                     f"{'contains' if s.contains(target) else 'excludes'} {target}.")
-    out.append("**Extrapolations.**\n\n" + "\n".join(lines))
-
-    inside = [s.model.label for s in summaries if s.contains(target)]
-    outside = [s.model.label for s in summaries if not s.contains(target)]
-    limits = [s.best.c for s in summaries]
-    spread = max(limits) - min(limits)
-    max_se = max(s.best.se_c for s in summaries)
-    max_drift = max(s.drift for s in summaries)
-    lo, hi = min(s.band[0] for s in summaries), max(s.band[1] for s in summaries)
-    if not inside:
-        where = "below" if hi < target else "above" if lo > target else "around"
-        text = (f"None of the {len(summaries)} models has {target} inside its band: extrapolated with "
-                f"these corrections the data point to a limit between {lo:.3f} and {hi:.3f}, {where} {target}.")
-    elif not outside:
-        text = (f"{target} is inside every model's band: the data are consistent with the conjecture, "
-                f"though just as consistent with any limit from {lo:.3f} to {hi:.3f}.")
-    else:
-        text = (f"{target} is inside the band of {', '.join(inside)} but not of {', '.join(outside)}: "
-                f"the data do not decide.")
-    if len(summaries[0].scan) > 1:
-        drift_text = (f"a model's limit moves by up to {max_drift:.3f} when the fit range changes "
-                      f"(n >= {', '.join(str(f.cut) for f in summaries[0].scan)})")
-    else:
-        drift_text = "only one fit range fits in these levels, so the drift with the range is not measured"
-    form_dominates = max(spread, max_drift) > 2 * max_se
-    text += (f" The models' limits differ by {spread:.3f} (the largest single-fit standard error is "
-             f"{max_se:.4f}) and {drift_text}: "
-             + ("the unknown form of the correction, not noise, dominates the uncertainty."
-                if form_dominates else
-                "the fit errors are as large as the differences between models, so more levels should "
-                "narrow the limits.")
-             + f" A correction that decays more slowly than all of these could still carry the ratio to "
-               f"another limit, {target} included, so these numbers test the models as much as the "
-               f"conjecture.")
-    out.append("**Verdict.** " + text)
-
-    out.append("**How far to go.** " + reach_text(levels, summaries, target))
-    return "\n\n".join(out)
+def max_shift(fits) -> float:
+    """The shift of largest size (in its standard errors), signed; 0 without any."""
+    zs = [z for _, z in drift_shifts(fits)]
+    return max(zs, key=abs) if zs else 0.0
 
 
-def reach_rows(levels: Levels, summaries: list, target: float = CONJECTURED) -> list[dict]:
-    """How far the sieve would have to go for the data to tell fitted curves
-    apart: the first n at which they differ by more than twice the scatter of
-    the data about the fit.  One row per comparison and scatter:
+# --------------------------------------------------------------------------
+# 4. Out of sample
+# --------------------------------------------------------------------------
 
-    * each model against the same model with its limit fixed to `target`;
-    * the models against each other.
+@dataclass
+class Forecast:
+    fit: Fit
+    n: np.ndarray             # held-out levels
+    z: np.ndarray             # (r - prediction) / sigma, sigma from the training levels' jitter model
+    chi2_pred: float          # e^T (jitter + parameter covariance)^-1 e
 
-    The scatter is the rms residual either over the whole fit range or over the
-    last RECENT levels (smaller, since the ratio's jumps die down with n)."""
-    lnp_all = ln_partitions(HORIZON)
-    n_max = levels.max_tiles
+    @property
+    def rms_z(self) -> float:
+        return float(np.sqrt(np.mean(self.z ** 2)))
+
+    @property
+    def mean_z(self) -> float:
+        return float(np.mean(self.z))
+
+    @property
+    def max_z(self) -> float:
+        return float(np.max(np.abs(self.z)))
+
+
+def out_of_sample(s: Series, holdout: int, models=MODELS, start: int = FIT_CUT) -> dict | None:
+    """key -> Forecast (or None) for fits on n <= N - holdout; None when the
+    training levels cannot carry a jitter model or any fit."""
+    end = s.n_max - holdout
+    train = s.upto(end)
+    jitter = fit_jitter(train, n_from=start)
+    if jitter is None or end - start + 1 < MIN_POINTS:
+        return None
+    test_n = s.n[s.n > end]
+    r_test = s.r[s.n > end]
+    sig = jitter.sigma(test_n)
+    out = {}
+    for m in models:
+        f = fit_model(m, train, jitter, start)
+        if f is None:
+            out[m.key] = None
+            continue
+        e = r_test - f.predict(test_n)
+        g = f.gradient(test_n)
+        C = np.diag(sig ** 2) + g @ f.cov @ g.T
+        out[m.key] = Forecast(f, test_n, e / sig, float(e @ np.linalg.solve(C, e)))
+    return out
+
+
+def ranking(forecasts: dict) -> list:
+    """Model keys, best first, by the larger rms z over the holdouts given
+    (holdout -> {key: Forecast}); models missing from any holdout are left out."""
+    sets = [fc for fc in forecasts.values() if fc]
+    if not sets:
+        return []
+    keys = [k for k in sets[0] if all(fc.get(k) is not None for fc in sets)]
+    return sorted(keys, key=lambda k: max(fc[k].rms_z for fc in sets))
+
+
+# --------------------------------------------------------------------------
+# 5. Local slope and exponent
+# --------------------------------------------------------------------------
+
+def local_fits(s: Series, jitter: Jitter, width: int = LOCAL_WIDTH, n_from: int = FIT_CUT):
+    """Sliding windows of `width` levels: centre, slope dr/dn and its s.e.,
+    delta = -d ln r / d ln ln p and its s.e.  Weighted by the jitter; the s.e.
+    scaled up by sqrt(chi2/dof) where the window's scatter exceeds the model."""
+    half = width // 2
     rows = []
-
-    def add(what, curves, kind, scatter):
-        hit = first_separation(curves, 2 * scatter, n_max, lnp_all) if scatter > 0 else None
-        rows.append({"comparison": what, "scatter_of": kind, "scatter": scatter, "n": hit,
-                     "more_levels": None if hit is None else max(hit - n_max, 0),
-                     "positions": None if hit is None else math.exp(lnp_all[hit])})
-
-    for s in summaries:
-        add(f"{s.model.label} vs c = {target}", [s.best, s.fixed], "fit range", s.best.rms)
-        add(f"{s.model.label} vs c = {target}", [s.best, s.fixed], f"last {RECENT}", s.best.rms_recent)
-    every = [s.best for s in summaries]
-    add("the models against each other", every, "fit range", max(s.best.rms for s in summaries))
-    add("the models against each other", every, f"last {RECENT}", max(s.best.rms_recent for s in summaries))
-    return rows
-
-
-def _span(rows, n_max: int) -> str:
-    """'n ≈ a..b (x..y more levels)', 'already ...' or 'not before ...' for some reach rows."""
-    hits = [r["n"] for r in rows]
-    future = sorted(h for h in hits if h is not None and h > n_max)
-    parts = []
-    done = sum(1 for h in hits if h is not None and h <= n_max)
-    if done == len(hits):
-        return f"the {n_max} computed levels already do"
-    if hits.count(None) == len(hits):
-        return f"not before n = {HORIZON}"
-    if future:
-        lo, hi = future[0], future[-1]
-        parts.append(f"n ≈ {lo} ({lo - n_max} more levels)" if lo == hi else
-                     f"n ≈ {lo}..{hi} ({lo - n_max}..{hi - n_max} more levels)")
-    if done:
-        parts.append(f"{done} of {len(hits)} already at n = {n_max}")
-    if None in hits:
-        parts.append(f"{hits.count(None)} of {len(hits)} not before n = {HORIZON}")
-    return "; ".join(parts)
+    for c in range(n_from + half, s.n_max - half + 1):
+        m = (s.n >= c - half) & (s.n <= c + half)
+        n, r, lnp = s.n[m].astype(float), s.r[m], s.lnp[m]
+        w = 1 / jitter.sigma(s.n[m])
+        out = [c]
+        for x, y, wy in ((n - c, r, w), (np.log(lnp) - np.log(lnp_of([c])[0]), np.log(r), w * r)):
+            X = np.column_stack([np.ones_like(x), x]) * wy[:, None]
+            coef, *_ = np.linalg.lstsq(X, y * wy, rcond=None)
+            res = y * wy - X @ coef
+            cov = np.linalg.inv(X.T @ X) * max(1.0, res @ res / (len(y) - 2))
+            out += [coef[1], math.sqrt(cov[1, 1])]
+        rows.append((out[0], out[1], out[2], -out[3], out[4]))
+    return np.array(rows).reshape(-1, 5)
 
 
-def reach_text(levels: Levels, summaries: list, target: float = CONJECTURED) -> str:
-    rows = reach_rows(levels, summaries, target)
-    n_max = levels.max_tiles
-    fixed = [r for r in rows if r["comparison"] != "the models against each other"]
-    models = [r for r in rows if r["comparison"] == "the models against each other"]
+def phase_windows(local: np.ndarray, phase: int, width: int = LOCAL_WIDTH, n_from: int = 0) -> np.ndarray:
+    """Rows of `local` (local_fits) whose windows do not overlap: centres
+    c_last - phase, c_last - phase - width, ... down to n_from."""
+    if not len(local):
+        return local
+    last = int(local[-1, 0]) - phase
+    centres = [c for c in range(last, int(local[0, 0]) - 1, -width) if c >= n_from]
+    return local[np.isin(local[:, 0], centres)]
 
-    def scat(rs):
-        lo, hi = min(r["scatter"] for r in rs), max(r["scatter"] for r in rs)
-        return f"{lo:.4f}" if f"{lo:.4f}" == f"{hi:.4f}" else f"{lo:.4f}..{hi:.4f}"
 
-    wide = [r for r in fixed if r["scatter_of"] == "fit range"]
-    narrow = [r for r in fixed if r["scatter_of"] != "fit range"]
-    text = (f"A new level tells two fitted curves apart once they differ there by more than twice the "
-            f"scatter of the data about the fit. To tell each model from the same model with its limit "
-            f"fixed to {target}: with the scatter over the whole fit range ({scat(wide)}), "
-            f"{_span(wide, n_max)}; with the scatter of the last {RECENT} levels ({scat(narrow)}), "
-            f"{_span(narrow, n_max)}. To tell the models from each other: {_span(models[:1], n_max)} "
-            f"with the first scatter, {_span(models[1:], n_max)} with the second.")
-    future = [r for r in rows if r["n"] is not None and r["n"] > n_max]
-    if future:
-        far = max(future, key=lambda r: r["n"])
-        text += (f" For scale: n = {far['n']} has p(n) ≈ {far['positions']:.2e} positions, a bitmap of at "
-                 f"least {bytes_text(far['positions'] / 8)} for that level alone, against "
-                 f"{bytes_text(float(levels.positions[-1]) / 8)} at n = {n_max}.")
-    text += (" These estimates assume the model's form is right; the drift of the limits with the fit "
-             "range says it is only roughly right, so read them as orders of magnitude.")
-    return text
+def exponent_trend(ind: np.ndarray):
+    """Weighted straight line through independent local exponents (rows of
+    local_fits): slope d delta / dn and its s.e. (scaled up by sqrt(chi2/dof)
+    where the points scatter more than their errors), or None with < 3 points."""
+    if len(ind) < 3:
+        return None
+    x, y, w = ind[:, 0].astype(float), ind[:, 3], 1 / ind[:, 4] ** 2
+    X = np.column_stack([np.ones_like(x), x - (w @ x) / w.sum()]) * np.sqrt(w)[:, None]
+    coef, *_ = np.linalg.lstsq(X, y * np.sqrt(w), rcond=None)
+    res = y * np.sqrt(w) - X @ coef
+    cov = np.linalg.inv(X.T @ X) * max(1.0, float(res @ res) / (len(y) - 2))
+    return float(coef[1]), float(math.sqrt(cov[1, 1]))
+
+
+# --------------------------------------------------------------------------
+# 6. The cumulative ratio
+# --------------------------------------------------------------------------
+
+@dataclass
+class Cumulative:
+    """R(n) = sum L / (sum p / ln sum p) over levels 1..n, and its anatomy:
+    R = lift * rbar + L(1) ln P / P, where rbar is the mean of r(k), k = 2..n,
+    with weights w_k = (p_k / ln p_k)(ln P / P), lift = sum w_k, and n_eff =
+    (sum w)^2 / sum w^2 is how many levels that mean effectively spans."""
+
+    n: np.ndarray
+    R: np.ndarray
+    lnP: np.ndarray
+    lift: np.ndarray
+    rbar: np.ndarray
+    n_eff: np.ndarray
+    rest: np.ndarray          # L(1) ln P / P
+
+
+def cumulative_ratio(levels: Levels) -> Cumulative:
+    """The cumulative ratio of a table, from exact integer sums."""
+    p = [int(x) for x in levels.positions]
+    P = np.cumsum(p, dtype=object)
+    Ls = np.cumsum([int(x) for x in levels.losing], dtype=object)
+    lnP = np.array([math.log(x) for x in P])
+    R = np.array([float(l) / float(q) for l, q in zip(Ls, P)]) * lnP
+    # weights relative to p(n) keep the floats in range however large p grows
+    n = levels.tiles.astype(int)
+    lift, rbar, n_eff = (np.full(len(n), np.nan) for _ in range(3))
+    r = levels.hypothesis_ratio
+    lnp = np.log(np.array(p, float))
+    for i in range(1, len(n)):
+        u = np.exp(lnp[1:i + 1] - lnp[i]) / lnp[1:i + 1]          # p_k / p_n / ln p_k, k = 2..n
+        w = u * lnP[i] * float(p[i]) / float(P[i])
+        lift[i], rbar[i], n_eff[i] = w.sum(), (w @ r[1:i + 1]) / w.sum(), w.sum() ** 2 / (w @ w)
+    rest = int(levels.losing[0]) * lnP / np.array([float(x) for x in P])
+    return Cumulative(n, R, lnP, lift, rbar, n_eff, rest)
+
+
+# --------------------------------------------------------------------------
+# 7. Residual classes
+# --------------------------------------------------------------------------
+
+def class_test(n, z, modulus: int, permutations: int = 4000, seed: int = 1):
+    """Means of z over the classes n mod `modulus` with their standard errors,
+    and a permutation p-value of the spread of the class means (the share of
+    random relabellings whose between-class sum of squares is as large)."""
+    n, z = np.asarray(n), np.asarray(z, float)
+    cls = n % modulus
+    onehot = (cls[:, None] == np.arange(modulus)[None, :]).astype(float)
+    counts = onehot.sum(axis=0)
+    means = z @ onehot / counts
+    ses = np.array([z[cls == k].std(ddof=1) if counts[k] > 1 else np.nan for k in range(modulus)]) / np.sqrt(counts)
+    rng = np.random.default_rng(seed)
+    shuffled = z[np.argsort(rng.random((permutations, len(z))), axis=1)]   # one relabelling per row
+    between = ((shuffled @ onehot / counts - z.mean()) ** 2 * counts).sum(axis=1)
+    observed = ((means - z.mean()) ** 2 * counts).sum()
+    return means, ses, float((np.sum(between >= observed - 1e-12) + 1) / (permutations + 1))
+
+
+def lag1(z) -> float:
+    z = np.asarray(z) - np.mean(z)
+    return float(z[:-1] @ z[1:] / (z @ z))
+
+
+# --------------------------------------------------------------------------
+# 8. Predictions and what more levels would decide
+# --------------------------------------------------------------------------
+
+
+def prediction_band(fit: Fit, n) -> np.ndarray:
+    """1-sigma band of one level's r(n): the fit's parameter error and the
+    jitter sigma(n), the latter scaled like the fit's covariance."""
+    n = np.asarray(n, int)
+    return np.sqrt(fit.predict_se(n) ** 2 + fit.jitter.sigma(n) ** 2 * max(1.0, fit.chi2_dof))
+
+
+def separation_gain(s: Series, true: Fit, other: Fit, run_to: int) -> float:
+    """How much the levels N+1..run_to would raise the chi^2 of `other`'s model
+    over that of `true`'s, both refitted, if the new levels followed `true`'s
+    curve (the jitter there adds about the same to both, so it is left out).
+    In units of the true fit's chi^2/dof when that exceeds 1."""
+    new = np.arange(s.n_max + 1, run_to + 1)
+    s_ext = s.extended(new, true.predict(new))
+    a = fit_model(true.model, s_ext, true.jitter, true.start, theta0=true.theta)   # its optimum barely moves
+    b = fit_model(other.model, s_ext, true.jitter, other.start)                    # searched afresh
+    return ((b.chi2 - a.chi2) - (other.chi2 - true.chi2)) / max(1.0, true.chi2_dof)
+
+
+def separations(s: Series, fits: dict, keys, run_to: int) -> dict:
+    """(key_a, key_b) -> the smaller of the two gains (either model right)."""
+    return {(a, b): min(separation_gain(s, fits[a], fits[b], run_to), separation_gain(s, fits[b], fits[a], run_to))
+            for a, b in itertools.combinations(keys, 2)}
+
+
+# --------------------------------------------------------------------------
+# The range of limits a family allows (profile chi^2)
+# --------------------------------------------------------------------------
+
+#: Profile intervals: Delta chi^2 = 4 (about 95 % for one parameter), times
+#: chi^2/dof where that exceeds 1; limits searched in [0, PROFILE_TOP].
+PROFILE_DCHI2 = 4.0
+PROFILE_TOP = 0.32
+
+
+@dataclass
+class LimitRange:
+    model: Model              # the free-limit model whose family is profiled
+    start: int
+    cs: np.ndarray            # trial limits
+    dchi2: np.ndarray         # chi^2 (limit fixed) minus the best, in units of max(1, chi2/dof)
+    lo: float | None          # None: the range reaches 0 (the lower end of the search)
+    hi: float | None          # None: the range reaches PROFILE_TOP
+    empty: bool = False       # every limit in [0, PROFILE_TOP] is excluded
+    best: float = np.nan      # the smallest chi^2 with the limit in [0, PROFILE_TOP]
+    unit: float = 1.0         # max(1, best / dof)
+
+    def contains(self, c: float) -> bool:
+        return not self.empty and (self.lo is None or self.lo <= c) and (self.hi is None or c <= self.hi)
+
+    def text(self) -> str:
+        if self.empty:
+            return f"none in [0, {PROFILE_TOP}]"
+        return (f"[{'0' if self.lo is None else f'{self.lo:.4f}'}, "
+                f"{f'>= {PROFILE_TOP}' if self.hi is None else f'{self.hi:.4f}'}]")
+
+
+def limit_range(model: Model, s: Series, jitter: Jitter, start: int = FIT_CUT) -> LimitRange | None:
+    """The limits c in [0, PROFILE_TOP] that `model`'s family fits within
+    PROFILE_DCHI2 of its best, found on a grid and refined by bisection."""
+    free = fit_model(model, s, jitter, start)
+    if free is None:
+        return None
+
+    def chi2(c):
+        return fit_model(Model(model.family, "fixed", float(c)), s, jitter, start).chi2
+
+    # the free optimum joins the grid: a profile narrower than the grid's step
+    # would otherwise fall between two grid points and look empty
+    cs = np.linspace(0, PROFILE_TOP, 33)
+    values = np.array([chi2(c) for c in cs])
+    if 0 <= free.limit <= PROFILE_TOP:
+        i = int(np.searchsorted(cs, free.limit))
+        cs, values = np.insert(cs, i, free.limit), np.insert(values, i, free.chi2)
+    best = values.min()
+    unit = max(1.0, best / free.dof)
+    d = (values - best) / unit
+    inside = np.nonzero(d <= PROFILE_DCHI2)[0]
+    if not inside.size:
+        return LimitRange(model, start, cs, d, None, None, empty=True, best=best, unit=unit)
+
+    def crossing(a, b):  # bisection for Delta chi^2 = PROFILE_DCHI2 between a (inside) and b (outside)
+        for _ in range(12):
+            mid = 0.5 * (a + b)
+            a, b = (mid, b) if (chi2(mid) - best) / unit <= PROFILE_DCHI2 else (a, mid)
+        return 0.5 * (a + b)
+
+    lo = None if inside[0] == 0 else crossing(cs[inside[0]], cs[inside[0] - 1])
+    hi = None if inside[-1] == len(cs) - 1 else crossing(cs[inside[-1]], cs[inside[-1] + 1])
+    return LimitRange(model, start, cs, d, lo, hi, best=best, unit=unit)
+
+
+# --------------------------------------------------------------------------
+# The whole analysis, computed once (lazily) for a table
+# --------------------------------------------------------------------------
+
+KIND_TEXT = {"zero": "limit 0", "free": "a free limit", "fixed": f"limit {CONJECTURED}"}
+
+
+def acceptable(fit: Fit) -> bool:
+    """chi^2 within the 99 % point of chi^2(dof): the model describes the
+    fitted levels to within the jitter."""
+    return fit.chi2 <= chi2_quantile(0.99, fit.dof)
+
+
+class Analysis:
+    """Every step of the notebook for one table; each attribute is computed on
+    first use.  Attributes that need more levels than the table has are None
+    (or empty), and `missing` says why."""
+
+    def __init__(self, levels: Levels):
+        self.levels = levels
+        self.series = Series.from_levels(levels)
+        self.n_max = self.series.n_max
+        self._cache = {}
+
+    def _once(self, name, compute):
+        if name not in self._cache:
+            self._cache[name] = compute()
+        return self._cache[name]
+
+    # 1. jitter
+    @property
+    def jitters(self) -> dict:
+        return self._once("jitters", lambda: {sc: fit_jitter(self.series, sc) for sc in JITTER_SCALES})
+
+    @property
+    def jitter(self) -> Jitter | None:
+        """The weights: the better (by likelihood) of the two jitter models."""
+        js = [j for j in self.jitters.values() if j is not None]
+        return max(js, key=lambda j: j.loglik) if js else None
+
+    # 2. fits on the default window
+    @property
+    def fits(self) -> dict:
+        return self._once("fits", lambda: fit_all(self.series, self.jitter) if self.jitter else {})
+
+    # 3. window drift
+    @property
+    def drift(self) -> dict:
+        return self._once("drift", lambda: window_drift(self.series, self.jitter) if self.jitter else {})
+
+    @property
+    def windows(self) -> list:
+        """The window starts that hold a fit of some model."""
+        return [st for i, st in enumerate(WINDOW_STARTS) if any(fl[i] for fl in self.drift.values())]
+
+    # 4. out of sample
+    @property
+    def forecasts(self) -> dict:
+        return self._once("forecasts", lambda: {h: out_of_sample(self.series, h) for h in HOLDOUTS})
+
+    @property
+    def rank(self) -> list:
+        if not all(self.forecasts.values()):
+            return []
+        return self._once("rank", lambda: ranking(self.forecasts))
+
+    def worst_rms(self, key) -> float:
+        return max(fc[key].rms_z for fc in self.forecasts.values())
+
+    def predicts_well(self, key) -> bool:
+        return bool(self.rank) and key in self.rank and self.worst_rms(key) <= GOOD_RMS_Z
+
+    @property
+    def leading(self) -> dict:
+        """kind -> the best-ranked model of that kind (limit 0, free, 0.286)."""
+        out = {}
+        for k in self.rank:
+            if not (MODEL[k].limit == "free" and self.fits[k].at_bound):
+                out.setdefault(MODEL[k].limit, k)
+        return out
+
+    @property
+    def contenders(self) -> list:
+        """The models compared in the residual checks and the separation table,
+        in rank order: the three best, the three best with a free limit (not
+        counting fits whose exponent sits on its bound: their "limit" is the
+        bound's, not the data's) and the best with the limit fixed."""
+        free = [k for k in self.rank if MODEL[k].limit == "free" and not self.fits[k].at_bound][:3]
+        keep = set(self.rank[:3]) | set(free) | {self.leading[k] for k in ("fixed",) if k in self.leading}
+        if self.fixed_in_sample:
+            keep.add(self.fixed_in_sample)
+        return [k for k in self.rank if k in keep]
+
+    @property
+    def fixed_in_sample(self) -> str | None:
+        """The model with limit CONJECTURED that fits n >= FIT_CUT best (lowest
+        chi^2/dof), whatever it does out of sample: the conjecture's best case
+        on the levels it has seen."""
+        ks = [k for k, f in self.fits.items() if f is not None and MODEL[k].limit == "fixed" and not f.at_bound]
+        return min(ks, key=lambda k: self.fits[k].chi2_dof) if ks else None
+
+    def rejected_out_of_sample(self, key) -> bool:
+        """The held-out levels are beyond the 99 % point of chi^2(h) in every
+        holdout, counting the fit's parameter uncertainty as well as the jitter."""
+        return bool(self.rank) and all(fc[key].chi2_pred > chi2_quantile(0.99, h) for h, fc in self.forecasts.items())
+
+    # 5. local slope and exponent
+    @property
+    def local(self) -> np.ndarray:
+        return self._once("local", lambda: local_fits(self.series, self.jitter) if self.jitter else np.zeros((0, 5)))
+
+    @property
+    def independent_local(self) -> np.ndarray:
+        """Rows of `local` whose windows do not overlap, the last one ending at N."""
+        return phase_windows(self.local, 0)
+
+    @property
+    def exponent_trends(self) -> list:
+        """(phase, slope, s.e.) of the local exponent's straight-line trend over
+        the independent windows centred at n >= TREND_FROM, for every placement
+        of the windows (the last centre N - width//2 - phase): one placement
+        alone can be lucky, all of them together cannot."""
+        def compute():
+            out = []
+            for ph in range(LOCAL_WIDTH):
+                t = exponent_trend(phase_windows(self.local, ph, n_from=TREND_FROM))
+                if t is not None:
+                    out.append((ph, *t))
+            return out
+        return self._once("trends", compute)
+
+    # 6. cumulative
+    @property
+    def cumulative(self) -> Cumulative:
+        return self._once("cumulative", lambda: cumulative_ratio(self.levels))
+
+    # limit ranges (profiles) of the free-limit models
+    @property
+    def ranges(self) -> dict:
+        def compute():
+            return {m.key: limit_range(m, self.series, self.jitter) for m in MODELS if m.limit == "free"} \
+                if self.jitter else {}
+        return self._once("ranges", compute)
+
+    # 8. separations
+    @property
+    def separation(self) -> dict:
+        """run_to -> {(a, b): gain} over the contenders (empty without a ranking)."""
+        def compute():
+            if not self.rank:
+                return {}
+            return {run_to: separations(self.series, self.fits, self.contenders, run_to)
+                    for run_to in sorted({RUN_TO, PREDICT_AT[-1]}) if run_to > self.n_max}
+        return self._once("separation", compute)
+
+    @property
+    def limit_upper(self) -> float | None:
+        """The largest limit any model with a free limit allows: the upper end
+        of the 95 % range (profile on n >= FIT_CUT, or c + 2 s.e. on the other
+        windows) over the fits within their 99 % chi^2 point, exponents off
+        their bounds.  None when some such range is open upwards or none exists."""
+        ends = []
+        for k, r in self.ranges.items():
+            if r is not None and acceptable(self.fits[k]) and not r.empty:
+                ends.append(np.inf if r.hi is None else r.hi)
+        for k in self.ranges:
+            ends += [f.limit + 2 * f.se_limit for f in self.drift.get(k, []) if f is not None and
+                     f.start != FIT_CUT and not f.at_bound and acceptable(f)]
+        return float(max(ends)) if ends and np.isfinite(max(ends)) else None
+
+    @property
+    def missing(self) -> list:
+        """What this table is too short for, as sentences."""
+        out = []
+        if self.jitter is None:
+            out.append(f"the jitter (fewer than 10 second differences at n >= {FIT_CUT})")
+        lost = [st for st in WINDOW_STARTS if st not in self.windows]
+        if lost:
+            out.append(f"fits on the windows starting at n = {', '.join(map(str, lost))} "
+                       f"(each needs {MIN_POINTS} levels or more)")
+        short = [h for h, fc in self.forecasts.items() if fc is None]
+        if short:
+            out.append(f"the out-of-sample tests holding out the last {' and '.join(map(str, short))} levels "
+                       f"(the training levels n = {FIT_CUT}..N - h must number {MIN_POINTS} or more), hence the "
+                       f"ranking, the leading models and the separation table")
+        return out
+
+
+# --------------------------------------------------------------------------
+# 9. The verdict, written from the numbers, with every claim checked
+# --------------------------------------------------------------------------
+
+@dataclass
+class Verdict:
+    findings: str             # Markdown, one paragraph per step
+    results: str              # the short paragraph for the README
+    claims: list = field(default_factory=list)   # (sentence, holds) for every fact stated
+
+    def failed(self) -> list:
+        return [text for text, holds in self.claims if not holds]
+
+
+def _f(x: float, digits: int = 4) -> str:
+    return f"{x:.{digits}f}"
+
+
+def _list(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else "none"
+
+
+def _exponents(fit: Fit) -> str:
+    """The fitted exponents of a fit as text ('δ = 0.0432'; for the p-power
+    family also α and k of L = C p^α (ln p)^-k)."""
+    names = fit.model.family.theta_names
+    parts = [f"{nm} = {_f(v)}" for nm, v in zip(names, fit.theta)]
+    if fit.model.family.key == "p_pow" and fit.model.limit == "zero":
+        parts.append(f"i.e. L = C p^α (ln p)^-k with α = {_f(1 + fit.theta[0])}, k = {_f(1 - fit.theta[1])}")
+    return ", ".join(parts)
+
+
+def first_level_of_run_below(n, r, target) -> int | None:
+    """The n0 such that r < target at every level n >= n0 and r(n0 - 1) >= target (None if r(N) >= target)."""
+    above = np.nonzero(r >= target)[0]
+    if r[-1] >= target:
+        return None
+    return int(n[above[-1] + 1]) if above.size else int(n[0])
+
+
+def _below(levels: Levels, target: float, n_from: int) -> bool:
+    """r(n) < target at every level n >= n_from, decided from the integer counts
+    (L ln p < target p), not from the stored ratio column."""
+    return all(int(L) * math.log(int(p)) < target * int(p)
+               for t, p, L in zip(levels.tiles, levels.positions, levels.losing) if t >= n_from)
+
+
+def verdict(A: Analysis) -> Verdict:
+    """The findings (one paragraph per step) and the README's results paragraph,
+    written from the numbers.  Every sentence that states a fact is a claim:
+    (text, holds), `holds` computed afresh from the table or the fits where the
+    text does not merely name the branch it was chosen by."""
+    C = CONJECTURED
+    s, N = A.series, A.n_max
+    claims, paras = [], []
+
+    def claim(text, holds):
+        claims.append((text, bool(holds)))
+        return text
+
+    # ---- the data, before any model
+    n0 = first_level_of_run_below(s.n, s.r, C)
+    if n0 is not None:
+        data = claim(f"r(n) < {C} at every level from n = {n0} to {N} (r({N}) = {_f(s.r[-1])})",
+                     _below(A.levels, C, n0) and (n0 == s.n[0] or not _below(A.levels, C, n0 - 1)))
+    else:
+        data = claim(f"r({N}) = {_f(s.r[-1])} is not below {C}", not _below(A.levels, C, N))
+    loc = A.local
+    if len(loc):
+        c_last, b_last, se_last = loc[-1, :3]
+        falling = loc[:, 1] + 3 * loc[:, 2] < 0
+        data += (f"; over the last {LOCAL_WIDTH} levels it {'falls' if b_last < 0 else 'rises'} by "
+                 f"{_f(abs(b_last) * 10, 5)} ± {_f(se_last * 10, 5)} per 10 levels"
+                 + ("" if abs(b_last) > 3 * se_last else " (not significant)"))
+        if falling[-1]:
+            k = len(falling) - 1
+            while k > 0 and falling[k - 1]:
+                k -= 1
+            since = int(loc[k, 0])
+            m = loc[:, 0] >= since
+            data += claim(f", and the local slope is negative by more than 3 standard errors in every window "
+                          f"centred from n = {since} to {int(c_last)}", np.all(loc[m, 1] + 3 * loc[m, 2] < 0))
+    paras.append(f"**Data.** Levels 1..{N}: {data}.")
+
+    j = A.jitter
+    if j is None:
+        paras.append("**Not estimated** (the table is too short): " + _list(A.missing) + ".")
+        return Verdict("\n\n".join(paras), paras[0], claims)
+    wtext = (f"**Weights.** The jitter of r(n), from its second differences over n = {j.n_from}..{j.n_to}, "
+             f"scales as σ(n) ∝ {JITTER_FORMS[j.scale]} with b = {_f(j.b, 3)} ± {_f(j.se_b, 3)}")
+    if j.scale == "p/ln p":
+        wtext += (f" ({'within' if abs(j.b + 0.5) <= 2 * j.se_b else 'not within'} 2 standard errors of the -1/2 of "
+                  f"counts with Poisson-like fluctuations)")
+    for k, v in A.jitters.items():
+        if v is not None and v is not j:
+            wtext += (f"; it describes the jitter better than σ ∝ {JITTER_FORMS[k]} (log-likelihood "
+                      f"{_f(j.loglik, 1)} against {_f(v.loglik, 1)})")
+    good = [f for f in A.fits.values() if f is not None and acceptable(f)]
+    if good:
+        best = min(good, key=lambda f: f.chi2_dof)
+        nr, z = weighted_residuals(best, s)
+        wtext += claim(f". With these weights the best fit on n >= {FIT_CUT} ({best.model.label}) has "
+                       f"χ²/dof = {_f(best.chi2_dof, 2)}, so the weights are on the scale of the misfit",
+                       0.5 <= (z @ z) / best.dof <= 2)
+    paras.append(wtext + ".")
+
+    # ---- free limits: windows, drift and profiles
+    free_keys = [m.key for m in MODELS if m.limit == "free"]
+    proper = {k: [f for f in A.drift[k] if f is not None and not f.at_bound] for k in free_keys}
+    proper = {k: v for k, v in proper.items() if v}
+    if proper:
+        fl = [f for v in proper.values() for f in v]
+        lo_f, hi_f = min(fl, key=lambda f: f.limit), max(fl, key=lambda f: f.limit)
+        ftext = (f"**Free limits.** Over the fit windows n >= {', '.join(map(str, A.windows))}, the models with a "
+                 f"free limit put it between {_f(lo_f.limit)} ({lo_f.model.label}, n >= {lo_f.start}) and "
+                 f"{_f(hi_f.limit)} ({hi_f.model.label}, n >= {hi_f.start})")
+        above = [f for f in fl if f.limit >= C]
+        ftext += (f"; every one of these {len(fl)} fits is below {C}" if not above else
+                  f"; {len(above)} of these {len(fl)} fits put it at {C} or above")
+        down = [k for k in proper if drift_direction(A.drift[k]) == "down"]
+        up = [k for k in proper if drift_direction(A.drift[k]) == "up"]
+        if down:
+            zs = [max_shift(A.drift[k]) for k in down]
+            ftext += claim(f". The limit moves down as the window starts later for {len(down)} of {len(proper)} "
+                           f"models ({_list(MODEL[k].label for k in down)}): the shift from the n >= {FIT_CUT} "
+                           f"window reaches {_f(max(zs), 1)} to {_f(min(zs), 1)} standard errors of the shift "
+                           f"(the windows are nested, so a right model's shift has variance se_later² - se_first²)"
+                           + (f", and for {_list(MODEL[k].label for k in down if monotone(A.drift[k]) == 'down')} "
+                              f"it falls at every step" if any(monotone(A.drift[k]) == "down" for k in down) else "")
+                           + f". A model that described the data would keep its limit: these forms are wrong, and "
+                             f"their limits overestimates", all(_refit_shift(A, k) <= -DRIFT_Z for k in down))
+        if up:
+            ftext += f". The limit moves up as the window starts later for {_list(MODEL[k].label for k in up)}"
+        if not down and not up and len(A.windows) >= 3:
+            ftext += f". No model's limit shifts by {DRIFT_Z:g} standard errors or more as the window moves"
+        bounded = [k for k in free_keys if A.fits.get(k) is not None and A.fits[k].at_bound]
+        if bounded:
+            ftext += claim(f". With a free exponent ({_list(MODEL[k].label for k in bounded)}) the best fit puts "
+                           f"the exponent on the lower end of its range: the data ask for a correction that dies "
+                           f"more slowly than any power allowed, and such a fit has no positive limit to report",
+                           all(np.isclose(A.fits[k].theta[0], MODEL[k].family.theta_bounds[0][0], rtol=0,
+                                          atol=1e-3) for k in bounded))
+        rng = {k: r for k, r in A.ranges.items() if r is not None and acceptable(A.fits[k])}
+        if rng:
+            ftext += (f". The 95 % ranges of the limit (Δχ² <= {PROFILE_DCHI2:g} on n >= {FIT_CUT}) of the models "
+                      f"that fit within their 99 % χ² point: "
+                      + "; ".join(f"{MODEL[k].label} {r.text()}" for k, r in rng.items()))
+            if not any(r.contains(C) for r in rng.values()):
+                ftext += claim(f"; none reaches {C}", all(_excludes(A, k, C) for k in rng))
+            zero_ok = [k for k, r in rng.items() if r.contains(0.0)]
+            if zero_ok:
+                ftext += claim(f"; {_list(MODEL[k].label for k in zero_ok)} allow{'s' if len(zero_ok) == 1 else ''} "
+                               f"a limit of 0", all(not _excludes(A, k, 0.0) for k in zero_ok))
+        paras.append(ftext + ".")
+
+    # ---- out of sample
+    results_bits = {}
+    if A.rank:
+        h1, h2 = HOLDOUTS
+        fc = A.forecasts
+        top = A.rank[0]
+        q = {h: chi2_quantile(0.99, h) / h for h in HOLDOUTS}
+
+        def score(k):
+            return f"{_f(fc[h1][k].rms_z, 2)} and {_f(fc[h2][k].rms_z, 2)}"
+
+        otext = (f"**Out of sample.** Fitted on n = {FIT_CUT}..N - h and asked for the last h = {h1} and {h2} "
+                 f"levels, the models rank (by the larger rms error, in jitter units): "
+                 + "; ".join(f"{i + 1}. {MODEL[k].label} ({score(k)})" for i, k in enumerate(A.rank[:5]))
+                 + ". ")
+        otext += claim(f"The best predictor has {KIND_TEXT[MODEL[top].limit]} "
+                       f"({_exponents(A.fits[top]) or 'no exponent'}); counting its parameter uncertainty too, its "
+                       f"errors give χ²/h = {_f(fc[h1][top].chi2_pred / h1, 2)} and {_f(fc[h2][top].chi2_pred / h2, 2)} "
+                       f"(99 % points {_f(q[h1], 2)} and {_f(q[h2], 2)})",
+                       all(max(_rms_from_table(A, h, top) for h in HOLDOUTS) <=
+                           max(_rms_from_table(A, h, k) for h in HOLDOUTS) for k in A.rank))
+        for kind in ("zero", "free", "fixed"):
+            k = A.leading.get(kind)
+            if k and k != top:
+                mz = [fc[h][k].mean_z for h in HOLDOUTS]
+                sign = "high" if all(m < 0 for m in mz) else "low" if all(m > 0 for m in mz) else None
+                otext += (f"; the best with {KIND_TEXT[kind]}, {MODEL[k].label}, misses by {score(k)}"
+                          + (f" (it predicts too {sign}: mean errors {_f(mz[0], 2)}, {_f(mz[1], 2)})" if sign else ""))
+        well = [k for k in A.rank if A.predicts_well(k)]
+        otext += claim(f". Models whose rms error stays below {GOOD_RMS_Z:g} in both: "
+                       f"{_list(MODEL[k].label for k in well) if well else 'none'}",
+                       all(max(_rms_from_table(A, h, k) for h in HOLDOUTS) <= GOOD_RMS_Z for k in well) and
+                       all(max(_rms_from_table(A, h, k) for h in HOLDOUTS) > GOOD_RMS_Z for k in A.rank if k not in well))
+        kf = A.leading.get("free")
+        if kf:
+            ends = [fc[h][kf].fit for h in sorted(HOLDOUTS, reverse=True)] + [A.fits[kf]]
+            d = np.diff([f.limit for f in ends])
+            how = "falls" if np.all(d < 0) else "rises" if np.all(d > 0) else "moves"
+            otext += (f". The limit of {MODEL[kf].label} fitted on n <= {', '.join(str(f.end) for f in ends)} "
+                      f"{how}: {', '.join(_f(f.limit) for f in ends)}")
+        paras.append(otext + ".")
+        results_bits.update(top=top, well=well)
+
+    # ---- the conjectured limit
+    fixed_keys = [m.key for m in MODELS if m.limit == "fixed" and A.fits.get(m.key) is not None]
+    if fixed_keys:
+        mono = [k for k in fixed_keys if turnaround(A.fits[k]) is None]
+        turning = [k for k in fixed_keys if k not in mono]
+        ctext = f"**The limit {C}.** "
+        if mono:
+            worst = min(A.fits[k].chi2_dof for k in mono)
+            ctext += claim(f"With the limit fixed at {C}, {_list(MODEL[k].label for k in mono)} approach it without "
+                           f"turning round; they fit n >= {FIT_CUT} with χ²/dof >= {_f(worst, 1)}",
+                           all(not acceptable(A.fits[k]) for k in mono) if worst > 2 else True)
+        if turning:
+            ctext += ". " if mono else ""
+            ctext += "The fits that can turn need the ratio to bottom out: " + "; ".join(
+                f"{MODEL[k].label} at n ≈ {turnaround(A.fits[k])[0]} (r ≈ {_f(turnaround(A.fits[k])[1])}, "
+                f"χ²/dof = {_f(A.fits[k].chi2_dof, 2)})" for k in turning)
+            ctext += claim("; each of these minima lies beyond the last level and below the last value of r",
+                           all(turnaround(A.fits[k])[0] > N and turnaround(A.fits[k])[1] < s.r[-1] for k in turning))
+        for kx in dict.fromkeys([A.leading.get("fixed"), A.fixed_in_sample]):
+            if not kx or not A.rank or turnaround(A.fits[kx]) is None:
+                continue
+            ts = [turnaround(A.forecasts[h][kx].fit) for h in sorted(HOLDOUTS, reverse=True)] + [turnaround(A.fits[kx])]
+            role = ("predicts the held-out levels best among them" if kx == A.leading.get("fixed") else
+                    "fits n >= 40 best among them")
+            ctext += f". {MODEL[kx].label} ({role}) "
+            if all(t is not None for t in ts):
+                where = [t[0] for t in ts]
+                ctext += (f"turns at n ≈ {', '.join(map(str, where))} when fitted on n <= "
+                          f"{', '.join(str(N - h) for h in sorted(HOLDOUTS, reverse=True))}, {N}"
+                          + ("; the turnaround recedes as levels are added" if np.all(np.diff(where) > 0) else ""))
+            else:
+                ctext += "does not turn round in every one of its fits on fewer levels"
+            ctext += claim(f"; out of sample it misses by {_f(A.forecasts[h1][kx].rms_z, 1)} and "
+                           f"{_f(A.forecasts[h2][kx].rms_z, 1)} jitter units, χ²/h = "
+                           f"{_f(A.forecasts[h1][kx].chi2_pred / h1, 2)} and {_f(A.forecasts[h2][kx].chi2_pred / h2, 2)} "
+                           f"with its parameter uncertainty "
+                           + ("(beyond the 99 % point in both)" if A.rejected_out_of_sample(kx) else
+                              "(not beyond the 99 % point in both)"),
+                           A.rejected_out_of_sample(kx) == all(_chi2_pred_from_table(A, h, kx) > chi2_quantile(0.99, h)
+                                                               for h in HOLDOUTS))
+        paras.append(ctext + ".")
+
+    # ---- local exponent
+    ind = A.independent_local
+    ind = ind[ind[:, 0] >= TREND_FROM] if len(ind) else ind
+    trends = A.exponent_trends
+    if len(ind) >= 3 and trends:
+        ltext = (f"**Local exponent.** δ(n) = -d ln r / d ln ln p in non-overlapping windows of {LOCAL_WIDTH} levels: "
+                 + ", ".join(f"{_f(d, 3)} ± {_f(e, 3)} at n = {int(c)}" for c, _, _, d, e in ind))
+        sl = np.array([t[1] for t in trends]) * 10
+        z = np.array([t[1] / t[2] for t in trends])
+        rising, falling = int(np.sum(z > 2)), int(np.sum(z < -2))
+        how = ("rises" if rising == len(z) else "falls" if falling == len(z) else
+               "shows no trend that every placement of the windows agrees on")
+        ltext += (f". A straight line through the windows centred at n >= {TREND_FROM} gives a trend of "
+                  f"{_f(sl.min(), 4)} to {_f(sl.max(), 4)} per 10 levels over the {len(z)} placements of the "
+                  f"windows, beyond 2 standard errors upwards in {rising} and downwards in {falling}: δ(n) {how}")
+        models = [k for k in (A.leading.get("zero"), A.leading.get("free"), A.fixed_in_sample) if k]
+        if models:
+            at = [int(ind[-1, 0]), PREDICT_AT[-1]]
+            ltext += (". A positive limit needs δ(n) to fall to 0 eventually; the models imply "
+                      + "; ".join(f"{MODEL[k].label} {_f(A.fits[k].local_exponent(at)[0], 3)} at n = {at[0]} and "
+                                  f"{_f(A.fits[k].local_exponent(at)[1], 3)} at n = {at[1]}" for k in models))
+            dev = {k: max(abs(A.fits[k].local_exponent([int(c)])[0] - d) / e for c, _, _, d, e in ind[-2:])
+                   for k in models}
+            if max(dev.values()) < 3:
+                ltext += (f"; all are within {_f(max(dev.values()), 1)} standard errors of the last two windows' δ: "
+                          f"the local exponent does not tell these models apart on these levels")
+            else:
+                ltext += ("; off the last two windows' δ by at most " + ", ".join(
+                    f"{_f(v, 1)} (standard errors, {MODEL[k].label})" for k, v in dev.items()))
+        paras.append(ltext + ".")
+
+    # ---- cumulative ratio
+    cu = A.cumulative
+    above_r = first_level_of_run_below(cu.n[1:], A.levels.hypothesis_ratio[1:] - cu.R[1:], 0.0)
+    tail = slice(max(len(cu.n) - RECENT_FALL, 1), None)
+    falls = bool(np.all(np.diff(cu.R[tail]) < 0))
+    lift_falls = bool(np.all(np.diff(cu.lift[tail]) < 0))
+    ctext = (f"**Cumulative ratio.** R(n) = ΣL / (Σp / ln Σp) is {_f(cu.R[-1])} at n = {N}, "
+             + ("above" if cu.R[-1] > C else "below") + f" {C}")
+    if above_r is not None:
+        ctext += claim(f", and above r(n) at every level from n = {above_r}",
+                       np.all(cu.R[cu.n >= above_r] > A.levels.hypothesis_ratio[cu.n >= above_r]))
+    ctext += f"; it {'falls' if falls else 'does not fall'} at every one of the last {len(cu.n[tail]) - 1} levels"
+    P = sum(int(x) for x in A.levels.positions)
+    Lsum = sum(int(x) for x in A.levels.losing)
+    ctext += claim(f". Exactly, R = M r̄ (+ {cu.rest[-1]:.1e} from n = 1): r̄ = {_f(cu.rbar[-1])} is a weighted mean "
+                   f"of r over effectively the last {_f(cu.n_eff[-1], 1)} levels, and M = ln Σp · Σ(p/ln p) / Σp = "
+                   f"{_f(cu.lift[-1])} lifts it; M "
+                   + ("falls towards 1" if lift_falls and cu.lift[-1] > 1 else "does not fall steadily")
+                   + f" (M - 1 = {_f(cu.lift[tail][0] - 1, 4)} at n = {int(cu.n[tail][0])}, {_f(cu.lift[-1] - 1, 4)} "
+                     f"at n = {N}). So R tends to the same limit as r, later and from above, and R > r is no "
+                     f"evidence for the conjecture: R adds smoothing, not information",
+                   math.isclose(Lsum / P * math.log(P), cu.R[-1], rel_tol=1e-12) and
+                   np.allclose(cu.R[1:], cu.lift[1:] * cu.rbar[1:] + cu.rest[1:], rtol=1e-9) and
+                   abs(cu.rbar[-1] - s.r[-1]) < abs(cu.R[-1] - s.r[-1]))
+    paras.append(ctext + ".")
+
+    # ---- residual classes
+    if A.rank:
+        k = A.rank[0]
+        n_r, z = weighted_residuals(A.fits[k], s)
+        ps = {m: class_test(n_r, z, m)[2] for m in (2, 3, 4)}
+        low = [m for m, p in ps.items() if p < 0.01]
+        rtext = (f"**Residuals.** The weighted residuals of {MODEL[k].label}: lag-1 autocorrelation "
+                 f"{_f(lag1(z), 2)}; permutation p-values of the class means for n mod 2, 3, 4: "
+                 + ", ".join(_f(p, 3) for p in ps.values()) + ". ")
+        rtext += ("No parity or mod-3/mod-4 oscillation is detected (every p >= 0.01)" if not low else
+                  f"The classes n mod {_list(map(str, low))} differ (p < 0.01): an oscillation the models lack")
+        paras.append(rtext + ".")
+
+    # ---- predictions and separation
+    if A.rank and A.separation:
+        ks = A.contenders
+        pred = {k: (A.fits[k].predict(PREDICT_AT), prediction_band(A.fits[k], PREDICT_AT)) for k in ks}
+        others = [k for k in ks if MODEL[k].limit != "fixed"]
+        ptext = (f"**What more levels would decide.** The {len(others)} leading models without a fixed limit "
+                 f"predict r(n) = " + "; ".join(
+                     f"{_f(min(pred[k][0][i] for k in others), 5)}..{_f(max(pred[k][0][i] for k in others), 5)} "
+                     f"at n = {m}" for i, m in enumerate(PREDICT_AT))
+                 + f", with 1σ bands (parameters and jitter) of {min(pred[k][1][0] for k in others):.1e}.."
+                   f"{max(pred[k][1][-1] for k in others):.1e}")
+        for kx in dict.fromkeys([A.leading.get("fixed"), A.fixed_in_sample]):
+            if kx in pred:
+                ptext += (f"; {MODEL[kx].label} predicts " + ", ".join(f"{_f(v, 5)} ± {b:.1e}" for v, b in zip(*pred[kx])))
+        ptext += ". "
+        groups = separation_groups(A)
+        ptext += claim("If one model of a pair is right, the levels up to n = "
+                       f"{min(A.separation)} (n = {max(A.separation)}) raise the other's χ² by {SEPARATION_CHI2:g} "
+                       f"or more for: "
+                       + "; ".join(f"{g['text']}, {g['by_run']} of {g['pairs']} pairs ({g['by_far']} by n = "
+                                   f"{max(A.separation)})" for g in groups),
+                       all(g["by_run"] <= g["pairs"] and g["by_far"] <= g["pairs"] for g in groups))
+        ptext += (f" (p({PREDICT_AT[-1]}) ≈ {math.exp(lnp_of([PREDICT_AT[-1]])[0]):.1e} positions, against "
+                  f"{float(A.levels.positions[-1]):.1e} at n = {N})")
+        never = [pair for g in groups for pair in g["never"]]
+        if never:
+            ptext += (f". Not separated even by n = {max(A.separation)}: "
+                      + "; ".join(f"{MODEL[a].label} / {MODEL[b].label}" for a, b in never))
+        paras.append(ptext + ".")
+        results_bits["groups"] = groups
+
+    if A.missing:
+        paras.append("**Not estimated** (the table is too short): " + _list(A.missing) + ".")
+    results = _results(A, n0, results_bits, claim)
+    paras.append("**Verdict.** " + results)
+    return Verdict("\n\n".join(paras), results, claims)
+
+
+# Independent recomputations for the claims: from the table's arrays and fresh
+# fits, not from the numbers the text was written from.
+
+def _rms_from_table(A: Analysis, h: int, key: str) -> float:
+    fc = A.forecasts[h][key]
+    keep = A.levels.tiles > A.n_max - h
+    n = A.levels.tiles[keep].astype(int)
+    e = A.levels.hypothesis_ratio[keep] - fc.fit.predict(n)
+    return float(np.sqrt(np.mean((e / fc.fit.jitter.sigma(n)) ** 2)))
+
+
+def _chi2_pred_from_table(A: Analysis, h: int, key: str) -> float:
+    fc = A.forecasts[h][key]
+    keep = A.levels.tiles > A.n_max - h
+    n = A.levels.tiles[keep].astype(int)
+    e = A.levels.hypothesis_ratio[keep] - fc.fit.predict(n)
+    g = fc.fit.gradient(n)
+    return float(e @ np.linalg.solve(np.diag(fc.fit.jitter.sigma(n) ** 2) + g @ fc.fit.cov @ g.T, e))
+
+
+def _refit_shift(A: Analysis, key: str) -> float:
+    """max_shift of `key` from fresh fits of its first and every later window."""
+    fl = [fit_model(MODEL[key], A.series, A.jitter, st) for st in WINDOW_STARTS]
+    return max_shift(fl)
+
+
+def _excludes(A: Analysis, key: str, c: float) -> bool:
+    """The family of `key` with its limit held at c fits n >= FIT_CUT worse than
+    its best by more than PROFILE_DCHI2 (in units of max(1, chi2/dof))."""
+    r = A.ranges[key]
+    held = fit_model(Model(MODEL[key].family, "fixed", float(c)), A.series, A.jitter, r.start)
+    return (held.chi2 - r.best) / r.unit > PROFILE_DCHI2
+
+
+def separation_groups(A: Analysis) -> list:
+    """The separation table summed by the kinds of the two models of a pair:
+    [{kinds, text, pairs, by_run, by_far, never}], `never` the pairs that
+    n = PREDICT_AT[-1] does not separate."""
+    ends = sorted(A.separation)
+    if not ends:
+        return []
+    run, far = A.separation[ends[0]], A.separation[ends[-1]]
+    order = {"zero": 0, "free": 1, "fixed": 2}
+    groups = {}
+    for (a, b) in far:
+        kinds = tuple(sorted((MODEL[a].limit, MODEL[b].limit), key=order.get))
+        g = groups.setdefault(kinds, {"kinds": kinds, "text": " vs ".join(KIND_TEXT[k] for k in kinds),
+                                      "pairs": 0, "by_run": 0, "by_far": 0, "never": []})
+        g["pairs"] += 1
+        g["by_run"] += run.get((a, b), 0) >= SEPARATION_CHI2
+        g["by_far"] += far[(a, b)] >= SEPARATION_CHI2
+        if far[(a, b)] < SEPARATION_CHI2:
+            g["never"].append((a, b))
+    return [groups[k] for k in sorted(groups, key=lambda k: [order[x] for x in k])]
+
+
+#: The cumulative ratio's fall is checked over this many final levels.
+RECENT_FALL = 21
+
+
+def model_spread(A: Analysis) -> dict:
+    """The model-choice uncertainty in numbers: the free limits of the fits
+    within their 99 % chi^2 point over every window (exponents off their
+    bounds), and the spread of the leading models' predictions."""
+    fl = [f for m in MODELS if m.limit == "free" for f in A.drift.get(m.key, []) if f is not None
+          and not f.at_bound and acceptable(f)]
+    out = {"limits": (min(f.limit for f in fl), max(f.limit for f in fl)) if fl else None,
+           "limit_models": sorted({f.model.key for f in fl})}
+    others = [k for k in A.contenders if MODEL[k].limit != "fixed"]
+    if others:
+        out["predict"] = {m: (min(A.fits[k].predict([m])[0] for k in others),
+                              max(A.fits[k].predict([m])[0] for k in others)) for m in PREDICT_AT}
+    return out
+
+
+def _results(A: Analysis, n0, bits: dict, claim) -> str:
+    """The short paragraph for the README: what the data support and rule out,
+    with the model choice in the uncertainty."""
+    C, N = CONJECTURED, A.n_max
+    s = A.series
+    head = f"Exact counts to n = {N} give r(n) = L(n) ln p(n) / p(n) = {_f(s.r[-1])} at n = {N}"
+    if n0 is not None:
+        head += f", below {C} at every level since n = {n0}"
+    if len(A.local):
+        b, se = A.local[-1, 1:3]
+        head += (f", and still {'falling' if b < 0 else 'rising'} ({_f(b * 10, 5)} per 10 levels)" if abs(b) > 3 * se
+                 else f", with no trend over its last {LOCAL_WIDTH} levels beyond 3 standard errors")
+    text = [head + "."]
+    if not A.rank:
+        return text[0] + (f" These levels are too few to test the models out of sample (that needs levels to "
+                          f"n = {FIT_CUT + MIN_POINTS - 1 + max(HOLDOUTS)} or more), so no verdict on the limit is drawn.")
+    top, (h1, h2), fc, j = bits["top"], HOLDOUTS, A.forecasts, A.jitter
+    well = bits["well"]
+    text.append(f"With each level weighted by its jitter (σ ∝ {JITTER_FORMS[j.scale].replace('b', _f(j.b, 2))}, "
+                f"from second differences), the model that best predicts the last {h1} and {h2} levels from the "
+                f"earlier ones is r = {A.fits[top].model.label} ({KIND_TEXT[MODEL[top].limit]}"
+                + (f", {_exponents(A.fits[top])}" if len(A.fits[top].theta) else "")
+                + f"), off by {_f(fc[h1][top].rms_z, 1)} and {_f(fc[h2][top].rms_z, 1)} jitter units rms"
+                + (f"; the models within {GOOD_RMS_Z:g} units in both are {_list(MODEL[k].label for k in well)}"
+                   if len(well) > 1 else "") + ".")
+    upper = A.limit_upper
+    kf = A.leading.get("free")
+    spread = model_spread(A)
+    if kf and spread["limits"]:
+        lo, hi = spread["limits"]
+        keys = spread["limit_models"]
+        down = [k for k in keys if drift_direction(A.drift[k]) == "down"]
+        text.append(f"Models with a free limit that fit to within the jitter put it anywhere from {_f(lo, 3)} to "
+                    f"{_f(hi, 3)}, depending on the model and on where the fit window starts (n = "
+                    f"{A.windows[0]}..{A.windows[-1]})"
+                    + (f"; 95 % ranges (profile, or ± 2 s.e.) reach up to {_f(upper, 3)}" if upper is not None else "")
+                    + (f"; {len(down)} of these {len(keys)} models lower their limit significantly as the window "
+                       f"starts later, which a right model would not" if down else "")
+                    + f"; and the best of them ({MODEL[kf].label}) predicts the held-out levels "
+                      f"{_f(A.worst_rms(kf) / A.worst_rms(top), 1)} times worse than the best model.")
+    kx, ki = A.leading.get("fixed"), A.fixed_in_sample
+    fixed_keys = [k for k in A.rank if MODEL[k].limit == "fixed"]
+    all_fixed_rejected = bool(fixed_keys) and all(A.rejected_out_of_sample(k) for k in fixed_keys)
+    mono_bad = [k for k in fixed_keys if turnaround(A.fits[k]) is None and not acceptable(A.fits[k])]
+    if kx:
+        t = turnaround(A.fits[kx])
+        sent = (f"A limit of {C} requires the ratio to turn around: the fit assuming it that predicts best "
+                f"({MODEL[kx].label}) " + (f"bottoms out at n ≈ {t[0]} (r ≈ {_f(t[1], 3)}) and " if t else "")
+                + f"misses the held-out levels by {_f(fc[h1][kx].rms_z, 1)} and {_f(fc[h2][kx].rms_z, 1)} jitter units")
+        if ki and ki != kx:
+            ti = turnaround(A.fits[ki])
+            sent += (f"; the one that fits n >= {FIT_CUT} best ({MODEL[ki].label}, χ²/dof "
+                     f"{_f(A.fits[ki].chi2_dof, 2)}" + (f", minimum at n ≈ {ti[0]}" if ti else "")
+                     + f") misses them by {_f(fc[h1][ki].rms_z, 1)} and {_f(fc[h2][ki].rms_z, 1)}")
+            tk = [turnaround(fc[h][ki].fit) for h in sorted(HOLDOUTS, reverse=True)] + [ti]
+            if all(t is not None for t in tk) and np.all(np.diff([t[0] for t in tk]) > 0):
+                sent += claim(f", and its minimum has receded from n ≈ {tk[0][0]} to {tk[-1][0]} as the last "
+                              f"{max(HOLDOUTS)} levels were added",
+                              all(turnaround(fit_model(MODEL[ki], s.upto(N - h), A.jitter))[0] < tk[-1][0]
+                                  for h in HOLDOUTS))
+        if all_fixed_rejected:
+            sent += claim(f"; every fit with limit {C} misses the held-out levels beyond the 99 % point of χ² even "
+                          f"counting its parameter uncertainty",
+                          all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h) for k in fixed_keys for h in HOLDOUTS))
+        text.append(sent + ".")
+    top_kind = MODEL[top].limit
+    fixed_bad = kx is not None and not A.predicts_well(kx) and A.worst_rms(kx) > A.worst_rms(top)
+    rules_out = top_kind == "zero" and fixed_bad and all_fixed_rejected and upper is not None and upper < C
+    if rules_out:
+        concl = claim(f"So the data rule out {C} for every form tried: each model with that limit "
+                      + (f"either fails the fitted levels ({len(mono_bad)} of {len(fixed_keys)}, those that approach it "
+                         f"without turning) or " if mono_bad else "")
+                      + f"fails the held-out ones, and no model with a free limit allows more than {_f(upper, 3)}. "
+                        f"They favour a ratio that keeps falling, like r = {MODEL[top].label}; a small positive "
+                        f"limit is not excluded, and what a fitted limit is depends on the model chosen "
+                        f"({_f(spread['limits'][0], 2)} to {_f(spread['limits'][1], 2)}), not on the jitter. "
+                        f"No finite table can exclude a turn beyond its last level",
+                      all(not A.predicts_well(k) for k in fixed_keys) and upper < C
+                      and all(_excludes(A, k, C) for k, r in A.ranges.items() if r is not None and acceptable(A.fits[k])))
+    elif top_kind == "fixed" or (kx and A.predicts_well(kx)):
+        concl = f"The data are therefore consistent with a limit of {C}, reached after a turnaround"
+    elif top_kind == "free":
+        concl = (f"The data therefore favour a positive limit below {C}; the spread over models, not the jitter, "
+                 f"is the uncertainty")
+    else:
+        concl = ("The data therefore favour a ratio that keeps falling (limit 0), but do not rule out "
+                 f"{C} for every form tried; the spread over models, not the jitter, is the uncertainty")
+    text.append(concl + ".")
+    groups = bits.get("groups")
+    if groups:
+        def count(pred, key):
+            return sum(g[key] for g in groups if pred(g["kinds"])), sum(g["pairs"] for g in groups if pred(g["kinds"]))
+
+        run_f, all_f = count(lambda k: k.count("fixed") == 1, "by_run")
+        run_o, all_o = count(lambda k: "fixed" not in k, "by_run")
+        far_o, _ = count(lambda k: "fixed" not in k, "by_far")
+        pr = spread.get("predict", {})
+        near, far = min(A.separation), max(A.separation)
+        text.append(f"The leading models without a fixed limit agree on r({near}) = "
+                    f"{_f(pr[near][0], 5)}..{_f(pr[near][1], 5)}; a run to n = {near} would separate {run_f} of the "
+                    f"{all_f} pairings of the {C} fits with the leading models, but {run_o} of the {all_o} pairs among "
+                    f"the leading models without a fixed limit" + (f" ({far_o} by n = {far})" if far != near else ""))
+        zf = [g for g in groups if g["kinds"] == ("zero", "free")]
+        if zf and zf[0]["by_far"] < zf[0]["pairs"]:
+            left = [pair for pair, gain in A.separation[far].items()
+                    if {MODEL[pair[0]].limit, MODEL[pair[1]].limit} == {"zero", "free"} and gain < SEPARATION_CHI2]
+            text[-1] += claim(f": {'neither run decides' if far != near else 'it does not decide'} between a "
+                              f"limit 0 and a small positive one ({len(left)} of the {zf[0]['pairs']} pairs of a "
+                              f"limit-0 and a free-limit model stay apart by less than Δχ² = {SEPARATION_CHI2:g} "
+                              f"at n = {far})", len(left) == len(zf[0]["never"]) > 0)
+        text[-1] += "."
+    return " ".join(text)
 
 
 # --------------------------------------------------------------------------
 # Plots (matplotlib axes in, nothing returned)
 # --------------------------------------------------------------------------
+
+#: Colours of the limit kinds, so a reader can tell at a glance which kind a curve is.
+KIND_COLOURS = {"zero": ("C0", "C9", "C7"), "free": ("C2", "C8", "C5"), "fixed": ("C3", "C1", "C6")}
+
+
+def colours(keys) -> dict:
+    """A colour per model key, shades of its kind's colour in the order given."""
+    used = {k: 0 for k in KIND_COLOURS}
+    out = {}
+    for k in keys:
+        kind = MODEL[k].limit
+        out[k] = KIND_COLOURS[kind][used[kind] % 3]
+        used[kind] += 1
+    return out
+
 
 def published_ratio(published: dict) -> np.ndarray:
     """The hypothesis ratio of the published rows, from their exact counts."""
@@ -321,40 +1611,18 @@ def published_ratio(published: dict) -> np.ndarray:
     return published["losing"].astype(float) * np.log(p) / p
 
 
-#: Colours of the three fits (C3, red, marks the published rows).
-FIT_COLOURS = ("C1", "C2", "C4")
-
-
-def plot_hypothesis_ratio(ax, levels: Levels, published: dict, summaries=None, n_from: int = 10,
-                          target: float = CONJECTURED, extend_to: int | None = None):
-    """The ratio per level from n_from on, the conjectured limit and the
-    published rows; with `summaries`, each model's fit drawn from its first
-    fitted level to `extend_to` (default: 60 levels past the data)."""
+def plot_hypothesis_ratio(ax, levels: Levels, published: dict, n_from: int = 20, target: float = CONJECTURED):
+    """The ratio per level from n_from on, the conjectured limit and the published rows."""
     n, r = levels.tiles, levels.hypothesis_ratio
     m = n >= n_from
     ax.plot(n[m], r[m], "-", color="0.65", lw=0.8, zorder=1)
-    ax.plot(n[m], r[m], ".", color="C0", ms=4, zorder=2, label=f"this sieve, n = {n_from}..{levels.max_tiles}")
+    ax.plot(n[m], r[m], ".", color="k", ms=3.5, zorder=2, label=f"this sieve, n = {n_from}..{levels.max_tiles}")
     pm = published["tiles"] >= n_from
-    ax.plot(published["tiles"][pm], published_ratio(published)[pm], "o", mfc="none", mec="C3", ms=9,
-            mew=1.5, zorder=3, label="published rows (n = 20..90)")
+    ax.plot(published["tiles"][pm], published_ratio(published)[pm], "o", mfc="none", mec="C3", ms=9, mew=1.5,
+            zorder=3, label="published rows (n = 20..90)")
     ax.axhline(target, color="k", ls="--", lw=1, label=f"conjectured limit {target}")
-    lows, highs = [r[n >= max(n_from, 20)].min(), target], [r[n >= max(n_from, 20)].max(), target]
-    if summaries:
-        extend_to = extend_to or levels.max_tiles + 60
-        lnp_all = ln_partitions(extend_to)
-        for colour, s in zip(FIT_COLOURS, summaries):
-            nn = np.arange(s.best.cut, extend_to + 1)
-            curve = s.best.predict(nn, lnp_all[nn])
-            lows.append(curve.min())
-            ax.plot(nn, curve, ls=(0, (5, 2)), color=colour, lw=1.4,
-                    label=f"fit {s.model.label}, n >= {s.best.cut}: limit c = {s.best.c:.3f}")
-        ax.axvspan(levels.max_tiles, extend_to, color="0.94", zorder=0)
-        ax.text(levels.max_tiles, 0.01, " extrapolated", transform=ax.get_xaxis_transform(), ha="left",
-                va="bottom", fontsize=8, color="0.4")
-    pad = 0.08 * (max(highs) - min(lows))
-    ax.set_ylim(min(lows) - pad, max(highs) + pad)
     ax.set_xlabel("tiles n")
-    ax.set_ylabel("L(n) / (p(n) / ln p(n))")
+    ax.set_ylabel("r(n) = L(n) / (p(n) / ln p(n))")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper right")
 
@@ -373,15 +1641,511 @@ def plot_losing_fraction(ax, levels: Levels, published: dict, n_from: int = 1):
     ax.legend(fontsize=8)
 
 
-def plot_limit_vs_cut(ax, summaries, target: float = CONJECTURED):
-    """Each model's fitted limit (+/- 2 standard errors) against the first level fitted."""
-    for i, (colour, s) in enumerate(zip(FIT_COLOURS, summaries)):
-        cuts = np.array([f.cut for f in s.scan]) + (i - 1) * 0.8  # side by side, not on top
-        ax.errorbar(cuts, [f.c for f in s.scan], yerr=[2 * f.se_c for f in s.scan], fmt="o-",
-                    color=colour, capsize=3, label=s.model.label)
+def plot_jitter(ax, A: Analysis):
+    """|d2|/sqrt(6) per level, the block estimates with error bars and both jitter models."""
+    centres, d2 = second_differences(A.series)
+    m = centres >= 20
+    ax.semilogy(centres[m], np.abs(d2[m]) / math.sqrt(6), ".", color="0.7", ms=3, label="|second difference| / √6")
+    b = jitter_blocks(A.series)
+    ax.errorbar(b[:, 0], b[:, 1], yerr=b[:, 2], fmt="o", color="k", ms=4, capsize=2,
+                label=f"rms in blocks of {JITTER_BLOCK} levels / √6")
+    nn = np.arange(20, A.n_max + 1)
+    for (scale, j), style in zip(A.jitters.items(), ("-", "--")):
+        if j is not None:
+            ax.semilogy(nn, j.sigma(nn), style, color="C3" if j is A.jitter else "C0", lw=1.4,
+                        label=f"σ ∝ {JITTER_FORMS[scale]}, b = {j.b:.4f}" + (" (weights)" if j is A.jitter else ""))
+    ax.axvline(FIT_CUT, color="0.5", lw=0.8, ls=":")
+    ax.set_xlabel("tiles n")
+    ax.set_ylabel("jitter σ(n) of r(n)")
+    ax.set_title("Level-to-level jitter of r(n) and the weight models (fitted from the dotted line)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+
+
+def plot_drift(ax, A: Analysis, target: float = CONJECTURED):
+    """Each free-limit model's fitted limit (± 2 s.e.) against the window start;
+    hollow markers: exponent on its bound (such a "limit" is off the scale or
+    meaningless); dotted: the fit is outside its 99 % chi^2 point."""
+    keys = [m.key for m in MODELS if m.limit == "free"]
+    cmap = dict(zip(keys, [f"C{i}" for i in range(len(keys))]))
+    for i, k in enumerate(keys):
+        fl = [(st + (i - len(keys) / 2) * 0.6, f) for st, f in zip(WINDOW_STARTS, A.drift[k]) if f is not None]
+        ok = [(x, f) for x, f in fl if not f.at_bound]
+        if not ok:
+            ax.plot([], [], "o", mfc="none", color=cmap[k], label=f"{MODEL[k].label} (exponent on its bound)")
+            continue
+        xs, cs, es = zip(*[(x, f.limit, 2 * f.se_limit) for x, f in ok])
+        ax.errorbar(xs, cs, yerr=es, fmt="o-", color=cmap[k], ms=4, capsize=2, lw=1,
+                    label=MODEL[k].label + ("" if all(acceptable(f) for _, f in ok) else " (some fits beyond χ² 99 %)"))
     ax.axhline(target, color="k", ls="--", lw=1, label=f"conjectured {target}")
-    ax.set_xlabel("fit range starts at n =")
-    ax.set_ylabel("fitted limit c (+/- 2 s.e.)")
-    ax.set_title("How the extrapolated limit depends on the fit range")
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_xlabel("fit window starts at n = (and runs to the last level)")
+    ax.set_ylabel("fitted limit c (± 2 s.e.)")
+    ax.set_title("Window drift of the fitted limit")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+
+
+def plot_profiles(ax, A: Analysis, target: float = CONJECTURED):
+    """Delta chi^2 of each family against its fixed limit c (profile)."""
+    keys = [k for k, r in A.ranges.items() if r is not None]
+    for i, k in enumerate(keys):
+        r = A.ranges[k]
+        ax.semilogy(r.cs, np.maximum(r.dchi2, 1e-2), "-", color=f"C{i}", lw=1.2, label=MODEL[k].label)
+    ax.axhline(PROFILE_DCHI2, color="k", lw=0.8, ls=":", label=f"Δχ² = {PROFILE_DCHI2:g} (95 %)")
+    ax.axvline(target, color="k", ls="--", lw=1, label=f"{target}")
+    ax.set_xlabel("limit c, fixed")
+    ax.set_ylabel("Δχ² (in units of χ²/dof when > 1)")
+    ax.set_title(f"Which limits each family allows (fit n >= {FIT_CUT})")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+
+
+def plot_forecast_scores(ax, A: Analysis):
+    """rms out-of-sample error in jitter units, every model, both holdouts."""
+    keys = A.rank
+    y = np.arange(len(keys))
+    for i, h in enumerate(HOLDOUTS):
+        ax.barh(y + (i - 0.5) * 0.4, [A.forecasts[h][k].rms_z for k in keys], height=0.4,
+                color=("C0", "C1")[i], label=f"last {h} levels held out")
+    ax.set_yticks(y)
+    ax.set_yticklabels([MODEL[k].label + (" *" if A.fits[k].at_bound else "") for k in keys], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.axvline(1, color="k", lw=0.8, ls=":")
+    ax.axvline(GOOD_RMS_Z, color="C3", lw=0.8, ls="--", label=f"{GOOD_RMS_Z:g} jitter units")
+    ax.set_xlabel("rms prediction error / σ(n)")
+    ax.set_title("Out of sample, best first (* exponent on its bound)")
+    ax.grid(alpha=0.3, axis="x", which="both")
+    ax.legend(fontsize=7, loc="lower right")
+
+
+def plot_forecast_errors(ax, A: Analysis, holdout: int, keys=None):
+    """Prediction errors of the held-out levels, in jitter units."""
+    keys = keys or A.contenders
+    col = colours(keys)
+    for k in keys:
+        fc = A.forecasts[holdout][k]
+        ax.plot(fc.n, fc.z, ".-", color=col[k], ms=4, lw=0.8, label=f"{MODEL[k].label} (rms {fc.rms_z:.1f})")
+    ax.axhspan(-2, 2, color="0.9", zorder=0)
+    ax.set_yscale("symlog", linthresh=3, linscale=1.5)
+    ticks = [t for t in (-300, -100, -30, -10, -3, -1, 0, 1, 3, 10, 30) if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels([str(t) for t in ticks])
+    ax.set_xlabel("held-out level n")
+    ax.set_ylabel("(r - prediction) / σ")
+    ax.set_title(f"Fitted on n <= {A.n_max - holdout}, predicting the last {holdout}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def plot_local(ax_slope, ax_delta, A: Analysis, keys=None):
+    """Local slope and local exponent in sliding windows, with each model's implied curves."""
+    loc, ind = A.local, A.independent_local
+    keys = keys or A.contenders
+    col = colours(keys)
+    for ax, i, what in ((ax_slope, 1, "slope dr/dn"), (ax_delta, 3, "δ(n) = -d ln r / d ln ln p")):
+        m = loc[:, 0] >= 60   # below, the jitter swamps a 21-level window
+        ax.plot(loc[m, 0], loc[m, i], "-", color="0.6", lw=1, label=f"sliding windows of {LOCAL_WIDTH} levels")
+        ax.errorbar(ind[:, 0], ind[:, i], yerr=ind[:, i + 1], fmt="o", color="k", ms=4, capsize=3,
+                    label="non-overlapping windows (± 1 s.e.)")
+        ax.set_xlabel("window centre n")
+        ax.set_ylabel(what)
+        ax.grid(alpha=0.3)
+    nn = np.arange(max(FIT_CUT, 60), PREDICT_AT[-1] + 1)
+    for k in keys:
+        f = A.fits[k]
+        ax_slope.plot(nn, (f.predict(nn + 1) - f.predict(nn - 1)) / 2, "--", color=col[k], lw=1, label=MODEL[k].label)
+        ax_delta.plot(nn, f.local_exponent(nn), "--", color=col[k], lw=1, label=MODEL[k].label)
+    lo = np.min(ind[ind[:, 0] >= 60, 1] - 2 * ind[ind[:, 0] >= 60, 2]) if np.any(ind[:, 0] >= 60) else None
+    if lo is not None:
+        ax_slope.set_ylim(lo, max(0.0, -lo * 0.1))
+        m = ind[:, 0] >= 60
+        ax_delta.set_ylim(min(0, np.min(ind[m, 3] - 2 * ind[m, 4])), np.max(ind[m, 3] + 2 * ind[m, 4]) * 1.3)
+    ax_slope.set_title("Local slope (models dashed)")
+    ax_delta.set_title("Local exponent (models dashed)")
+    ax_delta.legend(fontsize=7)
+
+
+def plot_cumulative(ax, A: Analysis, target: float = CONJECTURED):
+    cu = A.cumulative
+    m = cu.n >= 20
+    ax.plot(cu.n[m], A.levels.hypothesis_ratio[m], ".", color="k", ms=3, label="r(n), level by level")
+    ax.plot(cu.n[m], cu.R[m], "-", color="C1", lw=1.5, label="R(n) = ΣL / (Σp / ln Σp)")
+    ax.plot(cu.n[m], cu.rbar[m], "-", color="C0", lw=1.2, label="r̄(n): R's weighted mean of r")
+    ax.axhline(target, color="k", ls="--", lw=1, label=f"{target}")
+    ax.set_ylim(0.25, 0.40)
+    ax.set_xlabel("tiles n")
+    ax.set_ylabel("ratio")
+    ax.set_title("Cumulative ratio R = M r̄: the lift M > 1 puts it above r")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+
+
+def plot_residuals(axes, A: Analysis, keys):
+    """Weighted residuals of the given models, even and odd n apart."""
+    for ax, k in zip(np.atleast_1d(axes), keys):
+        n, z = weighted_residuals(A.fits[k], A.series)
+        for par, c in ((0, "C0"), (1, "C3")):
+            m = n % 2 == par
+            ax.plot(n[m], z[m], "o", ms=3, color=c, label=("even" if par == 0 else "odd") + " n")
+        ax.axhspan(-2, 2, color="0.92", zorder=0)
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set_title(f"{MODEL[k].label}: χ²/dof {A.fits[k].chi2_dof:.2f}", fontsize=9)
+        ax.set_xlabel("n")
+        ax.set_ylabel("(r - fit) / σ")
+        ax.grid(alpha=0.3)
+    np.atleast_1d(axes)[0].legend(fontsize=7)
+
+
+def plot_predictions(ax, A: Analysis, keys=None, n_from: int = 100, target: float = CONJECTURED):
+    """The data and each model's curve to PREDICT_AT[-1] with its 1-sigma band."""
+    keys = keys or A.contenders
+    col = colours(keys)
+    s = A.series
+    m = s.n >= n_from
+    ax.plot(s.n[m], s.r[m], ".", color="k", ms=3.5, label="data", zorder=5)
+    nn = np.arange(n_from, PREDICT_AT[-1] + 1)
+    for k in keys:
+        f = A.fits[k]
+        v, b = f.predict(nn), prediction_band(f, nn)
+        ax.plot(nn, v, "-", color=col[k], lw=1.1, label=MODEL[k].label)
+        ax.fill_between(nn, v - b, v + b, color=col[k], alpha=0.15, lw=0)
+    for x in PREDICT_AT:
+        ax.axvline(x, color="0.6", lw=0.7, ls=":")
+    ax.axvspan(A.n_max, PREDICT_AT[-1], color="0.95", zorder=0)
+    ax.set_xlabel("tiles n")
+    ax.set_ylabel("r(n)")
+    ax.set_title(f"Fits on n >= {FIT_CUT} continued to n = {PREDICT_AT[-1]} (bands: 1σ, parameters and jitter)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def plot_leading(ax, A: Analysis, n_from: int = 80, target: float = CONJECTURED):
+    """The README's right panel: the data, the best model of each kind fitted on
+    everything (solid, with band) and fitted without the last levels (dashed:
+    its out-of-sample prediction), continued to PREDICT_AT[-1]."""
+    s = A.series
+    m = s.n >= n_from
+    h = max(HOLDOUTS)
+    ax.axvspan(A.n_max - h + 0.5, A.n_max, color="0.93", zorder=0)
+    ax.text(A.n_max - h + 1, 0.97, f"held out (last {h})", transform=ax.get_xaxis_transform(), fontsize=7,
+            color="0.4", va="top")
+    ax.plot(s.n[m], s.r[m], ".", color="k", ms=3.5, zorder=5, label=f"data n = {n_from}..{A.n_max}")
+    nn = np.arange(n_from, PREDICT_AT[-1] + 1)
+    for kind in ("fixed", "free", "zero"):   # the usual winner last, on top
+        k = A.leading.get(kind)
+        if not k:
+            continue
+        c = KIND_COLOURS[kind][0]
+        f = A.fits[k]
+        v, b = f.predict(nn), prediction_band(f, nn)
+        ax.plot(nn, v, "-", color=c, lw=2.2 if k == A.rank[0] else 1.3,
+                label=f"{MODEL[k].label} (best with {KIND_TEXT[kind]})")
+        ax.fill_between(nn, v - b, v + b, color=c, alpha=0.15, lw=0)
+        fc = A.forecasts[h][k]
+        tn = np.arange(n_from, PREDICT_AT[-1] + 1)
+        ax.plot(tn, fc.fit.predict(tn), ":", color=c, lw=1.6,
+                label=f"  fitted on n <= {A.n_max - h}: held-out error {fc.rms_z:.1f}σ rms")
+    if ax.get_ylim()[1] >= target:
+        ax.axhline(target, color="k", ls="--", lw=1, label=f"conjectured {target}")
+    else:
+        ax.text(0.99, 0.98, f"conjectured {target}: above the frame", transform=ax.transAxes, ha="right",
+                va="top", fontsize=8)
+    ax.set_xlabel("tiles n")
+    ax.set_ylabel("r(n)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+
+
+# --------------------------------------------------------------------------
+# Tables for the notebook (plain text)
+# --------------------------------------------------------------------------
+
+def _params(fit: Fit) -> str:
+    lin = ["c"] * (fit.model.limit == "free") + ["a", "b"][: fit.model.n_linear - (fit.model.limit == "free")]
+    vals = [f"{nm} = {v:.4g}" for nm, v in zip(lin, fit.beta)]
+    return ", ".join(vals + [f"{nm} = {v:.4g}" for nm, v in zip(fit.model.family.theta_names, fit.theta)])
+
+
+def report_jitter(A: Analysis) -> str:
+    if A.jitter is None:
+        return "Jitter: cannot estimate " + A.missing[0] + "."
+    lines = [f"{'model':<26} {'b':>9} {'s.e.':>7} {'log-lik':>9}   levels"]
+    for scale, j in A.jitters.items():
+        form = f"σ ∝ ({scale})^b" if scale != "n" else "σ ∝ exp(b n)"
+        lines.append(f"{form:<26} {j.b:9.4f} {j.se_b:7.4f} {j.loglik:9.2f}   {j.n_from}..{j.n_to} ({j.points} d2)"
+                     + ("   <- weights" if j is A.jitter else ""))
+    lines.append("")
+    lines.append(f"{'block centre':>12} {'σ measured':>11} {'± s.e.':>9} {'σ model':>10}")
+    for c, sig, se in jitter_blocks(A.series, n_from=FIT_CUT):
+        lines.append(f"{c:12.1f} {sig:11.2e} {se:9.1e} {A.jitter.sigma([int(round(c))])[0]:10.2e}")
+    return "\n".join(lines)
+
+
+def report_fits(A: Analysis) -> str:
+    if not A.fits:
+        return "Fits: cannot estimate (no jitter model)."
+    lines = [f"{'model':<28} {'k':>2} {'limit':>9} {'s.e.':>7} {'χ²/dof':>8} {'99%':>4}  parameters; turnaround"]
+    for k, f in A.fits.items():
+        if f is None:
+            lines.append(f"{MODEL[k].label:<28}  too few levels for this fit")
+            continue
+        t = turnaround(f) if f.model.limit != "zero" else None
+        lines.append(f"{f.model.label:<28} {f.model.n_params:2d} {f.limit:9.4f} "
+                     f"{f'{f.se_limit:.4f}' if f.model.limit == 'free' else 'fixed':>7} {f.chi2_dof:8.2f} "
+                     f"{'yes' if acceptable(f) else 'no':>4}  {_params(f)}"
+                     + ("  [exponent on its bound]" if f.at_bound else "")
+                     + (f"; turns at n ≈ {t[0]} (r = {t[1]:.4f})" if t else ""))
+    return "\n".join(lines)
+
+
+def report_ranges(A: Analysis) -> str:
+    lines = [f"{'model':<28} {'95 % range of the limit':>24}  contains {CONJECTURED}?  contains 0?"]
+    for k, r in A.ranges.items():
+        if r is not None:
+            lines.append(f"{MODEL[k].label:<28} {r.text():>24}  {'yes' if r.contains(CONJECTURED) else 'no':>12}"
+                         f"  {'yes' if r.contains(0.0) else 'no':>10}")
+    return "\n".join(lines)
+
+
+def report_drift(A: Analysis) -> str:
+    if not A.drift:
+        return "Window drift: cannot estimate (no jitter model)."
+    head = f"{'model':<28}" + "".join(f"{'n >= ' + str(st):>17}" for st in WINDOW_STARTS) + "  drift"
+    lines = [head, f"{'':<28}" + "".join(f"{'limit (χ²/dof)':>17}" for _ in WINDOW_STARTS)]
+    for k, fl in A.drift.items():
+        if MODEL[k].limit != "free":
+            cells = [f"{f'({f.chi2_dof:.2f})':>17}" if f else f"{'-':>17}" for f in fl]
+        else:
+            cells = [(f"{f.limit:8.4f}{'*' if f.at_bound else ' '}({f.chi2_dof:5.2f})" if f else f"{'-':>17}")
+                     .rjust(17) for f in fl]
+        d = drift_direction(fl) if MODEL[k].limit == "free" else None
+        z = f"{max_shift(fl):+6.1f}" if drift_shifts(fl) else ""
+        lines.append(f"{MODEL[k].label:<28}" + "".join(cells) + f"  {z} {d or ''}".rstrip())
+    lines.append("* exponent on its bound: the number is the bound's, not a limit of the data")
+    lines.append(f"drift: the largest shift of the limit from the n >= {WINDOW_STARTS[0]} window, in standard errors of "
+                 f"the shift (nested windows: Var = se_later² - se_first²); down/up when it reaches {DRIFT_Z:g}")
+    if len(A.windows) < 3:
+        lines.append(f"Fewer than three windows hold fits ({', '.join(map(str, A.windows))}): no drift is judged.")
+    return "\n".join(lines)
+
+
+def report_forecasts(A: Analysis) -> str:
+    if not A.rank:
+        return "Out of sample: cannot estimate " + " ".join(m for m in A.missing if "out-of-sample" in m) + "."
+    h1, h2 = HOLDOUTS
+    head = (f"{'rank':>4} {'model':<28}" + "".join(f"{f'rms z[{h}]':>10} {f'mean z':>7} {f'max|z|':>7} {f'χ²p/h':>7}"
+                                                  for h in HOLDOUTS))
+    lines = [head]
+    for i, k in enumerate(A.rank):
+        row = f"{i + 1:4d} {MODEL[k].label:<28}"
+        for h in HOLDOUTS:
+            fc = A.forecasts[h][k]
+            row += f"{fc.rms_z:10.2f} {fc.mean_z:7.2f} {fc.max_z:7.2f} {fc.chi2_pred / h:7.2f}"
+        lines.append(row + ("  *" if A.fits[k].at_bound else ""))
+    lines.append(f"z = (r - prediction) / σ(n), σ from the jitter model of the training levels; χ²p/h adds the "
+                 f"fit's parameter covariance (99 % point for h = {h1}: {chi2_quantile(0.99, h1) / h1:.2f}, "
+                 f"h = {h2}: {chi2_quantile(0.99, h2) / h2:.2f}).")
+    lines.append("")
+    lines.append(f"The leading models refitted as the data end later (window n >= {FIT_CUT}):")
+    ends = sorted(HOLDOUTS, reverse=True)
+    lines.append(f"{'model':<28}" + "".join(f"{'n <= ' + str(A.n_max - h):>22}" for h in ends)
+                 + f"{'n <= ' + str(A.n_max):>22}")
+    for k in A.contenders:
+        fs = [A.forecasts[h][k].fit for h in ends] + [A.fits[k]]
+        cells = []
+        for f in fs:
+            if f.model.limit == "free":
+                cells.append(f"limit {f.limit:.4f}")
+            elif f.model.limit == "fixed":
+                t = turnaround(f)
+                cells.append(f"turns at {t[0]}" if t else "never turns")
+            else:
+                cells.append(_exponents(f).split(",")[0])
+        lines.append(f"{MODEL[k].label:<28}" + "".join(f"{c:>22}" for c in cells))
+    return "\n".join(lines)
+
+
+def report_local(A: Analysis) -> str:
+    ind = A.independent_local
+    if not len(ind):
+        return f"Local fits: cannot estimate (no window of {LOCAL_WIDTH} levels at n >= {FIT_CUT})."
+    keys = A.contenders
+    lines = [f"{'centre':>6} {'slope dr/dn':>12} {'± s.e.':>9} {'δ(n)':>7} {'± s.e.':>7}"
+             + "".join(f"  δ {MODEL[k].label[:16]:<16}" for k in keys)]
+    for c, b, sb, d, sd in ind:
+        lines.append(f"{int(c):6d} {b:12.3e} {sb:9.1e} {d:7.4f} {sd:7.4f}"
+                     + "".join(f"  {A.fits[k].local_exponent([int(c)])[0]:18.4f}" for k in keys))
+    for m in PREDICT_AT if keys else ():
+        lines.append(f"{m:6d} {'(model)':>12} {'':>9} {'':>7} {'':>7}"
+                     + "".join(f"  {A.fits[k].local_exponent([m])[0]:18.4f}" for k in keys))
+    if A.exponent_trends:
+        lines += ["", f"Trend of δ(n) through the independent windows centred at n >= {TREND_FROM}, for every "
+                      f"placement of the windows (last centre N - {LOCAL_WIDTH // 2} - shift):",
+                  f"{'shift':>5} {'centres':>22} {'dδ/dn per 10 levels':>20} {'± s.e.':>8} {'z':>6}"]
+        for ph, b, se in A.exponent_trends:
+            cs = phase_windows(A.local, ph, n_from=TREND_FROM)[:, 0].astype(int)
+            lines.append(f"{ph:5d} {', '.join(map(str, cs)):>22} {b * 10:20.4f} {se * 10:8.4f} {b / se:6.1f}")
+    return "\n".join(lines)
+
+
+def report_residuals(A: Analysis, keys=None) -> str:
+    keys = keys or A.contenders or [k for k, f in A.fits.items() if f is not None][:3]
+    lines = [f"{'model':<28} {'lag-1':>6}  " + "  ".join(f"{'mod ' + str(m) + ' class means of z':<26} {'p':>6}"
+                                                      for m in (2, 3, 4))]
+    for k in keys:
+        n, z = weighted_residuals(A.fits[k], A.series)
+        row = f"{MODEL[k].label:<28} {lag1(z):6.2f}  "
+        for m in (2, 3, 4):
+            means, ses, p = class_test(n, z, m)
+            row += f"{' '.join(f'{v:+.2f}' for v in means):<26} {p:6.3f}  "
+        lines.append(row)
+    lines.append("p: permutation p-value of the spread of the class means (4000 relabellings).")
+    return "\n".join(lines)
+
+
+def report_predictions(A: Analysis) -> str:
+    if not A.fits:
+        return "Predictions: cannot estimate (no fits)."
+    lines = [f"{'model':<28}" + "".join(f"{'n = ' + str(m):>21}" for m in PREDICT_AT)]
+    for k, f in A.fits.items():
+        if f is None:
+            continue
+        v, b = f.predict(PREDICT_AT), prediction_band(f, PREDICT_AT)
+        lines.append(f"{MODEL[k].label:<28}" + "".join(f"{x:12.5f} ± {e:.1e}" for x, e in zip(v, b))
+                     + ("  *" if f.at_bound else ""))
+    lines.append(f"jitter σ(n) alone: " + ", ".join(f"{A.jitter.sigma([m])[0]:.1e} at n = {m}" for m in PREDICT_AT))
+    return "\n".join(lines)
+
+
+def report_separation(A: Analysis) -> str:
+    if not A.separation:
+        return "Separation: cannot estimate (no ranking of the models, or the table already reaches the run's end)."
+    runs = sorted(A.separation)
+    lines = [f"{'pair':<58}" + "".join(f"{'Δχ² to ' + str(r):>14}" for r in runs)]
+    for pair in A.separation[runs[0]]:
+        a, b = pair
+        lines.append(f"{MODEL[a].label + ' / ' + MODEL[b].label:<58}"
+                     + "".join(f"{A.separation[r][pair]:14.1f}" for r in runs))
+    lines.append(f"Δχ²: how much the new levels would raise the wrong model's χ² if the other were right "
+                 f"(the smaller of the two ways); >= {SEPARATION_CHI2:g} separates.")
+    return "\n".join(lines)
+
+
+def plot_prediction_gaps(ax, A: Analysis, keys=None, n_from: int = 100):
+    """Each model minus the best one, with the data's residuals and the jitter
+    band: where two curves part by more than the band, new levels tell them apart."""
+    keys = keys or A.contenders
+    col = colours(keys)
+    best = A.fits[A.rank[0]]
+    s = A.series
+    m = s.n >= n_from
+    nn = np.arange(n_from, PREDICT_AT[-1] + 1)
+    sig = best.jitter.sigma(nn)
+    ax.fill_between(nn, -2 * sig, 2 * sig, color="0.88", lw=0, label="± 2σ jitter of one level")
+    ax.plot(s.n[m], s.r[m] - best.predict(s.n[m]), ".", color="k", ms=3.5, label="data")
+    for k in keys:
+        ax.plot(nn, A.fits[k].predict(nn) - best.predict(nn), "-", color=col[k], lw=1.1, label=MODEL[k].label)
+    for x in PREDICT_AT:
+        ax.axvline(x, color="0.6", lw=0.7, ls=":")
+    ax.set_xlabel("tiles n")
+    ax.set_ylabel(f"r - [{MODEL[A.rank[0]].label}]")
+    ax.set_title("The same, relative to the best model")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+
+
+def figure_hypothesis(levels: Levels, published: dict):
+    """The README figure (a matplotlib Figure): every level from n = 20 with the
+    published rows, and beside it the best model of each kind (limit 0, free
+    limit, limit 0.286) fitted on every level and without the last levels."""
+    import matplotlib.pyplot as plt
+    A = Analysis(levels)
+    fig, (whole, zoom) = plt.subplots(1, 2, figsize=(13, 5.2), dpi=100, gridspec_kw={"width_ratios": (1, 1.4)})
+    plot_hypothesis_ratio(whole, levels, published, n_from=20)
+    whole.set_ylim(0.24, 0.36)
+    whole.set_title("every level from n = 20 (n = 20..22 jump off the scale)", fontsize=10)
+    if A.rank:
+        plot_leading(zoom, A, n_from=100)
+        zoom.set_title(f"best model of each kind, continued to n = {PREDICT_AT[-1]} "
+                       f"(dotted: fitted without the last {max(HOLDOUTS)} levels)", fontsize=10)
+    else:
+        plot_hypothesis_ratio(zoom, levels, published, n_from=FIT_CUT)
+        zoom.set_title("too few levels for the out-of-sample fits", fontsize=10)
+    a = levels.attrs
+    fig.suptitle("Losing Chomp positions: r(n) = L(n) / (p(n) / ln p(n)) against the conjectured 0.286")
+    fig.text(0.99, 0.005, f"data: {levels.path.name}, chomp {a.get('version')} (git {a.get('git_revision')}); "
+             f"fits weighted by the level-to-level jitter, see notebooks/density_hypothesis.ipynb",
+             ha="right", va="bottom", fontsize=7, color="0.4")
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
+    return fig
+
+
+# --------------------------------------------------------------------------
+# The facts the README states from the committed table
+# --------------------------------------------------------------------------
+
+#: The committed table's last level: the facts below are checked on every
+#: table that reaches it.
+COMMITTED_N = 153
+
+
+def committed_facts(A: Analysis) -> list:
+    """(fact, check) for every conclusion the README draws from the committed
+    levels 1..COMMITTED_N, `check` a function returning whether the table in
+    A still supports it.  The thresholds are the qualitative ones (a limit-0
+    model predicts best, no 0.286 model survives out of sample, ...), so the
+    numbers may move with new levels without failing; a larger table that
+    overturns a conclusion fails, for a person to read the analysis again."""
+    C, s, lv = CONJECTURED, A.series, A.levels
+
+    def proper():
+        return [m.key for m in MODELS if m.limit == "free" and not A.fits[m.key].at_bound]
+
+    def fixed():
+        return [k for k in A.rank if MODEL[k].limit == "fixed"]
+
+    def separation_facts():
+        if RUN_TO not in A.separation:
+            return True
+        groups = {g["kinds"]: g for g in separation_groups(A)}
+        zx, zf = groups.get(("zero", "fixed")), groups.get(("zero", "free"))
+        return bool(zx and zf and zx["by_run"] == zx["pairs"] and zf["by_far"] < zf["pairs"])
+
+    def no_oscillation():
+        if not A.rank:
+            return False
+        nr, z = weighted_residuals(A.fits[A.rank[0]], s)
+        return all(class_test(nr, z, m)[2] >= 0.01 for m in (2, 3, 4))
+
+    return [
+        (f"r(77) >= {C} and r(n) < {C} for every n >= 78 (from the integer counts)",
+         lambda: not _below(lv, C, 77) and _below(lv, C, 78)),
+        (f"r falls from decade to decade over n = 100..{COMMITTED_N}",
+         lambda: bool(np.all(np.diff(s.r[(s.n >= 100) & (s.n <= COMMITTED_N)][::10]) < 0))),
+        (f"r still falls over the last {LOCAL_WIDTH} levels (by 3 s.e.)",
+         lambda: len(A.local) > 0 and A.local[-1, 1] + 3 * A.local[-1, 2] < 0),
+        ("the jitter scales as (p/ln p)^b with b within 3 s.e. of -1/2",
+         lambda: A.jitter is not None and A.jitter.scale == "p/ln p" and abs(A.jitter.b + 0.5) < 3 * A.jitter.se_b),
+        ("4 or more free-limit models lower their limit significantly as the window starts later, none raises it",
+         lambda: sum(drift_direction(A.drift[k]) == "down" for k in proper()) >= 4
+         and not any(drift_direction(A.drift[k]) == "up" for k in proper())),
+        (f"no free-limit model within its 99 % χ² point allows {C} (95 % ranges)",
+         lambda: A.limit_upper is not None and A.limit_upper < C),
+        ("a limit-0 model predicts the held-out levels best, within 3 jitter units rms",
+         lambda: bool(A.rank) and MODEL[A.rank[0]].limit == "zero" and A.predicts_well(A.rank[0])),
+        ("the best free-limit model predicts them 1.5 times worse or more",
+         lambda: "free" in A.leading and A.worst_rms(A.leading["free"]) > 1.5 * A.worst_rms(A.rank[0])),
+        (f"no model with limit {C} predicts them within 3 jitter units, and each misses them beyond the 99 % "
+         f"point of χ² with its parameter uncertainty",
+         lambda: bool(fixed()) and all(not A.predicts_well(k) and A.rejected_out_of_sample(k) for k in fixed())),
+        (f"every model with limit {C} that approaches it without turning fails the fitted levels (99 %)",
+         lambda: all(not acceptable(A.fits[k]) for k in fixed() if turnaround(A.fits[k]) is None)),
+        ("no parity, mod-3 or mod-4 oscillation in the best model's residuals (p >= 0.01)", no_oscillation),
+        ("the cumulative ratio R(n) lies above r(n) at every n >= 20",
+         lambda: bool(np.all(A.cumulative.R[A.cumulative.n >= 20] > lv.hypothesis_ratio[lv.tiles >= 20]))),
+        (f"a run to {RUN_TO} separates every 0.286 fit from every leading limit-0 model, and not even n = "
+         f"{PREDICT_AT[-1]} every limit-0 model from every free-limit one (while the table is short of {RUN_TO})",
+         separation_facts),
+    ]

@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""The README's results paragraph is the one notebooks/density_hypothesis.ipynb
+generates from the committed table (notebooks/VERDICT.md): the text between
+<!-- verdict:begin --> and <!-- verdict:end --> in README.md.
+
+    /usr/bin/python3 experiments/readme_verdict.py [--update] [README.md [VERDICT.md]]
+
+Without --update it checks that the two say the same, word for word (the
+notebook test runs it, so a README that was not carried along when the table
+grew or the analysis changed fails); with --update it copies the paragraph
+into the README, wrapped to 78 columns.
+"""
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"(<!-- verdict:begin -->\n)(.*?)(<!-- verdict:end -->)", flags=re.S)
+# a line of Markdown must not start like a list item, a quote or a heading
+NO_START = re.compile(r"^([-+*>#]|\d+[.)])$")
+
+
+def words(text: str) -> list:
+    return re.sub(r"<!--.*?-->", "", text, flags=re.S).split()
+
+
+def wrap(ws: list, width: int = 78) -> str:
+    lines, line = [], []
+    for w in ws:
+        if line and len(" ".join(line + [w])) > width:
+            if NO_START.match(w) and len(line) > 1:   # carry the word before down with it
+                lines.append(" ".join(line[:-1]))
+                line = line[-1:]
+            else:
+                lines.append(" ".join(line))
+                line = []
+        line.append(w)
+    lines.append(" ".join(line))
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--update", action="store_true", help="write the paragraph into the README")
+    ap.add_argument("readme", nargs="?", type=Path, default=ROOT / "README.md")
+    ap.add_argument("verdict", nargs="?", type=Path, default=ROOT / "notebooks" / "VERDICT.md")
+    args = ap.parse_args()
+    readme, verdict = args.readme.read_text(encoding="utf-8"), args.verdict.read_text(encoding="utf-8")
+    m = BLOCK.search(readme)
+    if not m:
+        print(f"{args.readme} has no <!-- verdict:begin --> ... <!-- verdict:end --> block")
+        return 1
+    want = words(verdict)
+    if args.update:
+        args.readme.write_text(readme[:m.start(2)] + wrap(want) + readme[m.end(2):], encoding="utf-8")
+        print(f"wrote the verdict ({len(want)} words) into {args.readme}")
+        return 0
+    got = words(m.group(2))
+    if got != want:
+        i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+        print(f"{args.readme}'s results paragraph is not the notebook's verdict ({args.verdict}); first difference "
+              f"at word {i}:\n  README:   {' '.join(got[max(i - 8, 0):i + 8])}\n"
+              f"  notebook: {' '.join(want[max(i - 8, 0):i + 8])}\n"
+              "Run the notebook on the committed table, then experiments/readme_verdict.py --update.")
+        return 1
+    print(f"{args.readme}'s results paragraph is the notebook's verdict ({len(want)} words)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

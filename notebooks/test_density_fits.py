@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Tests of density_fits.py on synthetic tables whose answers are known: the
+fits recover the parameters they were made with, the jitter model its power,
+the out-of-sample ranking puts the true model first, and the verdict draws the
+conclusion the data were built for (and not the committed table's).
+
+    /usr/bin/python3 notebooks/test_density_fits.py
+"""
+
+import dataclasses
+import math
+import sys
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.dont_write_bytecode = True
+
+import chomp_positions as cp  # noqa: E402
+import density_fits as F  # noqa: E402
+
+N = 153
+P = cp.partition_numbers(200)
+
+
+def synthetic_levels(curve, n_max: int = N, jitter: float = 2.0, seed: int = 7) -> cp.Levels:
+    """A complete table whose ratio is curve(n, ln p) plus independent jitter of
+    size jitter * r / sqrt(p / ln p) (the committed table's is about 2)."""
+    rng = np.random.default_rng(seed)
+    n = np.arange(1, n_max + 1)
+    p = np.array(P[1:n_max + 1], dtype=np.int64)
+    lnp = np.log(p.astype(float))
+    r = np.zeros(n_max)
+    r[1:] = curve(n[1:].astype(float), lnp[1:])
+    scale = np.zeros(n_max)
+    scale[1:] = p[1:] / lnp[1:]
+    r[1:] += jitter * r[1:] / np.sqrt(scale[1:]) * rng.standard_normal(n_max - 1)
+    losing = np.maximum(np.rint(r * scale), 1).astype(np.int64)
+    losing[0] = 1
+    ratio = np.full(n_max, np.nan)
+    ratio[1:] = losing[1:] * lnp[1:] / p[1:]
+    return cp.Levels(path=Path(f"synthetic-{n_max}.h5"), tiles=n, positions=p, losing=losing,
+                     losing_fraction=losing / p, hypothesis_ratio=ratio, seconds=np.zeros(n_max),
+                     marks=np.zeros(n_max, dtype=np.int64),
+                     attrs={"complete": 1, "max_tiles": n_max, "git_revision": "synthetic", "version": "test"})
+
+
+class NumericsTest(unittest.TestCase):
+    def test_minimisers(self):
+        self.assertAlmostEqual(F.golden(lambda x: (x - 0.3) ** 2, 0, 1, 1e-10), 0.3, places=8)
+        self.assertAlmostEqual(F.golden(lambda x: x, 0, 1, 1e-10), 0.0, places=8)   # minimum on a bound
+        x = F.nelder_mead(lambda v: (v[0] - 1) ** 2 + 10 * (v[1] + 2) ** 2, [0, 0], [0.5, 0.5])
+        np.testing.assert_allclose(x, [1, -2], atol=1e-5)
+
+    def test_chi2_quantile(self):
+        # tabulated 99 % points of chi^2: 37.57 (20 dof), 50.89 (30), 135.81 (100)
+        for k, q in ((20, 37.57), (30, 50.89), (100, 135.81)):
+            self.assertAlmostEqual(F.chi2_quantile(0.99, k), q, delta=0.02 * q)
+
+    def test_ln_partitions_exact_and_asymptotic(self):
+        self.assertAlmostEqual(F.lnp_of([100])[0], math.log(190569292), places=9)
+        # the Hardy-Ramanujan tail joins the exact table smoothly at HORIZON
+        exact = F.ln_partitions()[F.HORIZON]
+        x = F.HORIZON + 1
+        tail = math.pi * math.sqrt(2 * x / 3) - math.log(4 * math.sqrt(3) * x) + math.log(1 - F._HR_K / math.sqrt(x))
+        self.assertAlmostEqual(F.lnp_of([x])[0] - exact, tail - exact, places=12)
+        self.assertLess(abs(F.lnp_of([x])[0] - F.ln_partitions()[F.HORIZON] - math.pi / math.sqrt(6 * x)), 1e-3)
+
+
+class FitTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.exact = F.Series.from_levels(synthetic_levels(lambda n, lnp: 0.25 + 0.4 / lnp, jitter=0))
+        cls.noisy_levels = synthetic_levels(lambda n, lnp: 0.25 + 0.4 / lnp)
+        cls.noisy = F.Series.from_levels(cls.noisy_levels)
+        cls.jitter = F.fit_jitter(cls.noisy)
+
+    def test_jitter_power(self):
+        j = self.jitter
+        self.assertEqual(j.scale, "p/ln p")
+        self.assertLess(abs(j.b + 0.5), 3 * j.se_b + 0.02, f"b = {j.b} ± {j.se_b}, made with -1/2")
+        # and the size: sigma = 2 r / sqrt(p / ln p) at the last level
+        n = self.noisy.n_max
+        expected = 2 * self.noisy.r[-1] / math.sqrt(math.exp(self.noisy.lnp[-1]) / self.noisy.lnp[-1])
+        self.assertLess(abs(math.log(j.sigma([n])[0] / expected)), math.log(1.5))
+
+    def test_linear_fit_recovers_limit(self):
+        f = F.fit_model(F.MODEL["ln_p:free"], self.exact, self.jitter)
+        self.assertAlmostEqual(f.limit, 0.25, delta=2e-6)   # rounding L to integers is all that differs
+        f = F.fit_model(F.MODEL["ln_p:free"], self.noisy, self.jitter)
+        self.assertLess(abs(f.limit - 0.25), 3 * f.se_limit)
+        self.assertLess(f.chi2_dof, 2)
+
+    def test_free_exponent_recovers_delta(self):
+        s = F.Series.from_levels(synthetic_levels(lambda n, lnp: 0.35 * lnp ** -0.07))
+        f = F.fit_model(F.MODEL["pow_ln_p:zero"], s, F.fit_jitter(s))
+        self.assertLess(abs(f.theta[0] - 0.07), 3 * math.sqrt(f.cov[-1, -1]) + 1e-3)
+        self.assertFalse(f.at_bound)
+
+    def test_limit_range_covers_truth(self):
+        r = F.limit_range(F.MODEL["ln_p:free"], self.noisy, self.jitter)
+        self.assertTrue(r.contains(0.25), r.text())
+        self.assertFalse(r.contains(F.CONJECTURED), r.text())
+
+    def test_limit_range_narrower_than_grid(self):
+        # without jitter the profile is far narrower than the grid's step of 0.01: it must still be found
+        r = F.limit_range(F.MODEL["ln_p:free"], self.exact, self.jitter)
+        self.assertFalse(r.empty, r.text())
+        self.assertTrue(r.contains(0.25), r.text())
+        self.assertLess(r.hi - r.lo, 1e-3, r.text())
+
+    def test_window_drift(self):
+        # the right form keeps its limit as the window moves; a wrong one (one term short) drifts
+        windows = [F.fit_model(F.MODEL["ln_p:free"], self.noisy, self.jitter, st) for st in F.WINDOW_STARTS]
+        self.assertIsNone(F.drift_direction(windows), [f.limit for f in windows])
+        self.assertLess(abs(F.max_shift(windows)), F.DRIFT_Z)
+        s = F.Series.from_levels(synthetic_levels(lambda n, lnp: 0.25 + 0.9 / lnp - 4 / lnp ** 2))
+        j = F.fit_jitter(s)
+        wrong = [F.fit_model(F.MODEL["ln_p:free"], s, j, st) for st in F.WINDOW_STARTS]
+        self.assertEqual(F.drift_direction(wrong), "down", [f.limit for f in wrong])
+        right = [F.fit_model(F.MODEL["ln_p2:free"], s, j, st) for st in F.WINDOW_STARTS]
+        self.assertIsNone(F.drift_direction(right), [f.limit for f in right])
+
+    def test_exponent_trend(self):
+        # independent local exponents with a planted trend of 0.001 per level and known errors
+        rng = np.random.default_rng(5)
+        c = np.arange(80, 160, 21).astype(float)
+        e = np.full(len(c), 0.002)
+        d = 0.07 + 0.001 * (c - 100) + e * rng.standard_normal(len(c))
+        slope, se = F.exponent_trend(np.column_stack([c, 0 * c, 0 * c, d, e]))
+        self.assertLess(abs(slope - 0.001), 3 * se)
+        self.assertLess(se, 2e-4)
+        self.assertIsNone(F.exponent_trend(np.column_stack([c, 0 * c, 0 * c, d, e])[:2]))
+
+    def test_turnaround(self):
+        # 0.286 - 1/ln p + 15/ln^2 p bottoms out at ln p = 30 (n ≈ 220), at 0.286 - 1/60
+        s = F.Series.from_levels(synthetic_levels(lambda n, lnp: 0.286 - 1 / lnp + 15 / lnp ** 2, jitter=0))
+        f = F.fit_model(F.MODEL["ln_p2:fixed"], s, self.jitter)
+        n_t, r_t = F.turnaround(f)
+        self.assertLess(abs(F.lnp_of([n_t])[0] - 30), 0.15)
+        self.assertAlmostEqual(r_t, 0.286 - 1 / 60, delta=1e-5)
+        self.assertIsNone(F.turnaround(F.fit_model(F.MODEL["ln_p:fixed"], s, self.jitter)))
+
+    def test_class_test(self):
+        rng = np.random.default_rng(3)
+        n = np.arange(40, 154)
+        z = rng.standard_normal(len(n))
+        self.assertGreater(F.class_test(n, z, 2)[2], 0.01)
+        self.assertLess(F.class_test(n, z + 0.8 * (-1) ** n, 2)[2], 0.001)   # a planted parity oscillation
+
+    def test_cumulative_is_exact(self):
+        cu = F.cumulative_ratio(self.noisy_levels)
+        P_ = np.cumsum([int(x) for x in self.noisy_levels.positions], dtype=object)
+        L_ = np.cumsum([int(x) for x in self.noisy_levels.losing], dtype=object)
+        self.assertAlmostEqual(cu.R[-1], float(L_[-1]) / float(P_[-1]) * math.log(P_[-1]), places=12)
+        np.testing.assert_allclose(cu.R[1:], cu.lift[1:] * cu.rbar[1:] + cu.rest[1:], rtol=1e-10)
+
+
+class CommittedFactsTest(unittest.TestCase):
+    def test_first_level_below(self):
+        # the committed table's first fact, and the same table with one level moved above 0.286
+        levels = cp.read_levels(cp.default_levels_file())
+        if levels.max_tiles < F.COMMITTED_N:
+            self.skipTest("the committed table is shorter than COMMITTED_N")
+        facts = F.committed_facts(F.Analysis(levels))
+        self.assertTrue(facts[0][1](), facts[0][0])
+        i = levels.row(120)
+        losing = levels.losing.copy()
+        losing[i] = int(0.2870 * int(levels.positions[i]) / math.log(int(levels.positions[i])))
+        bad = dataclasses.replace(levels, losing=losing)
+        self.assertFalse(F.committed_facts(F.Analysis(bad))[0][1](), "r(120) > 0.286 must fail the fact")
+
+
+class VerdictTest(unittest.TestCase):
+    """The verdict must follow the data: a table built to approach 0.286 from
+    above must not be told that 0.286 is ruled out."""
+
+    def test_conjecture_true(self):
+        A = F.Analysis(synthetic_levels(lambda n, lnp: F.CONJECTURED + 0.9 / lnp - 4 / lnp ** 2))
+        v = F.verdict(A)
+        self.assertEqual(v.failed(), [])
+        self.assertNotIn("rule out", v.results)
+        top = F.MODEL[A.rank[0]]
+        # the model the data were made from, or one with a limit within a few hundredths of it, predicts best
+        fit = A.fits[A.rank[0]]
+        self.assertTrue(top.limit == "fixed" or abs(fit.limit - F.CONJECTURED) < 0.03, top.label)
+        self.assertLess(A.worst_rms(A.rank[0]), F.GOOD_RMS_Z)
+        # the committed table's conclusions do not hold for such a table: those checks can fail
+        failed = [text for text, check in F.committed_facts(A) if not check()]
+        self.assertTrue(any("limit-0 model predicts" in t for t in failed), failed)
+        self.assertTrue(any("no model with limit" in t for t in failed), failed)
+
+    def test_limit_zero(self):
+        # a ratio that keeps falling like 0.35 (ln p)^-0.07: a limit-0 model predicts best, and the verdict
+        # does not call the data consistent with 0.286
+        A = F.Analysis(synthetic_levels(lambda n, lnp: 0.35 * lnp ** -0.07))
+        v = F.verdict(A)
+        self.assertEqual(v.failed(), [])
+        self.assertEqual(F.MODEL[A.rank[0]].limit, "zero", A.rank[0])
+        self.assertNotIn("consistent with a limit of", v.results)
+        self.assertTrue(all(A.rejected_out_of_sample(k) for k in A.rank if F.MODEL[k].limit == "fixed"))
+
+    def test_table_beyond_the_run(self):
+        # a table that already reaches the run under way: the verdict speaks of n = 200 only, and still holds
+        A = F.Analysis(synthetic_levels(lambda n, lnp: 0.35 * lnp ** -0.07, n_max=F.RUN_TO + 3))
+        v = F.verdict(A)
+        self.assertEqual(v.failed(), [])
+        self.assertEqual(sorted(A.separation), [F.PREDICT_AT[-1]])
+        self.assertNotIn(f"run to n = {F.RUN_TO}", v.results)
+        self.assertIn(f"run to n = {F.PREDICT_AT[-1]}", v.results)
+
+    def test_too_short(self):
+        A = F.Analysis(synthetic_levels(lambda n, lnp: 0.28 + 0.1 / lnp, n_max=60))
+        v = F.verdict(A)
+        self.assertEqual(v.failed(), [])
+        self.assertEqual(A.rank, [])
+        self.assertIn("no verdict on the limit", v.results)
+        self.assertTrue(A.missing)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
