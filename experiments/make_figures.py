@@ -27,7 +27,12 @@ import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 
-import chomp_positions as cp  # noqa: E402
+try:
+    import chomp_results as cp  # noqa: E402
+except ImportError:
+    sys.exit("error: this script needs the chomp_results package: "
+             "pip install --no-index --no-build-isolation ./python (in a venv made with "
+             "--system-site-packages), or run it with PYTHONPATH=python")
 import density_fits as fits  # noqa: E402
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from chomp_positions import Levels, partition_numbers
+from chomp_results import Levels, partition_numbers
 
 #: The conjectured limit of the ratio.
 CONJECTURED = 0.286

@@ -18,7 +18,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.dont_write_bytecode = True
 
-import chomp_positions as cp  # noqa: E402
+import chomp_results as cp  # noqa: E402  (python/: pip install, or PYTHONPATH=python)
 import density_fits as F  # noqa: E402
 
 N = 153
