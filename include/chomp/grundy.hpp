@@ -28,7 +28,9 @@
 /// The rank of a move's result is computed from the position's own rank
 /// terms in a few table lookups (grundy.cpp), the values of all moves are
 /// prefetched before any is read, and the ranks of a level are shared out to
-/// oneTBB's threads. The values of every level below are held in memory, one
+/// oneTBB's threads. A position and its transpose have the same value (the
+/// game is symmetric), so only the lexicographically smaller of the two is
+/// solved and its value written for both. The values of every level below are held in memory, one
 /// byte per position: sum over k <= N of p(k) bytes, which is what bounds a
 /// run (N = 80: 0.11 GiB, N = 100: 1.5 GiB, N = 110: 5.1 GiB).
 #pragma once
