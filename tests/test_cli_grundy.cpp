@@ -131,6 +131,9 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_EQ(budget.code, 2);
   EXPECT_TRUE(contains(budget.err, "more than the budget")) << budget.err;
   EXPECT_FALSE(fs::exists(s.file("b.h5")));
+  const Outcome folder = run_chomp({"grundy", "-n", "5", "-o", s.file("no/such/g.h5")});
+  EXPECT_EQ(folder.code, 2);
+  EXPECT_TRUE(contains(folder.err, "does not exist")) << folder.err;
   EXPECT_EQ(run_chomp({"grundy", "-n", "0", "-o", s.file("x.h5")}).code, 2);
   EXPECT_EQ(run_chomp({"grundy", "-n", "256", "-o", s.file("x.h5")}).code, 2);
   EXPECT_EQ(run_chomp({"grundy", "-n", "12x", "-o", s.file("x.h5")}).code, 2);

@@ -72,6 +72,11 @@ int run_grundy(const GrundyArgs& a) {
   if (a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
   if (std::filesystem::exists(a.output) && !a.force)
     throw UsageError("output file " + a.output + " already exists; pass --force to overwrite it");
+  {
+    const std::filesystem::path parent = std::filesystem::path(a.output).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent))
+      throw UsageError("the folder of --output " + a.output + " does not exist");
+  }
   if (budget > 0 && bytes > budget)
     throw UsageError(plan + ", more than the budget of " + human_bytes(static_cast<double>(budget)) + " (" +
                      budget_source + "); choose a smaller --max-tiles or a larger --memory-limit");
