@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "chomp/grundy.hpp"
+#include "chomp/grundy_file.hpp"
 #include "chomp/h5_output.hpp"
 
 using namespace chomp;
@@ -155,11 +156,11 @@ TEST(Grundy, BoundedValuesEqualTheMemoizedMexInsideShapes) {
   EXPECT_THROW(BoundedGrundy(Rows(20, 20)), std::length_error);
 }
 
-TEST(Grundy, ValueZeroCountsEqualTheCommittedLosingCountsUpTo60) {
+TEST(Grundy, ValueZeroCountsEqualTheCommittedLosingCountsUpTo55) {
   const LevelTable committed = read_level_file(std::string(CHOMP_DATA_DIR) + "/levels-153.h5");
-  const GrundyTable table(60);
-  ASSERT_GE(committed.tiles.size(), 60U);
-  for (int n = 1; n <= 60; ++n) {
+  const GrundyTable table(55);
+  ASSERT_GE(committed.tiles.size(), 55U);
+  for (int n = 1; n <= 55; ++n) {
     const GrundyLevel& level = table.levels()[static_cast<std::size_t>(n - 1)];
     EXPECT_EQ(level.zeros(), committed.losing[static_cast<std::size_t>(n - 1)]) << "level " << n;
     std::uint64_t sum = 0;
@@ -167,9 +168,9 @@ TEST(Grundy, ValueZeroCountsEqualTheCommittedLosingCountsUpTo60) {
     EXPECT_EQ(sum, committed.positions[static_cast<std::size_t>(n - 1)]) << "level " << n;
     EXPECT_EQ(level.largest, n - 1);
   }
-  EXPECT_EQ(grundy_table_bytes(60), [&] {
+  EXPECT_EQ(grundy_table_bytes(55), [&] {
     std::uint64_t s = 0;
-    for (int n = 1; n <= 60; ++n) s += committed.positions[static_cast<std::size_t>(n - 1)];
+    for (int n = 1; n <= 55; ++n) s += committed.positions[static_cast<std::size_t>(n - 1)];
     return s;
   }());
 }
@@ -314,4 +315,26 @@ TEST(GrundySums, TheIssueExample) {
   EXPECT_EQ(an.values, (std::vector<int>{memo.value({3, 2}), memo.value({4, 4, 1}), memo.value({2})}));
   EXPECT_EQ(an.values[2], 1);
   EXPECT_EQ(an.nim_sum, an.values[0] ^ an.values[1] ^ an.values[2]);
+}
+
+TEST(Grundy, CommittedGrundyTableAgreesWithTheSieveAndTheEngine) {
+  // data/grundy-80.h5: value 0 counts equal the committed L(n) at every
+  // level, rows sum to p(n), and levels 1..30 equal a fresh computation.
+  const GrundyFile file = read_grundy_file(std::string(CHOMP_DATA_DIR) + "/grundy-80.h5");
+  const LevelTable committed = read_level_file(std::string(CHOMP_DATA_DIR) + "/levels-153.h5");
+  ASSERT_EQ(file.tiles.size(), 80U);
+  EXPECT_EQ(file.number_attributes.at("complete"), 1);
+  for (std::size_t i = 0; i < 80; ++i) {
+    EXPECT_EQ(file.zeros[i], committed.losing[i]) << "level " << i + 1;
+    EXPECT_EQ(file.counts[i][0], committed.losing[i]) << "level " << i + 1;
+    std::uint64_t sum = 0;
+    for (std::uint64_t c : file.counts[i]) sum += c;
+    EXPECT_EQ(sum, committed.positions[i]) << "level " << i + 1;
+  }
+  const GrundyTable table(30);
+  for (std::size_t i = 0; i < 30; ++i) {
+    std::vector<std::uint64_t> fresh = table.levels()[i].counts;
+    fresh.resize(file.counts[i].size(), 0);
+    EXPECT_EQ(file.counts[i], fresh) << "level " << i + 1;
+  }
 }
