@@ -112,6 +112,21 @@ TEST(GrundyCommand, ValueZeroCountsEqualTheSievesLosingCountsAtEveryLevel) {
   EXPECT_FALSE(file.text_attributes.at("git_revision").empty());
   EXPECT_EQ(file.text_attributes.at("format"), "chomp-grundy");
 
+  // chomp show reads the file: text, CSV (a column per value) and JSON.
+  const Outcome shown = run_chomp({"show", s.file("g.h5")});
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_TRUE(contains(shown.out, "Grundy values of 50 levels, status complete")) << shown.out;
+  const Outcome csv = run_chomp({"show", s.file("g.h5"), "--csv"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_TRUE(contains(csv.out, "tiles,positions,largest_value,g0,g1,")) << csv.out;
+  std::string row50 = "50," + std::to_string(p.positions(50)) + ",49";
+  for (std::uint64_t c : file.counts[49]) row50 += "," + std::to_string(c);
+  EXPECT_TRUE(contains(csv.out, row50 + "\n")) << csv.out;
+  const Outcome json = run_chomp({"show", s.file("g.h5"), "--json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_TRUE(contains(json.out, "\"tiles\": 3, \"positions\": 3, \"largest_value\": 2, \"counts\": [1, 0, 2]"))
+      << json.out;
+
   // --check-sieve: the run compares every level and says so.
   const Outcome checked =
       run_chomp({"grundy", "-n", std::to_string(kN), "-o", s.file("g2.h5"), "-q", "--check-sieve", s.file("s.h5")});
