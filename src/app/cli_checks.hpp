@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace chomp::app {
 
@@ -44,5 +45,13 @@ std::string shell_quote(const std::string& text);
 
 /// The program as it was invoked (argv[0]), for printing commands to run next.
 const std::string& program_path();
+
+/// Bytes as "1.5 GiB" (powers of 1024, one decimal).
+std::string human_bytes(double bytes);
+
+/// Memory this process may still use, in bytes, and what bounds it; 0 if
+/// unknown. The least of MemAvailable, the room left under a cgroup v2
+/// limit (batch schedulers and containers set one), and ulimit -v.
+std::pair<std::uint64_t, std::string> available_memory();
 
 }  // namespace chomp::app

@@ -5,12 +5,14 @@
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <sstream>
 
 #include "chomp/bounded.hpp"
+#include "chomp/grundy.hpp"
 #include "chomp/strategy.hpp"
 #include "commands.hpp"
 #include "solve_progress.hpp"
@@ -45,8 +47,81 @@ std::string text_move(const MoveLine& m) {
          (m.leaves.empty() ? std::string("nothing (it is the poisoned tile)") : rows_to_string(m.leaves));
 }
 
+/// `chomp analyze "3,2 + 4,4,1 + 2"`: a sum of boards, played on one board
+/// of the mover's choice; the Grundy value of each, the nim-sum, the status
+/// and every winning move.
+int run_sum(const std::string& text, bool json) {
+  const std::vector<Rows> components = parse_sum(text);
+  for (std::size_t c = 0; c < components.size(); ++c) {
+    const std::uint64_t domain = count_subpositions(components[c]);
+    if (domain > kMaxGrundyDomain)
+      throw UsageError("board " + std::to_string(c + 1) + " of the sum (" +
+                       (components[c].size() <= 20 ? rows_to_string(components[c]) : std::string("given")) +
+                       ") contains " + (domain == UINT64_MAX ? std::string("more than 2^64") : std::to_string(domain)) +
+                       " positions; a board of a sum is solved for Grundy values with at most " +
+                       std::to_string(kMaxGrundyDomain) + " (such as 10 x 12 or 6 x 30)");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const SumAnalysis a = analyze_sum(components);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto values_after = [&](const SumMove& m) {
+    std::vector<int> v = a.values;
+    v[static_cast<std::size_t>(m.component)] = m.value;
+    return v;
+  };
+  const auto join = [](const std::vector<int>& v, const char* sep) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + std::to_string(v[i]);
+    return out;
+  };
+  if (json) {
+    std::printf("{\n  \"sum\": [");
+    for (std::size_t c = 0; c < components.size(); ++c)
+      std::printf("%s\n    {\"board\": %zu, \"position\": \"%s\", \"tiles\": %llu, \"grundy\": %d}", c ? "," : "",
+                  c + 1, rows_to_string(components[c]).c_str(),
+                  static_cast<unsigned long long>(tile_count(components[c])), a.values[c]);
+    std::printf("\n  ],\n  \"nim_sum\": %d,\n  \"status\": \"%s\",\n  \"winning_moves\": [", a.nim_sum,
+                a.losing() ? "losing" : "winning");
+    for (std::size_t i = 0; i < a.winning_moves.size(); ++i) {
+      const SumMove& m = a.winning_moves[i];
+      std::printf("%s\n    {\"board\": %d, \"row\": %d, \"col\": %d, \"leaves\": \"%s\", \"grundy\": %d, "
+                  "\"values\": [%s]}",
+                  i ? "," : "", m.component + 1, m.move.row, m.move.col,
+                  rows_to_string(m.leaves).c_str(), m.value, join(values_after(m), ", ").c_str());
+    }
+    std::printf("%s],\n  \"convention\": \"%s\",\n  \"seconds\": %.6f\n}\n", a.winning_moves.empty() ? "" : "\n  ",
+                "the poisoned tile is never taken; the single poisoned tile has value 0; G = mex over the moves "
+                "other than taking (1,1); G = 0 exactly for losing positions",
+                seconds);
+    return 0;
+  }
+  std::printf("Sum of %zu board%s (a move is made on one board; the poisoned tile is never taken,\n"
+              "so the player who cannot move loses; the single poisoned tile has value 0)\n\n",
+              components.size(), components.size() == 1 ? "" : "s");
+  for (std::size_t c = 0; c < components.size(); ++c)
+    std::printf("  board %zu: %-20s %4llu tiles   Grundy value %d\n", c + 1, rows_to_string(components[c]).c_str(),
+                static_cast<unsigned long long>(tile_count(components[c])), a.values[c]);
+  std::printf("\nNim-sum: %s = %d\n", join(a.values, " xor ").c_str(), a.nim_sum);
+  if (a.losing()) {
+    std::printf("Status: losing (nim-sum 0: every move leaves a nim-sum other than 0)\n");
+  } else {
+    std::printf("Status: winning\nWinning moves (%zu), each leaving nim-sum 0:\n", a.winning_moves.size());
+    for (const SumMove& m : a.winning_moves)
+      std::printf("  board %d, tile (%d,%d): leaves %s (value %d); values %s\n", m.component + 1, m.move.row,
+                  m.move.col, rows_to_string(m.leaves).c_str(), m.value, join(values_after(m), ", ").c_str());
+  }
+  std::printf("\nSolved in %.3f s.\n", seconds);
+  return 0;
+}
+
 int run_analyze(const AnalyzeArgs& a) {
-  const Rows rows = parse_position(a.position == "-" ? read_stdin() : a.position);
+  const std::string text = a.position == "-" ? read_stdin() : a.position;
+  if (text.find('+') != std::string::npos || text.find_first_of("xX") != std::string::npos) {
+    const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    return run_sum(text, a.json);
+  }
+  const Rows rows = parse_position(text);
   const std::uint64_t domain = count_subpositions(rows);
   if (domain > kMaxDomainPositions)
     throw UsageError("position " + std::string(rows.size() <= 20 ? rows_to_string(rows) : "given") + " contains " +
@@ -102,7 +177,8 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<AnalyzeArgs>();
   sub.add_option("position", a->position,
-                 "Row lengths top first, e.g. 7,3,3,1,1; '-' or nothing reads rows of '#' (or row lengths) from stdin");
+                 "Row lengths top first, e.g. 7,3,3,1,1, or a sum of boards such as \"3,2 + 4,4,1 + 2\" or \"3x4 + 2x5\"; "
+                 "'-' or nothing reads rows of '#' (or row lengths, or a sum) from stdin");
   sub.add_flag("--json", a->json, "Print the result as JSON");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
   sub.footer(
@@ -114,9 +190,18 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
       "  18 x 18 (9.1e9, 1.1 GB)   minutes\n"
       "  10 x 42 (1.6e10, 2.0 GB)  minutes\n"
       "Positions containing more than 2^36 (6.9e10) positions are refused (exit code 2).\n"
+      "Sums: boards separated by '+', each row lengths or ROWSxCOLS (a rectangle). A move\n"
+      "takes a tile of one board; the poisoned tile (1,1) is never taken, so the single\n"
+      "poisoned tile has Grundy value 0, G = mex over the other moves, and G = 0 exactly\n"
+      "for losing positions. The sum is lost by the player to move exactly when the\n"
+      "nim-sum (xor) of the values is 0; every winning move is listed as board, tile,\n"
+      "what it leaves and the values after it. A board of a sum may contain at most\n"
+      "2^22 positions (such as 10 x 12 or 6 x 30; two bytes each, and a 12 x 12 board takes\n"
+      "about half a minute); an empty board (\"3,2 +\") or a larger one is refused (exit code 2).\n"
       "Examples:\n"
       "  chomp analyze 7,3,3,1,1\n"
-      "  printf '###\\n##\\n#\\n' | chomp analyze --json\n");
+      "  printf '###\\n##\\n#\\n' | chomp analyze --json\n"
+      "  chomp analyze \"3,2 + 4,4,1 + 2\" --json\n");
   return [a] { return run_analyze(*a); };
 });
 

@@ -1,6 +1,7 @@
 /// @file cmd_play.cpp
 /// @brief `chomp play`: a game against the computer in the terminal.
 
+#include <algorithm>
 #include <cctype>
 #include <iostream>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "chomp/grundy.hpp"
 #include "chomp/strategy.hpp"
 #include "commands.hpp"
 
@@ -24,6 +26,8 @@ struct PlayArgs {
   std::string level = "medium";
   bool computer_first = false;
   std::optional<std::uint64_t> seed;
+  std::string boards;  // a sum of boards, e.g. "3x4 + 2x5"
+  const CLI::Option* level_option = nullptr;
 };
 
 std::string move_text(const Move& m) { return "(" + std::to_string(m.row) + "," + std::to_string(m.col) + ")"; }
@@ -123,7 +127,174 @@ const char* const kHelp =
     "Commands: hint (the analyzer's advice), undo (take back your last move),\n"
     "quit (end the game), help (this text).\n";
 
+// ---------------------------------------------------------------------------
+// A sum of boards (--boards): a move takes a tile other than (1,1) on one
+// board; the player who cannot move (every board the poisoned tile alone)
+// loses. The computer plays perfectly by the Sprague–Grundy theorem.
+
+const char* const kSumHelp =
+    "Type a move as 'board row col' (for example '2 1 3') to take that tile of that\n"
+    "board with every tile below and to the right of it. The poisoned tile X is never\n"
+    "taken: the player who cannot move (every board down to its X) loses.\n"
+    "Commands: hint (the nim-sum's advice), undo (take back your last move),\n"
+    "quit (end the game), help (this text).\n";
+
+/// The winning move of a sum (nim-sum made 0), or, from a lost sum, a move
+/// that takes the last tile of the first board that has more than its X.
+SumMove perfect_sum_move(const std::vector<Rows>& pos, const std::vector<BoundedGrundy>& solved) {
+  int x = 0;
+  std::vector<int> values;
+  for (std::size_t c = 0; c < pos.size(); ++c) {
+    values.push_back(solved[c].value(pos[c]));
+    x ^= values.back();
+  }
+  if (x != 0)
+    for (std::size_t c = 0; c < pos.size(); ++c) {
+      const int want = values[c] ^ x;
+      for (int i = 1; i <= static_cast<int>(pos[c].size()); ++i)
+        for (int j = (i == 1 ? 2 : 1); j <= pos[c][static_cast<std::size_t>(i) - 1]; ++j) {
+          Rows after = apply_move(pos[c], {i, j});
+          const int g = solved[c].value(after);
+          if (g == want) return {static_cast<int>(c), {i, j}, std::move(after), g};
+        }
+    }
+  for (std::size_t c = 0; c < pos.size(); ++c)
+    if (pos[c] != Rows{1}) {
+      const int i = static_cast<int>(pos[c].size());
+      const Move m{i, pos[c].back()};
+      Rows after = apply_move(pos[c], m);
+      const int g = solved[c].value(after);
+      return {static_cast<int>(c), m, std::move(after), g};
+    }
+  throw std::logic_error("no move is left");
+}
+
+int run_play_sum(const PlayArgs& a) {
+  if (a.level_option && a.level_option->count() > 0 && a.level != "perfect")
+    throw UsageError("--boards plays at the perfect level only (it plays sums by their Grundy values)");
+  const std::vector<Rows> boards = parse_sum(a.boards);
+  std::vector<BoundedGrundy> solved;
+  for (std::size_t c = 0; c < boards.size(); ++c) {
+    const LatticePath path = LatticePath::from_rows(boards[c]);
+    if (path.num_rows() > kMaxBoardSide || path.num_cols() > kMaxBoardSide)
+      throw UsageError("board " + std::to_string(c + 1) + " of --boards is " + std::to_string(path.num_rows()) + " x " +
+                       std::to_string(path.num_cols()) + "; boards are at most " + std::to_string(kMaxBoardSide) +
+                       " rows and columns");
+    const std::uint64_t domain = count_subpositions(boards[c]);
+    if (domain > kMaxGrundyDomain)
+      throw UsageError("board " + std::to_string(c + 1) + " of --boards contains " + std::to_string(domain) +
+                       " positions; a board of a sum may contain at most " + std::to_string(kMaxGrundyDomain) +
+                       " (such as 10 x 12 or 6 x 30)");
+    solved.emplace_back(boards[c]);
+  }
+  std::vector<Rows> pos = boards;
+  std::vector<std::vector<Rows>> history;
+  int to_move = 0;  // 0 = the first player
+  const int human = a.computer_first ? 1 : 0;
+  const auto over = [&] {
+    return std::all_of(pos.begin(), pos.end(), [](const Rows& r) { return r == Rows{1}; });
+  };
+  std::cout << "A sum of " << boards.size() << " Chomp board" << (boards.size() == 1 ? "" : "s")
+            << " against the perfect computer. A move takes a tile of one board; the\n"
+               "poisoned tile X is never taken, and the player who cannot move loses.\n"
+               "Type 'help' for the commands.\n";
+  while (!over()) {
+    if (to_move != human) {
+      const SumMove m = perfect_sum_move(pos, solved);
+      history.push_back(pos);
+      pos[static_cast<std::size_t>(m.component)] = m.leaves;
+      to_move ^= 1;
+      std::cout << "\nThe computer takes " << move_text(m.move) << " on board " << m.component + 1 << ".\n";
+      continue;
+    }
+    std::cout << '\n';
+    for (std::size_t c = 0; c < pos.size(); ++c) {
+      const LatticePath shape = LatticePath::from_rows(boards[c]);
+      std::cout << "Board " << c + 1 << ":\n" << draw(pos[c], shape.num_rows(), shape.num_cols());
+    }
+    std::cout << "Your move (board row col): " << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line)) {
+      std::cout << "\nEnd of input: the game is abandoned.\n";
+      return 0;
+    }
+    std::string words = line;
+    for (char& ch : words)
+      if (ch == ',' || ch == '(' || ch == ')') ch = ' ';
+    std::istringstream in(words);
+    std::vector<std::string> w;
+    for (std::string t; in >> t;) w.push_back(t);
+    const auto number = [](const std::string& t) {
+      if (t.empty() || t.size() > 4) return -1;
+      for (char ch : t)
+        if (ch < '0' || ch > '9') return -1;
+      return std::stoi(t);
+    };
+    if (w.size() == 3 && number(w[0]) >= 0 && number(w[1]) >= 0 && number(w[2]) >= 0) {
+      const int b = number(w[0]);
+      const Move m{number(w[1]), number(w[2])};
+      if (b < 1 || b > static_cast<int>(pos.size())) {
+        std::cout << "Illegal move: boards are numbered 1.." << pos.size() << ". Try again.\n";
+      } else if (const std::string why = illegal_reason(pos[static_cast<std::size_t>(b - 1)], m); !why.empty()) {
+        std::cout << "Illegal move: " << why << ". Try again.\n";
+      } else if (m == Move{1, 1}) {
+        std::cout << "Illegal move: the poisoned tile X is never taken in a sum. Try again.\n";
+      } else {
+        history.push_back(pos);
+        pos[static_cast<std::size_t>(b - 1)] = apply_move(pos[static_cast<std::size_t>(b - 1)], m);
+        to_move ^= 1;
+      }
+      continue;
+    }
+    const Input cmd = parse_input(line);
+    switch (cmd.kind) {
+      case Input::quit:
+        std::cout << "You quit the game.\n";
+        return 0;
+      case Input::help:
+        std::cout << kSumHelp;
+        break;
+      case Input::hint: {
+        int x = 0;
+        std::string values;
+        for (std::size_t c = 0; c < pos.size(); ++c) {
+          const int g = solved[c].value(pos[c]);
+          x ^= g;
+          values += (c ? " xor " : "") + std::to_string(g);
+        }
+        const SumMove m = perfect_sum_move(pos, solved);
+        std::cout << "Hint: the boards' Grundy values are " << values << " = " << x << "; ";
+        if (x != 0)
+          std::cout << "take " << move_text(m.move) << " on board " << m.component + 1 << " (it leaves value "
+                    << m.value << " there and nim-sum 0).\n";
+        else
+          std::cout << "nim-sum 0: every move loses against perfect play; " << move_text(m.move) << " on board "
+                    << m.component + 1 << " takes a single tile.\n";
+        break;
+      }
+      case Input::undo:
+        if (history.size() < 2) {
+          std::cout << "Nothing to undo: you have not moved yet.\n";
+        } else {
+          history.pop_back();
+          pos = history.back();
+          history.pop_back();
+          std::cout << "Took back your last move and the computer's reply.\n";
+        }
+        break;
+      default:
+        std::cout << "'" << line << "' is not a move. " << kSumHelp;
+        break;
+    }
+  }
+  std::cout << '\n'
+            << (to_move == human ? "Every board is down to its poisoned tile and it is your move: the computer wins.\n"
+                                 : "Every board is down to its poisoned tile and the computer cannot move: you win!\n");
+  return 0;
+}
+
 int run_play(const PlayArgs& a) {
+  if (!a.boards.empty()) return run_play_sum(a);
   Level level{};
   try {
     level = parse_level(a.level);
@@ -200,17 +371,24 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
   auto a = std::make_shared<PlayArgs>();
   sub.add_option("--rows", a->rows, "Rows of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
   sub.add_option("--cols", a->cols, "Columns of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
-  sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect")
+  a->level_option = sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect")
       ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
       ->capture_default_str();
   sub.add_flag("--computer-first", a->computer_first, "Let the computer make the first move");
+  sub.add_option("--boards", a->boards,
+                 "Play a sum of boards, e.g. \"3x4 + 2x5\" or \"3,2 + 4,4,1\" (perfect level; the poisoned "
+                 "tiles are never taken, the player who cannot move loses)");
   sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed)");
   sub.footer(
       "Moves are read from stdin as 'row col'; also hint, undo, quit. End of input ends the game.\n"
       "Levels: easy plays at random but takes a simple win (single tile, two rows (a+1,a),\n"
       "two columns, equal-armed L); medium also avoids handing over such a win; hard knows\n"
       "every position of up to 30 tiles or so and looks three moves ahead; perfect solves\n"
-      "the board and never lets a win slip (boards of up to 2^26 positions, e.g. 14 x 14).\n");
+      "the board and never lets a win slip (boards of up to 2^26 positions, e.g. 14 x 14).\n"
+      "Sums (--boards \"3x4 + 2x5\"): moves are 'board row col'; the poisoned tile is never\n"
+      "taken, the single poisoned tile has Grundy value 0, and the computer plays the move\n"
+      "that makes the nim-sum of the boards' Grundy values 0 whenever there is one. Each\n"
+      "board is at most 40 x 40 and contains at most 2^22 positions (e.g. 10 x 12).\n");
   return [a] { return run_play(*a); };
 });
 

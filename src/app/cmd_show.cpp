@@ -3,10 +3,12 @@
 /// command line (text, CSV or JSON), with what its store holds per level.
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 
+#include "chomp/grundy_file.hpp"
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp/ranking.hpp"
@@ -70,7 +72,73 @@ std::string json_number(double v) {
   return buf;
 }
 
+/// True when the file is a `chomp grundy` file (attribute format).
+bool is_grundy_file(const std::string& path) {
+  try {
+    read_grundy_file(path);
+    return true;
+  } catch (const H5Error&) {
+    return false;
+  }
+}
+
+/// `chomp show` of a `chomp grundy` file: its counts of each value.
+int show_grundy(const ShowArgs& a) {
+  const GrundyFile g = read_grundy_file(a.file);
+  const std::size_t rows = g.tiles.size();
+  const std::size_t width = rows ? g.counts[0].size() : 0;
+  if (a.csv) {
+    std::printf("tiles,positions,largest_value");
+    for (std::size_t v = 0; v < width; ++v) std::printf(",g%zu", v);
+    std::printf("\n");
+    for (std::size_t i = 0; i < rows; ++i) {
+      std::printf("%u,%llu,%u", g.tiles[i], static_cast<unsigned long long>(g.positions[i]), g.largest[i]);
+      for (std::uint64_t c : g.counts[i]) std::printf(",%llu", static_cast<unsigned long long>(c));
+      std::printf("\n");
+    }
+    return 0;
+  }
+  if (a.json) {
+    std::printf("{\n  \"file\": %s,\n  \"attributes\": {", json_string(a.file).c_str());
+    bool first = true;
+    for (const auto& [k, v] : g.number_attributes)
+      std::printf("%s\n    %s: %lld", first ? "" : ",", json_string(k).c_str(), static_cast<long long>(v)), first = false;
+    for (const auto& [k, v] : g.text_attributes)
+      std::printf("%s\n    %s: %s", first ? "" : ",", json_string(k).c_str(), json_string(v).c_str()), first = false;
+    std::printf("\n  },\n  \"levels\": [");
+    for (std::size_t i = 0; i < rows; ++i) {
+      std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"largest_value\": %u, \"counts\": [", i ? "," : "",
+                  g.tiles[i], static_cast<unsigned long long>(g.positions[i]), g.largest[i]);
+      for (std::size_t v = 0; v <= g.largest[i] && v < width; ++v)
+        std::printf("%s%llu", v ? ", " : "", static_cast<unsigned long long>(g.counts[i][v]));
+      std::printf("]}");
+    }
+    std::printf("\n  ]\n}\n");
+    return 0;
+  }
+  std::printf("%s: Grundy values of %zu levels, status %s\n", a.file.c_str(), rows,
+              g.text_attributes.count("status") ? g.text_attributes.at("status").c_str() : "?");
+  for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
+                          "threads", "checked_against", "convention"}) {
+    if (const auto it = g.text_attributes.find(key); it != g.text_attributes.end() && !it->second.empty())
+      std::printf("  %-15s %s\n", key, it->second.c_str());
+    else if (const auto jt = g.number_attributes.find(key); jt != g.number_attributes.end())
+      std::printf("  %-15s %lld\n", key, static_cast<long long>(jt->second));
+  }
+  std::printf("%6s %16s %14s %14s %14s %8s %12s %10s\n", "tiles", "positions", "G=0 (losing)", "G=1", "G=2", "largest",
+              "most common", "seconds");
+  for (std::size_t i = 0; i < rows; ++i) {
+    const auto& c = g.counts[i];
+    const auto at = [&](std::size_t v) { return static_cast<unsigned long long>(v < c.size() ? c[v] : 0); };
+    const std::size_t mode = static_cast<std::size_t>(std::max_element(c.begin(), c.end()) - c.begin());
+    std::printf("%6u %16llu %14llu %14llu %14llu %8u %12zu %10.3f\n", g.tiles[i],
+                static_cast<unsigned long long>(g.positions[i]), at(0), at(1), at(2), g.largest[i], mode, g.seconds[i]);
+  }
+  return 0;
+}
+
 int run_show(const ShowArgs& a) {
+  if (is_grundy_file(a.file)) return show_grundy(a);
   const LevelFileReader reader(a.file);
   if (a.three_rows) return show_three_rows(a, reader);
   const LevelTable& t = reader.table();
@@ -163,7 +231,7 @@ int run_show(const ShowArgs& a) {
 const RegisterCommand reg(17, "show", "Print a result file's table and provenance (text, --csv or --json)",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<ShowArgs>();
-  sub.add_option("file", a->file, "Result file of `chomp sieve`")->required()->check(CLI::ExistingFile);
+  sub.add_option("file", a->file, "Result file of `chomp sieve` or `chomp grundy`")->required()->check(CLI::ExistingFile);
   auto* csv = sub.add_flag("--csv", a->csv, "The table as CSV on stdout");
   auto* json = sub.add_flag("--json", a->json, "The table and every root attribute as JSON on stdout")->excludes(csv);
   sub.add_flag("--three-rows", a->three_rows,
@@ -174,7 +242,8 @@ const RegisterCommand reg(17, "show", "Print a result file's table and provenanc
   sub.footer("The table has one row per finished level; seconds are the level's own and its\n"
              "window's opening pass; B/losing is what the store beside the file spends per losing\n"
              "position of the level (blocks only, not their index). Reads files still being\n"
-             "written too.\n"
+             "written too. A `chomp grundy` file shows its counts of each value per level\n"
+             "(--csv: one column g0, g1, ... per value).\n"
              "Example: chomp show levels-130.h5 --csv > levels-130.csv\n");
   return [a] { return run_show(*a); };
 });

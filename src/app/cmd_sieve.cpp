@@ -55,42 +55,6 @@ struct SieveArgs {
   const CLI::Option* store_losing_option = nullptr;
 };
 
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) b /= 1024, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", b, units[u]);
-  return buf;
-}
-
-/// Memory this process may still use, in bytes, and what bounds it; 0 if
-/// unknown. The least of MemAvailable, the room left under a cgroup v2
-/// limit (batch schedulers and containers set one), and ulimit -v.
-std::pair<std::uint64_t, std::string> available_memory() {
-  std::uint64_t best = 0;
-  std::string source;
-  auto consider = [&](std::uint64_t bytes, const char* what) {
-    if (bytes > 0 && (best == 0 || bytes < best)) best = bytes, source = what;
-  };
-  {
-    std::ifstream in("/proc/meminfo");
-    std::string key, unit;
-    std::uint64_t kb = 0;
-    while (in >> key >> kb >> unit)
-      if (key == "MemAvailable:") consider(kb * 1024, "available (MemAvailable)");
-  }
-  {
-    std::ifstream max_in("/sys/fs/cgroup/memory.max"), cur_in("/sys/fs/cgroup/memory.current");
-    std::uint64_t max = 0, cur = 0;
-    if (max_in >> max && cur_in >> cur) consider(max > cur ? max - cur : 1, "left under the cgroup memory.max");
-  }
-  rlimit as{};
-  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
-    consider(static_cast<std::uint64_t>(as.rlim_cur), "allowed by ulimit -v");
-  return {best, source};
-}
-
 // Set by SIGINT / SIGTERM; the sieve polls the flag and stops the level in
 // progress. Lock-free atomics are safe to store to from a signal handler.
 std::atomic<bool> g_stop{false};
