@@ -1,0 +1,81 @@
+/// @file mark_kinds.cpp
+/// @brief Where the marks come from: every losing position of levels
+/// 1..N-1 (from an in-memory sieve to N) extended into every level up to N,
+/// as the sieve does (canonical extensions only, corners reused between
+/// consecutive sources), the marks counted by kind and by block size d, and
+/// the kernel timed for all corners and for the top corner alone.
+///
+///     build/benchmarks/chomp_mark_kinds [N=100] [threads=2]
+///
+/// Kinds: top-corner points (blocks on the first rows: the first row grows),
+/// points at the other corners (and a new-row corner of one position), and
+/// ranges (the new-row corner: consecutive ranks). The top corner alone is
+/// what the kernel makes with set_first_rows above the source's first row
+/// (extensions.hpp).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "chomp/sieve.hpp"
+#include "extensions.hpp"
+
+using namespace chomp;
+
+namespace {
+struct Counts {
+  std::uint64_t points = 0, ranges = 0, range_positions = 0, sum = 0;
+  void point(std::uint64_t r) { ++points, sum += r; }
+  void range(std::uint64_t first, std::uint64_t count) { ++ranges, range_positions += count, sum += first; }
+};
+int bucket(int d) { return d == 1 ? 0 : d == 2 ? 1 : d <= 5 ? 2 : d <= 10 ? 3 : d <= 20 ? 4 : 5; }
+const char* kBucketNames[] = {"1", "2", "3-5", "6-10", "11-20", "21+"};
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 100;
+  SieveOptions o;
+  o.threads = argc > 2 ? std::atoi(argv[2]) : 2;
+  Sieve sieve(n, o);
+  sieve.run([](const LevelResult&) {});
+  const PartitionTable& table = sieve.table();
+  Counts all[6], top[6];
+  double all_s = 0, top_s = 0;
+  std::uint64_t sources = 0;
+  for (int m = 1; m < n; ++m) {
+    const auto ranks = sieve.losing().all(m);
+    sources += ranks.size();
+    for (int pass = 0; pass < 2; ++pass) {
+      detail::Source src(table);
+      src.set_canonical_only(true);
+      const auto t0 = std::chrono::steady_clock::now();
+      bool first = true;
+      for (const std::uint64_t r : ranks) {
+        if (first) src.decode(m, r); else src.seek(r);
+        first = false;
+        if (pass == 1) src.set_first_rows(src.run_length(1) + 1, kMaxTiles + 1);
+        for (int d = 1; d <= n - m; ++d) src.for_each_extension(d, (pass == 0 ? all : top)[bucket(d)]);
+      }
+      (pass == 0 ? all_s : top_s) += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+  }
+  std::uint64_t total = 0;
+  for (const Counts& c : all) total += c.points + c.ranges;
+  std::printf("N = %d: %llu sources (losing positions of levels 1..%d), %llu marks filed (points + ranges)\n", n,
+              static_cast<unsigned long long>(sources), n - 1, static_cast<unsigned long long>(total));
+  std::printf("%6s %14s %8s %14s %8s %12s %8s %14s\n", "d", "top points", "%", "other points", "%", "ranges", "%",
+              "range ranks");
+  for (int b = 0; b < 6; ++b) {
+    const double t = static_cast<double>(total) / 100;
+    const std::uint64_t other = all[b].points - top[b].points;
+    std::printf("%6s %14llu %8.2f %14llu %8.2f %12llu %8.2f %14llu\n", kBucketNames[b],
+                static_cast<unsigned long long>(top[b].points), static_cast<double>(top[b].points) / t,
+                static_cast<unsigned long long>(other), static_cast<double>(other) / t,
+                static_cast<unsigned long long>(all[b].ranges), static_cast<double>(all[b].ranges) / t,
+                static_cast<unsigned long long>(all[b].range_positions));
+  }
+  std::printf("kernel time, one thread, marks into a counter (no filing): all corners %.2f s (%.2f ns a mark), "
+              "top corner alone %.2f s\n",
+              all_s, 1e9 * all_s / static_cast<double>(total), top_s);
+  return static_cast<int>(all[0].sum & 0);
+}
