@@ -464,6 +464,11 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
   if (impl_->format >= 3 && static_cast<std::int64_t>(n) > t.number_attributes.at("max_tiles"))
     throw H5Error(path + " has " + std::to_string(n) + " levels in /levels but attribute max_tiles is " +
                   std::to_string(t.number_attributes.at("max_tiles")) + " (damaged file)");
+  // A run is marked complete only once its last level is written.
+  if (impl_->format >= 3 && t.complete() && static_cast<std::int64_t>(n) != t.number_attributes.at("max_tiles"))
+    throw H5Error(path + " is marked complete (attribute complete = 1) but /levels holds levels 1.." +
+                  std::to_string(n) + " of max_tiles " + std::to_string(t.number_attributes.at("max_tiles")) +
+                  " (damaged file)");
   for (auto* v : {&t.positions, &t.losing, &t.marks, &t.store_trailer, &t.losing_digest}) v->resize(n);
   for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds, &t.window_seconds}) v->resize(n);
   t.tiles.resize(n);
