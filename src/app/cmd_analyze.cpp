@@ -12,6 +12,7 @@
 
 #include "chomp/bounded.hpp"
 #include "chomp/strategy.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "solve_progress.hpp"
 
@@ -104,7 +105,7 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
   sub.add_option("position", a->position,
                  "Row lengths top first, e.g. 7,3,3,1,1; '-' or nothing reads rows of '#' (or row lengths) from stdin");
   sub.add_flag("--json", a->json, "Print the result as JSON");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
   sub.footer(
       "Solves exactly every position contained in the given one (its rows no longer\n"
       "than the given rows), so its answer needs no search and no guess.\n"

@@ -2,6 +2,7 @@
 /// @brief `chomp play`: a game against the computer in the terminal.
 
 #include <cctype>
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "chomp/strategy.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 
 namespace chomp::app {
@@ -198,13 +200,14 @@ int run_play(const PlayArgs& a) {
 const RegisterCommand reg(50, "play", "Play Chomp against the computer in the terminal",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<PlayArgs>();
-  sub.add_option("-r,--rows", a->rows, "Rows of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
-  sub.add_option("-c,--cols", a->cols, "Columns of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
+  sub.add_option("-r,--rows", a->rows, "Rows of the board")->transform(whole_number(1, kMaxBoardSide))->capture_default_str();
+  sub.add_option("-c,--cols", a->cols, "Columns of the board")->transform(whole_number(1, kMaxBoardSide))->capture_default_str();
   sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect")
       ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
       ->capture_default_str();
   sub.add_flag("--computer-first", a->computer_first, "Let the computer make the first move");
-  sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed)");
+  sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed)")
+      ->transform(whole_number(0, UINT64_MAX));
   sub.footer(
       "Moves are read from stdin as 'row col'; also hint, undo, quit. End of input ends the game.\n"
       "Levels: easy plays at random but takes a simple win (single tile, two rows (a+1,a),\n"

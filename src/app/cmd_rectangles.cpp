@@ -12,6 +12,7 @@
 
 #include "chomp/h5_output.hpp"
 #include "chomp/rectangles.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "solve_progress.hpp"
 
@@ -84,13 +85,13 @@ int run_rectangles(const RectanglesArgs& a) {
 const RegisterCommand reg(30, "rectangles", "Winning first moves of every a x b board up to a size",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<RectanglesArgs>();
-  sub.add_option("-r,--max-rows", a->max_rows, "Largest number of rows a")->required()->check(CLI::Range(2, 255));
-  sub.add_option("-c,--max-cols", a->max_cols, "Largest number of columns b")->required()->check(CLI::Range(2, 254));
+  sub.add_option("-r,--max-rows", a->max_rows, "Largest number of rows a")->required()->transform(whole_number(2, 255));
+  sub.add_option("-c,--max-cols", a->max_cols, "Largest number of columns b")->required()->transform(whole_number(2, 254));
   sub.add_option("-o,--output", a->output, "HDF5 file for the table (with provenance)");
   sub.add_option("--csv", a->csv, "CSV file for the table: rows,cols,move_row,move_col,leaves");
   sub.add_flag("-f,--force", a->force, "Overwrite output files that exist");
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the table");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
   sub.footer(
       "Lists every a x b board with 2 <= a <= max-rows and a <= b <= max-cols, with all its\n"
       "winning first moves, from one exact solve of the box of min(max-rows, max-cols) x\n"

@@ -643,7 +643,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   auto a = std::make_shared<SieveArgs>();
   a->max_tiles_option =
       sub.add_option("-n,--max-tiles", a->max_tiles, "Largest tile count (level) to classify")
-          ->check(whole_number(1, kMaxTiles,
+          ->transform(whole_number(1, kMaxTiles,
                                " (a position is stored as a lattice path of at most 256 steps, rows "
                                "plus columns, which holds every position of up to 255 tiles)"))
           ->capture_default_str();
@@ -651,7 +651,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->check(output_file_name())
       ->capture_default_str();
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")
-      ->check(whole_number(1, 4096));
+      ->transform(whole_number(1, 4096));
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
   sub.add_flag("-r,--resume", a->resume,
                "Continue the run in the output file (after a kill or a stop); starts one if there is "
@@ -659,7 +659,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   a->store_losing_option =
       sub.add_option("--store-losing", a->store_losing,
                      "Also store the losing positions of levels 1..K in the file (K <= 63)")
-          ->check(whole_number(0, 63, " (stored positions are 64-bit lattice paths, which hold every "
+          ->transform(whole_number(0, 63, " (stored positions are 64-bit lattice paths, which hold every "
                                       "position of up to 63 tiles)"));
   sub.add_option("--memory-limit", a->memory_limit,
                  "Memory the run fits itself into (e.g. 64M, 20G; powers of 1024): it chooses its windows, "
@@ -669,13 +669,13 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_option("--slices", a->slices,
                  "Finish every level from --slice-from on in a window of its own, cut into at least K slices "
                  "whatever the budget (for measuring what slices cost; 1: whole, one level a window)")
-      ->check(whole_number(1, 64));
-  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts")->check(whole_number(1, kMaxTiles));
+      ->transform(whole_number(1, 64));
+  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts")->transform(whole_number(1, kMaxTiles));
   sub.add_flag("--dry-run", a->dry_run, "Print the memory and disk plan on stdout, check it, and exit");
   sub.add_option("--processes", a->processes,
                  "With --dry-run: plan for K MPI processes, the memory per process (an MPI run takes its count "
                  "from mpirun)")
-      ->check(whole_number(1, 1 << 20));
+      ->transform(whole_number(1, 1 << 20));
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
   return [a] { return run_sieve(*a); };
 });
