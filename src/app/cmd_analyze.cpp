@@ -25,10 +25,16 @@ struct AnalyzeArgs {
   int threads = 0;
 };
 
+/// Standard input, up to the longest position text: one byte more is
+/// refused at once, without reading (or holding) the rest.
 std::string read_stdin() {
-  std::ostringstream text;
-  text << std::cin.rdbuf();
-  return text.str();
+  std::string text(kMaxPositionText + 1, '\0');
+  std::cin.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(std::cin.gcount()));
+  if (text.size() > kMaxPositionText)
+    throw InvalidPosition("standard input is longer than " + std::to_string(kMaxPositionText) +
+                          " bytes, more than any position takes (its rows plus columns are at most 256)");
+  return text;
 }
 
 struct MoveLine {

@@ -79,6 +79,29 @@ Input parse_input(std::string line) {
   return {};
 }
 
+/// The longest input line read: a move or a command takes a few bytes.
+constexpr std::size_t kMaxLineBytes = 256;
+
+/// One line of input into `line`; false at the end of input. A line longer
+/// than kMaxLineBytes is refused (UsageError) without reading further: no
+/// player types it, and an endless one must not be waited for.
+bool read_line(std::istream& in, std::string& line) {
+  line.clear();
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !line.empty();
+    }
+    if (c == '\n') return true;
+    if (line.size() == kMaxLineBytes)
+      throw UsageError("an input line is longer than " + std::to_string(kMaxLineBytes) +
+                       " bytes, which no move or command is; the game is abandoned");
+    line.push_back(static_cast<char>(c));
+  }
+}
+
 /// Why a tile cannot be taken, or "" when it can.
 std::string illegal_reason(const Rows& pos, const Move& m) {
   const int rows = static_cast<int>(pos.size());
@@ -154,7 +177,7 @@ int run_play(const PlayArgs& a) {
     }
     std::cout << '\n' << draw(game.position(), a.rows, a.cols) << "Your move (row col): " << std::flush;
     std::string line;
-    if (!std::getline(std::cin, line)) {
+    if (!read_line(std::cin, line)) {
       std::cout << "\nEnd of input: the game is abandoned.\n";
       return 0;
     }
@@ -180,7 +203,7 @@ int run_play(const PlayArgs& a) {
         }
         break;
       case Input::bad:
-        std::cout << "'" << line << "' is not a move. " << kHelp;
+        std::cout << "'" << printable(line) << "' is not a move. " << kHelp;
         break;
       case Input::move:
         if (const std::string why = illegal_reason(game.position(), in.m); !why.empty()) {
