@@ -58,6 +58,14 @@ void write_rectangles_h5(const RectangleTable& table, const RectangleProvenance&
   using h5::write_attr;
   using h5::write_column;
   const std::string tmp = path + ".tmp";
+  // A failed write (a full disk) leaves no .tmp behind.
+  struct RemoveUnlessRenamed {
+    const std::string& tmp;
+    bool renamed = false;
+    ~RemoveUnlessRenamed() {
+      if (!renamed) std::remove(tmp.c_str());
+    }
+  } cleanup{tmp};
   {
     Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                         "cannot create " + tmp + " (check that the folder exists and is writable)");
@@ -109,10 +117,8 @@ void write_rectangles_h5(const RectangleTable& table, const RectangleProvenance&
     write_attr(f, "end_utc", utc_now());
     check(H5Fflush(f, H5F_SCOPE_GLOBAL), "cannot flush " + tmp + " (is the disk full?)");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw H5Error("cannot rename " + tmp + " to " + path);
-  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw H5Error("cannot rename " + tmp + " to " + path);
+  cleanup.renamed = true;
 }
 
 RectangleTable read_rectangles_h5(const std::string& path) {
