@@ -31,6 +31,7 @@
 #include "chomp/sieve.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "run_claim.hpp"
 #include "sieve_cluster.hpp"
 #include "status_line.hpp"
 
@@ -140,7 +141,8 @@ class RunLock {
  public:
   /// True when another process holds the lock on path.
   static bool held_elsewhere(const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO in the place of a file must not block the open.
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return false;
     struct flock fl {};
     fl.l_type = F_WRLCK;
@@ -149,7 +151,7 @@ class RunLock {
     close(fd);
     return held;
   }
-  explicit RunLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CLOEXEC)) {
+  explicit RunLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK)) {
     struct flock fl {};
     fl.l_type = F_WRLCK;
     fl.l_whence = SEEK_SET;
@@ -166,11 +168,19 @@ class RunLock {
   int fd_;
 };
 
-/// The command that continues the run in `output` (with --max-tiles, so
-/// that it also continues a run killed before its first level was saved).
-std::string resume_command(const std::string& output, int max_tiles) {
-  return shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --max-tiles " +
-         std::to_string(max_tiles) + " --resume";
+/// The command that continues the run in `output`, with every parameter
+/// the run was given (--max-tiles and --store-losing, so that it also
+/// continues a run killed before its first level was saved; the threads
+/// and the memory limit it ran with).
+std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing) {
+  std::string c = shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --max-tiles " +
+                  std::to_string(max_tiles);
+  if (store_losing > 0) c += " --store-losing " + std::to_string(store_losing);
+  if (a.threads > 0) c += " --threads " + std::to_string(a.threads);
+  if (!a.memory_limit.empty()) c += " --memory-limit " + shell_quote(a.memory_limit);
+  if (a.slices > 0) c += " --slices " + std::to_string(a.slices) + " --slice-from " + std::to_string(a.slice_from);
+  if (a.quiet) c += " --quiet";
+  return c + " --resume";
 }
 
 /// "1:02:03", "4:05" or "37 s".
@@ -400,8 +410,23 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
+int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   std::error_code ec;
+  SieveArgs a = given;
+  // A symbolic link as --output: its target is the file, read and written
+  // in place (a rename would replace the link with a file of its own).
+  if (std::filesystem::is_symlink(a.output, ec)) {
+    const std::filesystem::path target = std::filesystem::weakly_canonical(a.output, ec);
+    if (ec || target.empty())
+      throw UsageError("--output " + printable(a.output) + " is a symbolic link that cannot be followed");
+    std::cerr << "note: --output " << printable(a.output, 200) << " is a symbolic link; its target "
+              << printable(target.string(), 200) << " is the file written\n";
+    a.output = target.string();
+  }
+  // Of two runs on one output started together, one claims it; the other
+  // stops here, before it looks at any file.
+  std::optional<RunClaim> claim;
+  if (!a.dry_run) claim.emplace(a.output);
   const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
   check_arguments(a, output_exists);
   const std::string store_path = store_path_for(a.output);
@@ -572,7 +597,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
                              : "no level was finished; " + a.output + " holds none")
                 << " (status \"interrupted\")\n";
     }
-    std::cerr << "chomp: to continue: " << resume_command(a.output, max_tiles) << '\n';
+    std::cerr << "chomp: to continue: " << resume_command(a, a.output, max_tiles, store_losing) << '\n';
     return 128 + (sig > 0 ? sig : SIGINT);
   } catch (const std::exception& e) {
     progress.clear();
@@ -598,7 +623,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     throw std::runtime_error(std::string(e.what()) + "\nchomp: levels 1.." + std::to_string(out->rows()) +
                              " are saved in " + a.output + (disk_full ? " (status \"interrupted\")" : "") +
                              "; once the problem is fixed" + (disk_full ? " (free space on its disk)" : "") +
-                             ", continue with: " + resume_command(a.output, max_tiles));
+                             ", continue with: " + resume_command(a, a.output, max_tiles, store_losing));
   }
   out->finish("complete");
   // `total` is the levels this run computed; a resumed run also says what
