@@ -215,9 +215,20 @@ hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::stri
   const std::size_t size = H5Tget_size(type.get());
   if (have != want)
     throw H5Error(what + ": it holds " + class_name(have) + " values, not " + class_name(want) + damaged);
-  if (want == H5T_STRING ? H5Tis_variable_str(type.get()) <= 0 : (size == 0 || size > 8))
-    throw H5Error(what + ": its " + class_name(have) + " values are of " + std::to_string(size) +
-                  " bytes, which this program does not write" + damaged);
+  // The width (and, for integers, the sign) the writer uses, which is the
+  // memory type's: a narrower column would be read as a silently
+  // different table.
+  const bool wrong_width = want == H5T_STRING
+                               ? H5Tis_variable_str(type.get()) <= 0
+                               : size != H5Tget_size(mem_type) ||
+                                     (want == H5T_INTEGER && H5Tget_sign(type.get()) != H5Tget_sign(mem_type));
+  if (wrong_width)
+    throw H5Error(what + ": its " + class_name(have) + " values are of " + std::to_string(size) + " bytes" +
+                  (want == H5T_INTEGER && H5Tget_sign(type.get()) == H5T_SGN_2 ? ", signed" : "") +
+                  ", where this program writes " +
+                  (want == H5T_STRING ? std::string("variable-length strings")
+                                      : std::to_string(H5Tget_size(mem_type)) + "-byte values") +
+                  damaged);
   Handle space = check(H5Dget_space(ds), H5Sclose, what);
   if (H5Sget_simple_extent_type(space.get()) != H5S_SIMPLE || H5Sget_simple_extent_ndims(space.get()) != 1)
     throw H5Error(what + ": it is not a 1-D dataset" + damaged);

@@ -170,8 +170,9 @@ Handle open_dataset(hid_t loc, const char* name, const std::string& what);
 Handle open_group(hid_t loc, const char* name, const std::string& what);
 
 /// The rows of a 1-D dataset, after checking everything a read would trust:
-/// its class is mem_type's (integers and floats of at most 64 bits, or
-/// variable-length strings), it has at most max_rows rows, its chunks hold
+/// its class, width and sign are mem_type's, as the writer makes them (an
+/// 8-bit column where 64 bits belong is refused; strings are of variable
+/// length), it has at most max_rows rows, its chunks hold
 /// at most kMaxChunkBytes and max(max_rows, 4096) rows, its filters are
 /// those this program writes, its data lies in the file (no external or
 /// virtual storage), and no chunk stores more bytes than its rows need (no
