@@ -42,12 +42,20 @@ void refuse_existing(const std::string& path, bool force, const char* option) {
                      "another " + option);
 }
 
-/// The file a name will write (links and "..", "." resolved), to tell two
+/// The file a name will write: symbolic links followed (a dangling one
+/// too, to the file it would make), "." and ".." resolved, to tell two
 /// names of one file apart from two files.
 std::filesystem::path resolved(const std::string& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
-  return ec ? std::filesystem::absolute(path) : p;
+  fs::path p = fs::absolute(path, ec);
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  const fs::path c = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : c;
 }
 
 /// Removes a file on every way out of a scope unless kept.
