@@ -44,7 +44,12 @@ RunClaim::RunClaim(const std::string& output) : path_(lock_path(output)) {
     fl.l_whence = SEEK_SET;
     if (fcntl(fd, F_OFD_SETLK, &fl) != 0) {
       const int e = errno;
-      const std::string pid = holder_of(fd);
+      // The holder writes its id just after it locks: wait for it a moment.
+      std::string pid = holder_of(fd);
+      for (int wait = 0; pid.empty() && wait < 100; ++wait) {
+        usleep(2000);
+        pid = holder_of(fd);
+      }
       close(fd);
       if (e != EAGAIN && e != EACCES) return;  // a file system without locks: nothing to claim with
       throw std::runtime_error(printable(output, 200) + " is being written by another chomp process" +
