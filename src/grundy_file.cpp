@@ -97,27 +97,32 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
 GrundyFile read_grundy_file(const std::string& path) {
   using h5::check;
   using h5::Handle;
-  Handle file = check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "cannot open " + path);
-  const h5::Attributes attrs = h5::read_attributes(file.get());
+  Handle file = h5::open_for_reading(path);
+  const h5::Attributes attrs = h5::read_attributes(file.get(), path);
   const auto fmt = attrs.text.find("format");
   if (fmt == attrs.text.end() || fmt->second != kFormat)
     throw H5Error(path + " is not a chomp grundy file (no format attribute \"chomp-grundy\")");
   GrundyFile out;
   out.text_attributes = attrs.text;
   out.number_attributes = attrs.numbers;
-  Handle group = check(H5Gopen2(file.get(), "levels", H5P_DEFAULT), H5Gclose, "cannot open /levels in " + path);
+  Handle group = h5::open_group(file.get(), "levels", "cannot open /levels in " + path);
   const hid_t g = group.get();
-  out.tiles = h5::read_column<std::uint32_t>(g, "tiles", H5T_NATIVE_UINT32);
-  out.positions = h5::read_column<std::uint64_t>(g, "positions", H5T_NATIVE_UINT64);
-  out.largest = h5::read_column<std::uint32_t>(g, "largest_value", H5T_NATIVE_UINT32);
-  out.zeros = h5::read_column<std::uint64_t>(g, "value_zero", H5T_NATIVE_UINT64);
-  out.seconds = h5::read_column<double>(g, "seconds", H5T_NATIVE_DOUBLE);
+  const hsize_t most = kMaxTiles;
+  const std::string col = "cannot read /levels of " + path;
+  out.tiles = h5::read_column<std::uint32_t>(g, "tiles", H5T_NATIVE_UINT32, most, col);
+  out.positions = h5::read_column<std::uint64_t>(g, "positions", H5T_NATIVE_UINT64, most, col);
+  out.largest = h5::read_column<std::uint32_t>(g, "largest_value", H5T_NATIVE_UINT32, most, col);
+  out.zeros = h5::read_column<std::uint64_t>(g, "value_zero", H5T_NATIVE_UINT64, most, col);
+  out.seconds = h5::read_column<double>(g, "seconds", H5T_NATIVE_DOUBLE, most, col);
   const std::string what = "cannot read /levels/grundy_counts in " + path;
-  Handle ds = check(H5Dopen2(g, "grundy_counts", H5P_DEFAULT), H5Dclose, what);
+  Handle ds = h5::open_dataset(g, "grundy_counts", what);
   Handle space = check(H5Dget_space(ds.get()), H5Sclose, what);
   if (H5Sget_simple_extent_ndims(space.get()) != 2) throw H5Error(what + ": not a 2-D dataset");
   hsize_t dims[2] = {0, 0};
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  if (dims[0] > most || dims[1] > most + 1)
+    throw H5Error(what + ": it claims " + std::to_string(dims[0]) + " x " + std::to_string(dims[1]) +
+                  " counts, more than levels of at most " + std::to_string(kMaxTiles) + " tiles have");
   std::vector<std::uint64_t> flat(static_cast<std::size_t>(dims[0] * dims[1]));
   if (!flat.empty()) check(H5Dread(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, flat.data()), what);
   for (hsize_t l = 0; l < dims[0]; ++l)

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "build_info.hpp"
+#include "chomp/ranking.hpp"
 #include "h5_util.hpp"
 
 namespace chomp {
@@ -320,36 +321,75 @@ std::string LevelTable::status() const {
 
 namespace {
 
-/// The length of a 1-D dataset.
-hsize_t extent_of(hid_t ds, const std::string& what) {
-  Handle space = check(H5Dget_space(ds), H5Sclose, what);
-  if (H5Sget_simple_extent_ndims(space.get()) != 1) throw H5Error(what + ": not a 1-D dataset");
-  hsize_t n = 0;
-  check(H5Sget_simple_extent_dims(space.get(), &n, nullptr), what);
-  return n;
-}
-
-/// count values from index first of a 1-D dataset.
-template <class T>
-std::vector<T> read_values(hid_t ds, hid_t mem_type, hsize_t first, hsize_t count, const std::string& what) {
-  std::vector<T> out(static_cast<std::size_t>(count));
-  if (count == 0) return out;
-  Handle file_space = check(H5Dget_space(ds), H5Sclose, what);
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr), what);
-  Handle mem_space = check(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
-  check(H5Dread(ds, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out.data()), what);
-  return out;
-}
-
 bool link_exists(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
+
+/// A /levels dataset has a row per level: at most kMaxTiles.
+constexpr hsize_t kMaxRows = kMaxTiles;
 
 /// A /levels column; an empty one when `optional` and it is not in the file.
 template <class T>
 std::vector<T> read_column(hid_t group, const Column& c, const std::string& path, bool optional = false) {
   if (optional && !link_exists(group, c.name)) return {};
-  const std::string what = std::string("cannot read /levels/") + c.name + " from " + path;
-  Handle ds = check(H5Dopen2(group, c.name, H5P_DEFAULT), H5Dclose, what);
-  return read_values<T>(ds.get(), c.mem_type, 0, extent_of(ds.get(), what), what);
+  return h5::read_column<T>(group, c.name, c.mem_type, kMaxRows,
+                            std::string("cannot read /levels/") + c.name + " from " + path);
+}
+
+/// The root attributes this program knows, and what each must hold: a file
+/// whose attribute of one of these names holds anything else is refused
+/// (unknown attributes are not read).
+const std::vector<std::pair<const char*, h5::Kind>>& root_schema() {
+  using h5::Kind;
+  static const std::vector<std::pair<const char*, Kind>> schema{
+      {"program", Kind::text},        {"version", Kind::text},        {"git_revision", Kind::text},
+      {"format_version", Kind::integer}, {"command_line", Kind::text}, {"max_tiles", Kind::integer},
+      {"threads", Kind::integer},     {"mpi_ranks", Kind::integer},   {"store_losing", Kind::integer},
+      {"memory_budget", Kind::integer}, {"store_file", Kind::text},   {"run_id", Kind::text},
+      {"hdf5_version", Kind::text},   {"tbb_version", Kind::text},    {"compiler", Kind::text},
+      {"build_type", Kind::text},     {"host", Kind::text},           {"start_utc", Kind::text},
+      {"end_utc", Kind::text},        {"resume_history", Kind::text}, {"complete", Kind::integer},
+      {"status", Kind::text},         {"levels_only", Kind::integer},
+  };
+  return schema;
+}
+
+/// Whether name is one plain file name (the writer records the store's name
+/// without a folder: a path here could point the run at any file).
+bool plain_file_name(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
+  for (const char c : name)
+    if (c == '/' || static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return false;
+  return true;
+}
+
+bool run_id_form(const std::string& id) {
+  if (id.size() != 32) return false;
+  for (const char c : id)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+/// Refuses root attributes of a format 3 file that no writer makes.
+void check_root_values(const LevelTable& t, const std::string& path) {
+  const auto refuse = [&](const std::string& name, const std::string& is) {
+    throw H5Error("attribute " + name + " of " + path + " " + is + " (damaged file)");
+  };
+  const auto number = [&](const char* name) -> std::int64_t {
+    const auto it = t.number_attributes.find(name);
+    if (it == t.number_attributes.end()) refuse(name, "is missing");
+    return it->second;
+  };
+  const std::int64_t max_tiles = number("max_tiles"), store_losing = number("store_losing");
+  const std::int64_t complete = number("complete");
+  if (max_tiles < 1 || max_tiles > kMaxTiles)
+    refuse("max_tiles", "is " + std::to_string(max_tiles) + ", not a level count 1.." + std::to_string(kMaxTiles));
+  if (store_losing < 0 || store_losing > std::min<std::int64_t>(63, max_tiles))
+    refuse("store_losing", "is " + std::to_string(store_losing) + ", not 0..min(63, max_tiles)");
+  if (complete != 0 && complete != 1) refuse("complete", "is " + std::to_string(complete) + ", not 0 or 1");
+  if (const auto f = t.text_attributes.find("store_file"); f != t.text_attributes.end() && !f->second.empty() &&
+                                                            !plain_file_name(f->second))
+    refuse("store_file", "is not a file name (\"" + f->second.substr(0, 60) + "\")");
+  if (const auto id = t.text_attributes.find("run_id"); id != t.text_attributes.end() && !run_id_form(id->second))
+    refuse("run_id", "is not 32 hexadecimal digits");
 }
 
 }  // namespace
@@ -361,40 +401,26 @@ struct LevelFileReader::Impl {
 };
 
 LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw H5Error("cannot read " + path + ": no such file");
-  if (std::filesystem::is_directory(path, ec)) throw H5Error("cannot read " + path + ": it is a folder");
-  if (access(path.c_str(), R_OK) != 0) throw H5Error("cannot read " + path + ": permission denied");
-  if (H5Fis_hdf5(path.c_str()) <= 0)
-    throw H5Error(path + " is not an HDF5 file, so not a chomp result (or its first bytes are damaged)");
-  // A file whose SWMR writer was killed (or is still running) opens only
-  // for SWMR reading.
-  hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0) {
-    // Without the SWMR mark the first attempt's reason is the one to give.
-    const std::string first = hdf5_reason();
-    id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
-    if (id < 0 && hdf5_reason().find("not already open for SWMR") != std::string::npos)
-      throw H5Error("cannot open " + path + " (truncated or damaged?): " + first);
-  }
-  impl_->file = check(id, H5Fclose, "cannot open " + path + " (truncated or damaged?)");
+  impl_->file = h5::open_for_reading(path);
   const hid_t f = impl_->file.get();
   LevelTable& t = impl_->table;
   {
-    h5::Attributes attrs = h5::read_attributes(f);
-    t.text_attributes = std::move(attrs.text);
-    t.number_attributes = std::move(attrs.numbers);
+    const h5::Attributes attrs = h5::read_attributes(f, path);
+    for (const auto& [name, kind] : root_schema()) h5::expect_kind(attrs, name, kind, path);
+    const auto program = attrs.text.find("program");
+    if (program == attrs.text.end() || program->second != "chomp" || !attrs.numbers.count("format_version"))
+      throw H5Error(path + " is not a chomp result file (no program = \"chomp\" and format_version attributes)");
+    t.text_attributes = attrs.text;
+    t.number_attributes = attrs.numbers;
   }
-  const auto program = t.text_attributes.find("program");
-  const auto fv = t.number_attributes.find("format_version");
-  if (program == t.text_attributes.end() || program->second != "chomp" || fv == t.number_attributes.end())
-    throw H5Error(path + " is not a chomp result file (no program = \"chomp\" and format_version attributes)");
-  if (fv->second < kOldestReadableFormatVersion || fv->second > kFormatVersion)
-    throw H5Error(path + " has format_version " + std::to_string(fv->second) + "; this program reads " +
+  const std::int64_t fv = t.number_attributes.at("format_version");
+  if (fv < kOldestReadableFormatVersion || fv > kFormatVersion)
+    throw H5Error(path + " has format_version " + std::to_string(fv) + "; this program reads " +
                   std::to_string(kOldestReadableFormatVersion) + " to " + std::to_string(kFormatVersion));
-  impl_->format = static_cast<int>(fv->second);
+  impl_->format = static_cast<int>(fv);
+  if (impl_->format >= 3) check_root_values(t, path);
   {
-    Handle group = check(H5Gopen2(f, "levels", H5P_DEFAULT), H5Gclose, "cannot open group /levels in " + path);
+    Handle group = h5::open_group(f, "levels", "cannot open group /levels in " + path);
     const auto& c = columns();
     // Read in the reverse of the order append() writes the columns: a live
     // writer may add levels meanwhile, and the rows that the column written
@@ -435,6 +461,14 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
   // every row.
   if (most != n && t.complete())
     throw H5Error(path + ": the /levels datasets have different lengths (damaged file)");
+  if (impl_->format >= 3 && static_cast<std::int64_t>(n) > t.number_attributes.at("max_tiles"))
+    throw H5Error(path + " has " + std::to_string(n) + " levels in /levels but attribute max_tiles is " +
+                  std::to_string(t.number_attributes.at("max_tiles")) + " (damaged file)");
+  // A run is marked complete only once its last level is written.
+  if (impl_->format >= 3 && t.complete() && static_cast<std::int64_t>(n) != t.number_attributes.at("max_tiles"))
+    throw H5Error(path + " is marked complete (attribute complete = 1) but /levels holds levels 1.." +
+                  std::to_string(n) + " of max_tiles " + std::to_string(t.number_attributes.at("max_tiles")) +
+                  " (damaged file)");
   for (auto* v : {&t.positions, &t.losing, &t.marks, &t.store_trailer, &t.losing_digest}) v->resize(n);
   for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds, &t.window_seconds}) v->resize(n);
   t.tiles.resize(n);
@@ -482,11 +516,14 @@ std::vector<StoredLevel> LevelFileReader::stored_levels(int levels) const {
 
 std::vector<std::uint64_t> LevelFileReader::losing_positions(int n) const {
   const hid_t f = impl_->file.get();
-  const std::string name = "losing_positions/" + level_name(n);
-  if (!link_exists(f, "losing_positions") || !link_exists(f, name.c_str())) return {};
-  const std::string what = "cannot read /" + name + " from " + path_;
-  Handle ds = check(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose, what);
-  return read_values<std::uint64_t>(ds.get(), H5T_NATIVE_UINT64, 0, extent_of(ds.get(), what), what);
+  if (n < 1 || n > 63 || !link_exists(f, "losing_positions")) return {};
+  const std::string name = level_name(n);
+  const std::string what = "cannot read /losing_positions/" + name + " from " + path_;
+  Handle group = h5::open_group(f, "losing_positions", what);
+  if (!link_exists(group.get(), name.c_str())) return {};
+  // A level has p(n) positions, so at most that many losing ones.
+  static const PartitionTable table(63);
+  return h5::read_column<std::uint64_t>(group.get(), name.c_str(), H5T_NATIVE_UINT64, table.positions(n), what);
 }
 
 std::vector<std::uint64_t> read_losing_positions(const std::string& path, int n) {

@@ -7,6 +7,7 @@
 
 #include <hdf5.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -149,71 +150,70 @@ inline void write_column(hid_t group, const char* name, const std::vector<std::s
   if (n > 0) check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), what);
 }
 
-/// Reads a whole 1-D numeric dataset.
+/// Opens a file for reading after checking that it is a readable regular
+/// file (a FIFO would block the open, a device never end), in SWMR mode
+/// when its writer was killed or still runs, with HDF5's metadata retries
+/// bounded (SWMR readers otherwise retry a failed checksum with doubling
+/// sleeps, for ever in effect). Throws H5Error naming the file.
+Handle open_for_reading(const std::string& path);
+
+/// Limits on what a file may make this program allocate: a text
+/// attribute, and a chunk that HDF5 decompresses whole to read one value.
+/// (A chunk compressed 1,000 to 1 still inflates to no more than 260 MB.)
+inline constexpr std::size_t kMaxTextBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxChunkBytes = std::size_t{1} << 18;
+
+/// Opens `name` in loc as a dataset (or group) reached by a hard link: a
+/// soft or external link could lead anywhere, another file included.
+/// Throws H5Error("what: ...").
+Handle open_dataset(hid_t loc, const char* name, const std::string& what);
+Handle open_group(hid_t loc, const char* name, const std::string& what);
+
+/// The rows of a 1-D dataset, after checking everything a read would trust:
+/// its class, width and sign are mem_type's, as the writer makes them (an
+/// 8-bit column where 64 bits belong is refused; strings are of variable
+/// length), it has at most max_rows rows, its chunks hold
+/// at most kMaxChunkBytes and max(max_rows, 4096) rows, its filters are
+/// those this program writes, its data lies in the file (no external or
+/// virtual storage), and no chunk stores more bytes than its rows need (no
+/// decompression bomb: HDF5 inflates a chunk whole, however large). Throws
+/// H5Error("what: ...") naming what is wrong.
+hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::string& what);
+
+/// Reads a whole 1-D numeric dataset of at most max_rows rows (checked_rows).
 template <class T>
-std::vector<T> read_column(hid_t group, const char* name, hid_t mem_type) {
-  const std::string what = std::string("cannot read dataset ") + name;
-  Handle ds = check(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose, what);
-  Handle space = check(H5Dget_space(ds.get()), H5Sclose, what);
-  if (H5Sget_simple_extent_ndims(space.get()) != 1) throw H5Error(what + ": not a 1-D dataset");
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
+std::vector<T> read_column(hid_t group, const char* name, hid_t mem_type, hsize_t max_rows,
+                           const std::string& what) {
+  Handle ds = open_dataset(group, name, what);
+  const hsize_t n = checked_rows(ds.get(), mem_type, max_rows, what);
   std::vector<T> out(static_cast<std::size_t>(n));
   if (n > 0) check(H5Dread(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), what);
   return out;
 }
 
-/// Reads a whole 1-D variable-length string dataset.
-inline std::vector<std::string> read_strings(hid_t group, const char* name) {
-  const std::string what = std::string("cannot read dataset ") + name;
-  Handle ds = check(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose, what);
-  Handle space = check(H5Dget_space(ds.get()), H5Sclose, what);
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
-  std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
-  Handle type = string_type();
-  if (n > 0) check(H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), what);
-  std::vector<std::string> out;
-  out.reserve(ptrs.size());
-  for (char* p : ptrs) out.emplace_back(p ? p : "");
-  if (n > 0) H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
-  return out;
-}
+/// Reads a whole 1-D variable-length string dataset of at most max_rows rows.
+std::vector<std::string> read_strings(hid_t group, const char* name, hsize_t max_rows, const std::string& what);
 
-/// Every string and integer attribute of an object.
+/// The attributes of an object that hold one value each (a scalar, or a
+/// dataspace of one element) of integer class (at most 64 bits), float
+/// class or string class (at most kMaxTextBytes); every other attribute is
+/// in `unreadable` with what is wrong with it, and is not read.
 struct Attributes {
   std::map<std::string, std::string> text;
   std::map<std::string, std::int64_t> numbers;
   std::map<std::string, double> reals;
+  std::map<std::string, std::string> unreadable;  ///< name -> what is wrong
 };
 
-inline Attributes read_attributes(hid_t obj) {
-  Attributes out;
-  auto collect = [](hid_t loc, const char* name, const H5A_info_t*, void* data) -> herr_t {
-    auto* a = static_cast<Attributes*>(data);
-    Handle attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
-    if (!attr.valid()) return 0;
-    Handle type(H5Aget_type(attr.get()), H5Tclose);
-    const H5T_class_t cls = H5Tget_class(type.get());
-    if (cls == H5T_STRING && H5Tis_variable_str(type.get()) > 0) {
-      Handle mem = string_type();
-      char* value = nullptr;
-      if (H5Aread(attr.get(), mem.get(), &value) >= 0 && value) {
-        a->text[name] = value;
-        Handle space(H5Aget_space(attr.get()), H5Sclose);
-        H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, &value);
-      }
-    } else if (cls == H5T_INTEGER) {
-      std::int64_t v = 0;
-      if (H5Aread(attr.get(), H5T_NATIVE_INT64, &v) >= 0) a->numbers[name] = v;
-    } else if (cls == H5T_FLOAT) {
-      double v = 0;
-      if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v) >= 0) a->reals[name] = v;
-    }
-    return 0;
-  };
-  H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, collect, &out);
-  return out;
-}
+/// Reads them; throws H5Error naming `where` when they cannot be listed
+/// (a damaged object header).
+Attributes read_attributes(hid_t obj, const std::string& where);
+
+/// What an attribute must hold.
+enum class Kind { text, integer, real };
+
+/// Throws H5Error("attribute NAME of WHERE ...") when the attribute is in
+/// the file but is not one value of that kind.
+void expect_kind(const Attributes& attrs, const std::string& name, Kind kind, const std::string& where);
 
 }  // namespace chomp::h5

@@ -15,7 +15,7 @@ namespace {
 
 /// Longest text the parsers look at; anything longer is refused outright so a
 /// runaway input cannot make us allocate or loop for long.
-constexpr std::size_t kMaxInputChars = 4096;
+constexpr std::size_t kMaxInputChars = kMaxPositionText / 16;
 
 [[noreturn]] void fail(const std::string& what) { throw InvalidPosition(what); }
 

@@ -58,6 +58,14 @@ void write_rectangles_h5(const RectangleTable& table, const RectangleProvenance&
   using h5::write_attr;
   using h5::write_column;
   const std::string tmp = path + ".tmp";
+  // A failed write (a full disk) leaves no .tmp behind.
+  struct RemoveUnlessRenamed {
+    const std::string& tmp;
+    bool renamed = false;
+    ~RemoveUnlessRenamed() {
+      if (!renamed) std::remove(tmp.c_str());
+    }
+  } cleanup{tmp};
   {
     Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                         "cannot create " + tmp + " (check that the folder exists and is writable)");
@@ -109,19 +117,19 @@ void write_rectangles_h5(const RectangleTable& table, const RectangleProvenance&
     write_attr(f, "end_utc", utc_now());
     check(H5Fflush(f, H5F_SCOPE_GLOBAL), "cannot flush " + tmp + " (is the disk full?)");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw H5Error("cannot rename " + tmp + " to " + path);
-  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw H5Error("cannot rename " + tmp + " to " + path);
+  cleanup.renamed = true;
 }
 
 RectangleTable read_rectangles_h5(const std::string& path) {
   using h5::check;
   using h5::Handle;
-  if (access(path.c_str(), R_OK) != 0) throw H5Error("cannot read " + path + ": no such readable file");
-  if (H5Fis_hdf5(path.c_str()) <= 0) throw H5Error(path + " is not an HDF5 file");
-  Handle file = check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "cannot open " + path);
-  const h5::Attributes attrs = h5::read_attributes(file.get());
+  Handle file = h5::open_for_reading(path);
+  const h5::Attributes attrs = h5::read_attributes(file.get(), path);
+  for (const char* name : {"max_rows", "max_cols", "box_rows", "box_cols", "positions"})
+    h5::expect_kind(attrs, name, h5::Kind::integer, path);
+  h5::expect_kind(attrs, "format", h5::Kind::text, path);
+  h5::expect_kind(attrs, "solve_seconds", h5::Kind::real, path);
   const auto format = attrs.text.find("format");
   if (format == attrs.text.end() || format->second != kFormat)
     throw H5Error(path + " is not a rectangle table written by chomp rectangles");
@@ -135,11 +143,17 @@ RectangleTable read_rectangles_h5(const std::string& path) {
   t.max_cols = number("max_cols");
   t.box_rows = number("box_rows");
   t.box_cols = number("box_cols");
-  t.positions = static_cast<std::uint64_t>(attrs.numbers.at("positions"));
+  t.positions = static_cast<std::uint64_t>(attrs.numbers.count("positions") ? attrs.numbers.at("positions") : 0);
   t.solve_seconds = attrs.reals.count("solve_seconds") ? attrs.reals.at("solve_seconds") : 0;
-  Handle boards = check(H5Gopen2(file.get(), "boards", H5P_DEFAULT), H5Gclose, "cannot open /boards in " + path);
-  Handle moves = check(H5Gopen2(file.get(), "moves", H5P_DEFAULT), H5Gclose, "cannot open /moves in " + path);
-  const auto u32 = [](hid_t g, const char* name) { return h5::read_column<std::uint32_t>(g, name, H5T_NATIVE_UINT32); };
+  Handle boards = h5::open_group(file.get(), "boards", "cannot open /boards in " + path);
+  Handle moves = h5::open_group(file.get(), "moves", "cannot open /moves in " + path);
+  // A table of the largest box solvable lists some 32,000 boards and as
+  // many moves, give or take: 2^24 rows bound what a file may claim.
+  const hsize_t most = hsize_t{1} << 24;
+  const auto u32 = [&](hid_t g, const char* name) {
+    return h5::read_column<std::uint32_t>(g, name, H5T_NATIVE_UINT32, most,
+                                          std::string("cannot read dataset ") + name + " of " + path);
+  };
   const auto b_rows = u32(boards.get(), "rows"), b_cols = u32(boards.get(), "cols");
   const auto m_rows = u32(moves.get(), "rows"), m_cols = u32(moves.get(), "cols");
   const auto m_row = u32(moves.get(), "move_row"), m_col = u32(moves.get(), "move_col");

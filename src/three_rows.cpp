@@ -53,16 +53,19 @@ std::vector<std::vector<ThreeRows>> read_three_row_record(const std::string& pat
   present = false;
   std::vector<std::vector<ThreeRows>> levels(static_cast<std::size_t>(max_tiles));
   const std::string what = "cannot read /verifiable/three_row_losing of " + path;
-  Handle f = check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, what);
+  Handle f = h5::open_for_reading(path);
   if (H5Lexists(f.get(), "verifiable", H5P_DEFAULT) <= 0 ||
       H5Lexists(f.get(), "verifiable/three_row_losing", H5P_DEFAULT) <= 0)
     return levels;
   present = true;
-  Handle g = check(H5Gopen2(f.get(), "verifiable/three_row_losing", H5P_DEFAULT), H5Gclose, what);
-  const auto tiles = h5::read_column<std::uint32_t>(g.get(), "tiles", H5T_NATIVE_UINT32);
-  const auto r1 = h5::read_column<std::uint32_t>(g.get(), "row_1", H5T_NATIVE_UINT32);
-  const auto r2 = h5::read_column<std::uint32_t>(g.get(), "row_2", H5T_NATIVE_UINT32);
-  const auto r3 = h5::read_column<std::uint32_t>(g.get(), "row_3", H5T_NATIVE_UINT32);
+  Handle g = h5::open_group(f.get(), "verifiable/three_row_losing", what);
+  // At most one losing position per (row_2, row_3) and level: fewer than
+  // kMaxTiles^3 entries in all.
+  const hsize_t most = static_cast<hsize_t>(max_tiles) * static_cast<hsize_t>(max_tiles) * static_cast<hsize_t>(max_tiles);
+  const auto tiles = h5::read_column<std::uint32_t>(g.get(), "tiles", H5T_NATIVE_UINT32, most, what);
+  const auto r1 = h5::read_column<std::uint32_t>(g.get(), "row_1", H5T_NATIVE_UINT32, most, what);
+  const auto r2 = h5::read_column<std::uint32_t>(g.get(), "row_2", H5T_NATIVE_UINT32, most, what);
+  const auto r3 = h5::read_column<std::uint32_t>(g.get(), "row_3", H5T_NATIVE_UINT32, most, what);
   if (r1.size() != tiles.size() || r2.size() != tiles.size() || r3.size() != tiles.size())
     throw H5Error(what + ": its columns differ in length");
   for (std::size_t i = 0; i < tiles.size(); ++i) {

@@ -33,6 +33,22 @@ inline constexpr bool kFullSize = true;
 inline constexpr bool kFullSize = false;
 #endif
 
+/// The program the tests run: CHOMP_TEST_BINARY when it is set (CI points
+/// it at a sanitizer build of chomp, build-asan/chomp, to run the
+/// hostile-input tests under ASan and UBSan), else the one built beside
+/// the tests.
+inline std::string chomp_binary() {
+  const char* b = std::getenv("CHOMP_TEST_BINARY");
+  return b && *b ? std::string(b) : std::string(CHOMP_BINARY);
+}
+
+/// Whether the program may be a sanitizer build, which reserves terabytes
+/// of address space (no RLIMIT_AS then) and runs several times slower.
+inline bool sanitized_binary() {
+  const char* b = std::getenv("CHOMP_TEST_BINARY");
+  return !kFullSize || (b && *b);
+}
+
 /// A fresh folder, removed with everything in it at the end of the test.
 class ScratchDir {
  public:
@@ -78,6 +94,8 @@ struct ProcessResult {
 struct ProcessOptions {
   std::string cwd;                   ///< working folder ("" = the test's)
   long long file_size_limit = -1;    ///< RLIMIT_FSIZE in bytes, or -1
+  long long address_space_limit = -1;  ///< RLIMIT_AS in bytes, or -1
+  std::string stdin_path;            ///< standard input ("" = /dev/null)
 };
 
 /// A running `chomp` with its stdout and stderr going to files, so that a
@@ -91,7 +109,7 @@ class ChompProcess {
                                  .string();
     out_path_ = base + ".out";
     err_path_ = base + ".err";
-    std::vector<std::string> full{CHOMP_BINARY};
+    std::vector<std::string> full{chomp_binary()};
     full.insert(full.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : full) argv.push_back(a.data());
@@ -105,6 +123,13 @@ class ChompProcess {
         rlimit lim{static_cast<rlim_t>(opts.file_size_limit), static_cast<rlim_t>(opts.file_size_limit)};
         setrlimit(RLIMIT_FSIZE, &lim);
       }
+      if (opts.address_space_limit >= 0) {
+        rlimit lim{static_cast<rlim_t>(opts.address_space_limit), static_cast<rlim_t>(opts.address_space_limit)};
+        setrlimit(RLIMIT_AS, &lim);
+      }
+      const int in = open(opts.stdin_path.empty() ? "/dev/null" : opts.stdin_path.c_str(), O_RDONLY);
+      if (in < 0) _exit(126);
+      dup2(in, 0);
       const int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (out < 0 || err < 0) _exit(126);

@@ -194,6 +194,9 @@ TEST(CliErrors, FileSizeLimitFailsCleanlyAndKeepsFinishedLevels) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  // The plan, the error and how to continue: no HDF5 error stack.
+  EXPECT_EQ(r.err.find("HDF5-DIAG"), std::string::npos) << r.err;
+  EXPECT_LE(count_lines(r.err), 3) << r.err;
   expect_levels_intact(out, 20);
 
   const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", out});
@@ -249,6 +252,7 @@ TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(free space on its disk), continue with: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("HDF5-DIAG"), std::string::npos) << r.err;
   expect_levels_intact(out, 30);
   EXPECT_EQ(read_level_file(out).status(), "interrupted");
   const LevelFileReader reader(out);

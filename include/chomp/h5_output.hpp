@@ -97,6 +97,10 @@ struct Provenance {
   std::string resume_history;  ///< empty for a run that was never resumed
 };
 
+/// HDF5 prints its own error stack on stderr only when asked (`--debug`):
+/// in the normal path the program reports each failure in one line.
+void show_hdf5_errors(bool show);
+
 /// Library and machine facts for provenance.
 std::string utc_now();
 std::string host_name();

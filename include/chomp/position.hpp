@@ -129,6 +129,10 @@ Rows parse_picture(std::string_view text);
 /// Parses either form: a picture if the text contains '#', else row lengths.
 Rows parse_position(std::string_view text);
 
+/// The longest text parse_position accepts (a picture of '#'; row lengths
+/// take at most a sixteenth of it): a reader of standard input stops there.
+inline constexpr std::size_t kMaxPositionText = 65536;
+
 /// Rows as "7,3,3,1,1".
 std::string rows_to_string(std::span<const int> rows);
 

@@ -5,6 +5,7 @@
 
 #include <sys/resource.h>
 
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -68,7 +69,7 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
-CLI::Validator whole_number(long long lo, long long hi, const std::string& why_max) {
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, const std::string& why_max) {
   const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
   return CLI::Validator(
       [=](std::string& value) -> std::string {
@@ -76,13 +77,18 @@ CLI::Validator whole_number(long long lo, long long hi, const std::string& why_m
         if (value[0] == '-' && all_digits(std::string_view(value).substr(1)))
           return in_quotes(value) + " is negative; give a whole number from " + range;
         if (!all_digits(value))
-          return in_quotes(value) + " is not a whole number; give digits only, from " + range;
-        // 18 digits always fit a long long.
-        const std::size_t first = std::min(value.find_first_not_of('0'), value.size());
-        const std::string_view digits = std::string_view(value).substr(first);
-        if (digits.size() > 18 || std::stoll(std::string(digits.empty() ? "0" : digits)) > hi)
+          return in_quotes(value) + " is not a whole number; give decimal digits only, from " + range;
+        // Leading zeros are read as decimal ("010" is ten, "08" eight): the
+        // value is handed on without them, since CLI11's own conversion
+        // would read a leading 0 as octal.
+        const std::size_t first = std::min(value.find_first_not_of('0'), value.size() - 1);
+        const std::string digits = value.substr(first);
+        std::uint64_t number = 0;
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+        if (ec != std::errc() || end != digits.data() + digits.size() || number > hi)
           return in_quotes(value) + " is too large: at most " + std::to_string(hi) + why_max;
-        if (std::stoll(value) < lo) return in_quotes(value) + " is too small: at least " + std::to_string(lo);
+        if (number < lo) return in_quotes(value) + " is too small: at least " + std::to_string(lo);
+        value = digits;
         return {};
       },
       "INT in " + std::to_string(lo) + ".." + std::to_string(hi));

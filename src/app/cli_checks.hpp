@@ -23,9 +23,13 @@ namespace chomp::app {
 /// max_bytes is cut with "...".
 std::string printable(std::string_view text, std::size_t max_bytes = 60);
 
-/// A whole number in [lo, hi], digits only. why_max, if given, explains the
-/// upper bound (it follows "at most hi").
-CLI::Validator whole_number(long long lo, long long hi, const std::string& why_max = "");
+/// A whole number in [lo, hi], decimal digits only (no sign, no space, no
+/// 0x; leading zeros are read as decimal), the one check of every numeric
+/// option. why_max, if given, explains the upper bound (it follows "at most
+/// hi"). The value is passed on without its leading zeros, which CLI11's own
+/// conversion would read as octal: give it with ->transform(), not
+/// ->check() (CLI11 hands a check a copy of the value).
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, const std::string& why_max = "");
 
 /// A file name for writing: not empty, no control characters, not ending in
 /// '/', at most PATH_MAX bytes with no part longer than NAME_MAX.

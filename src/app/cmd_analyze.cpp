@@ -14,6 +14,7 @@
 #include "chomp/bounded.hpp"
 #include "chomp/grundy.hpp"
 #include "chomp/strategy.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "solve_progress.hpp"
 
@@ -26,10 +27,16 @@ struct AnalyzeArgs {
   int threads = 0;
 };
 
+/// Standard input, up to the longest position text: one byte more is
+/// refused at once, without reading (or holding) the rest.
 std::string read_stdin() {
-  std::ostringstream text;
-  text << std::cin.rdbuf();
-  return text.str();
+  std::string text(kMaxPositionText + 1, '\0');
+  std::cin.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(std::cin.gcount()));
+  if (text.size() > kMaxPositionText)
+    throw InvalidPosition("standard input is longer than " + std::to_string(kMaxPositionText) +
+                          " bytes, more than any position takes (its rows plus columns are at most 256)");
+  return text;
 }
 
 struct MoveLine {
@@ -180,7 +187,7 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
                  "Row lengths top first, e.g. 7,3,3,1,1, or a sum of boards such as \"3,2 + 4,4,1 + 2\" or \"3x4 + 2x5\"; "
                  "'-' or nothing reads rows of '#' (or row lengths, or a sum) from stdin");
   sub.add_flag("--json", a->json, "Print the result as JSON");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
   sub.footer(
       "Solves exactly every position contained in the given one (its rows no longer\n"
       "than the given rows), so its answer needs no search and no guess.\n"

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "chomp/bounded.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 
 namespace chomp::app {
@@ -40,8 +41,8 @@ int run_count(const CountArgs& a) {
 const RegisterCommand reg(40, "count", "Count the positions of a P x Q board",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<CountArgs>();
-  sub.add_option("--rows", a->rows, "Rows P of the board")->required()->check(CLI::Range(1, 1000000));
-  sub.add_option("--cols", a->cols, "Columns Q of the board")->required()->check(CLI::Range(1, 1000000));
+  sub.add_option("--rows", a->rows, "Rows P of the board")->required()->transform(whole_number(1, 1000000));
+  sub.add_option("--cols", a->cols, "Columns Q of the board")->required()->transform(whole_number(1, 1000000));
   sub.footer("Prints C(P+Q, P), the positions of the board including the empty one, and\n"
              "C(P+Q-2, P-1), those with exactly P rows and Q columns. Counts that do not\n"
              "fit in 64 bits are refused (exit code 2).\n");

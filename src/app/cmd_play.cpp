@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "chomp/grundy.hpp"
 #include "chomp/strategy.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 
 namespace chomp::app {
@@ -79,6 +81,29 @@ Input parse_input(std::string line) {
     if (r >= 0 && c >= 0) return {Input::move, {r, c}};
   }
   return {};
+}
+
+/// The longest input line read: a move or a command takes a few bytes.
+constexpr std::size_t kMaxLineBytes = 256;
+
+/// One line of input into `line`; false at the end of input. A line longer
+/// than kMaxLineBytes is refused (UsageError) without reading further: no
+/// player types it, and an endless one must not be waited for.
+bool read_line(std::istream& in, std::string& line) {
+  line.clear();
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !line.empty();
+    }
+    if (c == '\n') return true;
+    if (line.size() == kMaxLineBytes)
+      throw UsageError("an input line is longer than " + std::to_string(kMaxLineBytes) +
+                       " bytes, which no move or command is; the game is abandoned");
+    line.push_back(static_cast<char>(c));
+  }
 }
 
 /// Why a tile cannot be taken, or "" when it can.
@@ -323,7 +348,7 @@ int run_play(const PlayArgs& a) {
     }
     std::cout << '\n' << draw(game.position(), a.rows, a.cols) << "Your move (row col): " << std::flush;
     std::string line;
-    if (!std::getline(std::cin, line)) {
+    if (!read_line(std::cin, line)) {
       std::cout << "\nEnd of input: the game is abandoned.\n";
       return 0;
     }
@@ -349,7 +374,7 @@ int run_play(const PlayArgs& a) {
         }
         break;
       case Input::bad:
-        std::cout << "'" << line << "' is not a move. " << kHelp;
+        std::cout << "'" << printable(line) << "' is not a move. " << kHelp;
         break;
       case Input::move:
         if (const std::string why = illegal_reason(game.position(), in.m); !why.empty()) {
@@ -369,8 +394,8 @@ int run_play(const PlayArgs& a) {
 const RegisterCommand reg(50, "play", "Play Chomp against the computer in the terminal",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<PlayArgs>();
-  sub.add_option("--rows", a->rows, "Rows of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
-  sub.add_option("--cols", a->cols, "Columns of the board")->check(CLI::Range(1, kMaxBoardSide))->capture_default_str();
+  sub.add_option("--rows", a->rows, "Rows of the board")->transform(whole_number(1, kMaxBoardSide))->capture_default_str();
+  sub.add_option("--cols", a->cols, "Columns of the board")->transform(whole_number(1, kMaxBoardSide))->capture_default_str();
   a->level_option = sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect")
       ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
       ->capture_default_str();
@@ -378,7 +403,8 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
   sub.add_option("--boards", a->boards,
                  "Play a sum of boards, e.g. \"3x4 + 2x5\" or \"3,2 + 4,4,1\" (perfect level; the poisoned "
                  "tiles are never taken, the player who cannot move loses)");
-  sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed)");
+  sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed)")
+      ->transform(whole_number(0, UINT64_MAX));
   sub.footer(
       "Moves are read from stdin as 'row col'; also hint, undo, quit. End of input ends the game.\n"
       "Levels: easy plays at random but takes a simple win (single tile, two rows (a+1,a),\n"

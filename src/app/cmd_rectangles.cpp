@@ -5,6 +5,8 @@
 #include <tbb/info.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 
 #include "chomp/h5_output.hpp"
 #include "chomp/rectangles.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "solve_progress.hpp"
 
@@ -28,11 +31,48 @@ struct RectanglesArgs {
   int threads = 0;
 };
 
+/// Refuses an output that is a folder, or that exists without --force.
 void refuse_existing(const std::string& path, bool force, const char* option) {
-  if (!path.empty() && std::filesystem::exists(path) && !force)
-    throw UsageError("output file " + path + " already exists; pass --force to overwrite it or choose another " +
-                     option);
+  if (path.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError(std::string(option) + " " + printable(path) + " is a folder; give a file name");
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && !force)
+    throw UsageError("output file " + printable(path) + " already exists; pass --force to overwrite it or choose "
+                     "another " + option);
 }
+
+/// The file a name will write: symbolic links followed (a dangling one
+/// too, to the file it would make), "." and ".." resolved, to tell two
+/// names of one file apart from two files.
+std::filesystem::path resolved(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  const fs::path c = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : c;
+}
+
+/// Removes a file on every way out of a scope unless kept.
+class RemoveUnlessKept {
+ public:
+  explicit RemoveUnlessKept(std::string path) : path_(std::move(path)) {}
+  ~RemoveUnlessKept() {
+    if (!kept_ && !path_.empty()) std::remove(path_.c_str());
+  }
+  RemoveUnlessKept(const RemoveUnlessKept&) = delete;
+  RemoveUnlessKept& operator=(const RemoveUnlessKept&) = delete;
+  void keep() { kept_ = true; }
+
+ private:
+  std::string path_;
+  bool kept_ = false;
+};
 
 void print_table(const RectangleTable& t) {
   std::printf("%-9s %s\n", "board", "winning first moves: (row,col) leaves");
@@ -47,6 +87,9 @@ void print_table(const RectangleTable& t) {
 }
 
 int run_rectangles(const RectanglesArgs& a) {
+  if (!a.output.empty() && !a.csv.empty() && resolved(a.output) == resolved(a.csv))
+    throw UsageError("--output and --csv name the same file (" + printable(a.output) +
+                     "); give each table its own file");
   refuse_existing(a.output, a.force, "--output");
   refuse_existing(a.csv, a.force, "--csv");
   // The box is min(max-rows, max-cols) x max-cols: C(rows + cols, rows) positions.
@@ -69,13 +112,25 @@ int run_rectangles(const RectanglesArgs& a) {
   const RectangleTable table = solve_rectangles(a.max_rows, a.max_cols, progress.callback());
   progress.end();
   if (!a.quiet) print_table(table);
+  // The CSV is written beside its name and renamed once both tables are
+  // whole: a failure leaves neither a partial CSV nor a temporary file.
+  const std::string csv_tmp = a.csv.empty() ? std::string() : a.csv + ".tmp";
+  RemoveUnlessKept csv_cleanup(csv_tmp);
   if (!a.csv.empty()) {
-    std::ofstream out(a.csv);
+    errno = 0;
+    std::ofstream out(csv_tmp);
     write_rectangles_csv(table, out);
     out.close();
-    if (!out) throw std::runtime_error("cannot write " + a.csv + " (check the folder and the disk)");
+    if (!out)
+      throw std::runtime_error("cannot write " + printable(a.csv) + ": " +
+                               (errno ? std::strerror(errno) : "check the folder and the disk"));
   }
   if (!a.output.empty()) write_rectangles_h5(table, prov, a.output);
+  if (!a.csv.empty()) {
+    if (std::rename(csv_tmp.c_str(), a.csv.c_str()) != 0)
+      throw std::runtime_error("cannot rename " + printable(csv_tmp) + " to " + printable(a.csv));
+    csv_cleanup.keep();
+  }
   std::fprintf(stderr, "solved the %d x %d box (%llu positions) in %.2f s with %d threads\n", table.box_rows,
                table.box_cols, static_cast<unsigned long long>(table.positions), table.solve_seconds, threads);
   return 0;
@@ -84,13 +139,14 @@ int run_rectangles(const RectanglesArgs& a) {
 const RegisterCommand reg(30, "rectangles", "Winning first moves of every a x b board up to a size",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<RectanglesArgs>();
-  sub.add_option("--max-rows", a->max_rows, "Largest number of rows a")->required()->check(CLI::Range(2, 255));
-  sub.add_option("--max-cols", a->max_cols, "Largest number of columns b")->required()->check(CLI::Range(2, 254));
-  sub.add_option("-o,--output", a->output, "HDF5 file for the table (with provenance)");
-  sub.add_option("--csv", a->csv, "CSV file for the table: rows,cols,move_row,move_col,leaves");
+  sub.add_option("--max-rows", a->max_rows, "Largest number of rows a")->required()->transform(whole_number(2, 255));
+  sub.add_option("--max-cols", a->max_cols, "Largest number of columns b")->required()->transform(whole_number(2, 254));
+  sub.add_option("-o,--output", a->output, "HDF5 file for the table (with provenance)")->check(output_file_name());
+  sub.add_option("--csv", a->csv, "CSV file for the table: rows,cols,move_row,move_col,leaves (not the --output file)")
+      ->check(output_file_name());
   sub.add_flag("-f,--force", a->force, "Overwrite output files that exist");
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the table");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
   sub.footer(
       "Lists every a x b board with 2 <= a <= max-rows and a <= b <= max-cols, with all its\n"
       "winning first moves, from one exact solve of the box of min(max-rows, max-cols) x\n"

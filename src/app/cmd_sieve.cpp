@@ -31,6 +31,7 @@
 #include "chomp/sieve.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "run_claim.hpp"
 #include "sieve_cluster.hpp"
 #include "status_line.hpp"
 
@@ -104,7 +105,8 @@ class RunLock {
  public:
   /// True when another process holds the lock on path.
   static bool held_elsewhere(const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO in the place of a file must not block the open.
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return false;
     struct flock fl {};
     fl.l_type = F_WRLCK;
@@ -113,7 +115,7 @@ class RunLock {
     close(fd);
     return held;
   }
-  explicit RunLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CLOEXEC)) {
+  explicit RunLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK)) {
     struct flock fl {};
     fl.l_type = F_WRLCK;
     fl.l_whence = SEEK_SET;
@@ -130,11 +132,19 @@ class RunLock {
   int fd_;
 };
 
-/// The command that continues the run in `output` (with --max-tiles, so
-/// that it also continues a run killed before its first level was saved).
-std::string resume_command(const std::string& output, int max_tiles) {
-  return shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --max-tiles " +
-         std::to_string(max_tiles) + " --resume";
+/// The command that continues the run in `output`, with every parameter
+/// the run was given (--max-tiles and --store-losing, so that it also
+/// continues a run killed before its first level was saved; the threads
+/// and the memory limit it ran with).
+std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing) {
+  std::string c = shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --max-tiles " +
+                  std::to_string(max_tiles);
+  if (store_losing > 0) c += " --store-losing " + std::to_string(store_losing);
+  if (a.threads > 0) c += " --threads " + std::to_string(a.threads);
+  if (!a.memory_limit.empty()) c += " --memory-limit " + shell_quote(a.memory_limit);
+  if (a.slices > 0) c += " --slices " + std::to_string(a.slices) + " --slice-from " + std::to_string(a.slice_from);
+  if (a.quiet) c += " --quiet";
+  return c + " --resume";
 }
 
 /// "1:02:03", "4:05" or "37 s".
@@ -442,8 +452,23 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
       << "%; other work on this machine slows it)\n";
 }
 
-int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
+int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   std::error_code ec;
+  SieveArgs a = given;
+  // A symbolic link as --output: its target is the file, read and written
+  // in place (a rename would replace the link with a file of its own).
+  if (std::filesystem::is_symlink(a.output, ec)) {
+    const std::filesystem::path target = std::filesystem::weakly_canonical(a.output, ec);
+    if (ec || target.empty())
+      throw UsageError("--output " + printable(a.output) + " is a symbolic link that cannot be followed");
+    std::cerr << "note: --output " << printable(a.output, 200) << " is a symbolic link; its target "
+              << printable(target.string(), 200) << " is the file written\n";
+    a.output = target.string();
+  }
+  // Of two runs on one output started together, one claims it; the other
+  // stops here, before it looks at any file.
+  std::optional<RunClaim> claim;
+  if (!a.dry_run) claim.emplace(a.output);
   const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
   check_arguments(a, output_exists);
   const std::string store_path = store_path_for(a.output);
@@ -617,7 +642,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
                              : "no level was finished; " + a.output + " holds none")
                 << " (status \"interrupted\")\n";
     }
-    std::cerr << "chomp: to continue: " << resume_command(a.output, max_tiles) << '\n';
+    std::cerr << "chomp: to continue: " << resume_command(a, a.output, max_tiles, store_losing) << '\n';
     return 128 + (sig > 0 ? sig : SIGINT);
   } catch (const std::exception& e) {
     progress.clear();
@@ -643,7 +668,7 @@ int lead_sieve(const SieveArgs& a, ClusterRun& cluster) {
     throw std::runtime_error(std::string(e.what()) + "\nchomp: levels 1.." + std::to_string(out->rows()) +
                              " are saved in " + a.output + (disk_full ? " (status \"interrupted\")" : "") +
                              "; once the problem is fixed" + (disk_full ? " (free space on its disk)" : "") +
-                             ", continue with: " + resume_command(a.output, max_tiles));
+                             ", continue with: " + resume_command(a, a.output, max_tiles, store_losing));
   }
   out->finish("complete");
   // `total` is the levels this run computed; a resumed run also says what
@@ -688,7 +713,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   auto a = std::make_shared<SieveArgs>();
   a->max_tiles_option =
       sub.add_option("-n,--max-tiles", a->max_tiles, "Largest tile count (level) to classify")
-          ->check(whole_number(1, kMaxTiles,
+          ->transform(whole_number(1, kMaxTiles,
                                " (a position is stored as a lattice path of at most 256 steps, rows "
                                "plus columns, which holds every position of up to 255 tiles)"))
           ->capture_default_str();
@@ -696,7 +721,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->check(output_file_name())
       ->capture_default_str();
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")
-      ->check(whole_number(1, 4096));
+      ->transform(whole_number(1, 4096));
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
   sub.add_flag("-r,--resume", a->resume,
                "Continue the run in the output file (after a kill or a stop); starts one if there is "
@@ -704,7 +729,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   a->store_losing_option =
       sub.add_option("--store-losing", a->store_losing,
                      "Also store the losing positions of levels 1..K in the file (K <= 63)")
-          ->check(whole_number(0, 63, " (stored positions are 64-bit lattice paths, which hold every "
+          ->transform(whole_number(0, 63, " (stored positions are 64-bit lattice paths, which hold every "
                                       "position of up to 63 tiles)"));
   sub.add_option("--memory-limit", a->memory_limit,
                  "Memory the run fits itself into (e.g. 64M, 20G; powers of 1024): it chooses its windows, "
@@ -714,13 +739,13 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_option("--slices", a->slices,
                  "Finish every level from --slice-from on in a window of its own, cut into at least K slices "
                  "whatever the budget (for measuring what slices cost; 1: whole, one level a window)")
-      ->check(whole_number(1, 64));
-  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts")->check(whole_number(1, kMaxTiles));
+      ->transform(whole_number(1, 64));
+  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts")->transform(whole_number(1, kMaxTiles));
   sub.add_flag("--dry-run", a->dry_run, "Print the memory and disk plan on stdout, check it, and exit");
   sub.add_option("--processes", a->processes,
                  "With --dry-run: plan for K MPI processes, the memory per process (an MPI run takes its count "
                  "from mpirun)")
-      ->check(whole_number(1, 1 << 20));
+      ->transform(whole_number(1, 1 << 20));
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
   return [a] { return run_sieve(*a); };
 });

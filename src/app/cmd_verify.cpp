@@ -11,10 +11,12 @@
 #include <stdexcept>
 
 #include "chomp/losing_store.hpp"
+#include "chomp/position.hpp"
 
 #include "chomp/h5_output.hpp"
 #include "chomp/three_rows.hpp"
 #include "chomp/verify.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 
 namespace chomp::app {
@@ -224,18 +226,18 @@ const RegisterCommand reg(15, "verify", "Check a sieve result file's levels with
   sub.add_option("file", a->file, "Result file of `chomp sieve` (with its store beside it)")
       ->required()
       ->check(CLI::ExistingFile);
-  sub.add_option("--from", a->from, "First level to check")->check(CLI::Range(1, 255));
-  sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->check(CLI::Range(1, 255));
+  sub.add_option("--from", a->from, "First level to check")->transform(whole_number(1, kMaxTiles));
+  sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->transform(whole_number(1, kMaxTiles));
   sub.add_option("--every", a->every,
                  "Look up the transpose of every K-th losing position (1: all; default: about 10,000 a level)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+      ->transform(whole_number(1, std::uint64_t{1} << 40));
   sub.add_option("--moves", a->moves,
                  "Check the rule move by move on every K-th losing position and every K-th rank of each level "
                  "(1: all; default: about 500 of each a level)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+      ->transform(whole_number(1, std::uint64_t{1} << 40));
   sub.add_flag("--no-moves", a->no_moves, "Do not check the rule (the store and transposition only)");
   sub.add_flag("--finished", a->finished, "Check the finished levels of a run that did not complete");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
   sub.footer("Reads each finished level's losing ranks from the run's store (beside the file)\n"
              "and checks, saying of each check whether it is independent of the engine:\n"
              "  the stored ranks: increasing, below p(n), as many as the level's row says, with\n"

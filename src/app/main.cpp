@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "build_info.hpp"
+#include "chomp/h5_output.hpp"
 #include "chomp/position.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("chomp ") + chomp::build::kVersion + " (" +
                                         chomp::build::kGitRevision + ")");
   app.require_subcommand(1);
+  bool debug = false;
+  app.add_flag("--debug", debug, "Print HDF5's own error stack beside each error (for reporting a bug)");
 
   auto& registry = command_registry();
   std::sort(registry.begin(), registry.end(),
@@ -84,6 +87,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  chomp::show_hdf5_errors(debug);
   try {
     for (auto& [sub, action] : actions)
       if (sub->parsed()) return action();

@@ -1,0 +1,627 @@
+/// @file test_hostile_files.cpp
+/// @brief Crafted result files against every command that reads one
+/// (`verify`, `sieve --resume`, `show`), table-driven: every root attribute
+/// and /levels dataset the program reads, each as the wrong type, an array,
+/// empty, a huge claim; superblock and object-header flips; a FIFO, a folder,
+/// a symbolic link. Each run must end within a time limit and a memory
+/// bound, exit 1 or 2 with a message naming the object, print no HDF5
+/// error stack, and leave the file and its store byte for byte as they were.
+
+#include <gtest/gtest.h>
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
+#include "chomp_process.hpp"
+
+using namespace chomp;
+using namespace chomp::testing;
+
+namespace {
+
+constexpr int kLevels = 30;
+constexpr int kStoreLosing = 10;
+
+/// A run to 30 tiles (losing positions of 1..10 in the file), marked as
+/// interrupted so that a resume reads and checks every level; made once.
+const std::string& base_file() {
+  static ScratchDir dir;
+  static const std::string path = [] {
+    const std::string p = dir.file("base.h5");
+    const ProcessResult r = run_chomp({"sieve", "-n", std::to_string(kLevels), "--store-losing",
+                                       std::to_string(kStoreLosing), "-q", "-o", p});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const std::int64_t zero = 0;
+    const hid_t a = H5Aopen(f, "complete", H5P_DEFAULT);
+    EXPECT_GE(H5Awrite(a, H5T_NATIVE_INT64, &zero), 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    return p;
+  }();
+  return path;
+}
+
+/// Handles of the HDF5 C API, closed in reverse order.
+struct Ids {
+  std::vector<std::pair<hid_t, herr_t (*)(hid_t)>> ids;
+  hid_t operator()(hid_t id, herr_t (*close)(hid_t)) {
+    EXPECT_GE(id, 0) << "an HDF5 call failed while crafting the file";
+    ids.emplace_back(id, close);
+    return id;
+  }
+  ~Ids() {
+    for (auto it = ids.rbegin(); it != ids.rend(); ++it)
+      if (it->first >= 0) it->second(it->first);
+  }
+};
+
+hid_t vlen_string(Ids& ids) {
+  const hid_t t = ids(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(t, H5T_VARIABLE);
+  return t;
+}
+
+/// What a crafted value is: its file type, its dataspace, its bytes.
+struct Value {
+  std::function<hid_t(Ids&)> type;
+  std::function<hid_t(Ids&)> space;
+  std::function<const void*()> data;  ///< nullptr: nothing written
+};
+
+hid_t scalar(Ids& ids) { return ids(H5Screate(H5S_SCALAR), H5Sclose); }
+
+Value int_array() {
+  static const std::vector<std::int64_t> v(16, 7);
+  return {[](Ids&) { return H5T_STD_I64LE; },
+          [](Ids& ids) {
+            const hsize_t n = 16;
+            return ids(H5Screate_simple(1, &n, nullptr), H5Sclose);
+          },
+          [] { return static_cast<const void*>(v.data()); }};
+}
+Value int_value(std::int64_t x) {
+  auto v = std::make_shared<std::int64_t>(x);
+  return {[](Ids&) { return H5T_STD_I64LE; }, scalar, [v] { return static_cast<const void*>(v.get()); }};
+}
+Value real_value() {
+  static const double v = 3.5;
+  return {[](Ids&) { return H5T_IEEE_F64LE; }, scalar, [] { return static_cast<const void*>(&v); }};
+}
+Value text_value(std::string s) {
+  auto text = std::make_shared<std::string>(std::move(s));
+  auto ptr = std::make_shared<const char*>(nullptr);
+  return {vlen_string, scalar, [text, ptr] {
+            *ptr = text->c_str();
+            return static_cast<const void*>(ptr.get());
+          }};
+}
+Value text_array() {
+  static const char* v[3] = {"a", "b", "c"};
+  return {vlen_string,
+          [](Ids& ids) {
+            const hsize_t n = 3;
+            return ids(H5Screate_simple(1, &n, nullptr), H5Sclose);
+          },
+          [] { return static_cast<const void*>(v); }};
+}
+Value empty_of(bool text) {
+  return {text ? std::function<hid_t(Ids&)>(vlen_string) : [](Ids&) { return H5T_STD_I64LE; },
+          [](Ids& ids) { return ids(H5Screate(H5S_NULL), H5Sclose); }, [] { return nullptr; }};
+}
+Value compound_value() {
+  static const std::int64_t v[2] = {1, 2};
+  return {[](Ids& ids) {
+            const hid_t t = ids(H5Tcreate(H5T_COMPOUND, 16), H5Tclose);
+            H5Tinsert(t, "a", 0, H5T_STD_I64LE);
+            H5Tinsert(t, "b", 8, H5T_STD_I64LE);
+            return t;
+          },
+          scalar, [] { return static_cast<const void*>(v); }};
+}
+
+/// Replaces (or adds) root attribute `name` with `v`.
+void set_attribute(const std::string& path, const std::string& name, const Value& v) {
+  Ids ids;
+  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  if (H5Aexists(f, name.c_str()) > 0) {
+    EXPECT_GE(H5Adelete(f, name.c_str()), 0);
+  }
+  const hid_t type = v.type(ids);
+  const hid_t a = ids(H5Acreate2(f, name.c_str(), type, v.space(ids), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (const void* d = v.data()) {
+    EXPECT_GE(H5Awrite(a, type, d), 0);
+  }
+}
+
+void delete_attribute(const std::string& path, const std::string& name) {
+  Ids ids;
+  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  EXPECT_GE(H5Adelete(f, name.c_str()), 0);
+}
+
+/// The names of the root attributes, and of the datasets of a group.
+std::vector<std::string> names_in(const std::string& path, const char* group, bool attributes) {
+  Ids ids;
+  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  std::vector<std::string> out;
+  if (attributes) {
+    H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_INC, nullptr,
+                [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+                  static_cast<std::vector<std::string>*>(data)->push_back(name);
+                  return 0;
+                },
+                &out);
+  } else {
+    const hid_t g = ids(H5Gopen2(f, group, H5P_DEFAULT), H5Gclose);
+    H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, nullptr,
+               [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+                 static_cast<std::vector<std::string>*>(data)->push_back(name);
+                 return 0;
+               },
+               &out);
+  }
+  return out;
+}
+
+/// Replaces dataset `name` (a path such as "levels/tiles") with one of
+/// type `type`, dims, maxdims, chunk rows (0: contiguous), deflated or not;
+/// `rows` values of zero bytes are written unless `write` is false.
+void replace_dataset(const std::string& path, const std::string& name, hid_t type, std::vector<hsize_t> dims,
+                     std::vector<hsize_t> maxdims, hsize_t chunk, bool deflate, bool write = true) {
+  Ids ids;
+  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  EXPECT_GE(H5Ldelete(f, name.c_str(), H5P_DEFAULT), 0);
+  const int rank = static_cast<int>(dims.size());
+  const hid_t space =
+      ids(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims.data(), maxdims.empty() ? nullptr : maxdims.data()),
+          H5Sclose);
+  const hid_t dcpl = ids(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (chunk) {
+    std::vector<hsize_t> c(static_cast<std::size_t>(rank), 1);
+    c[0] = chunk;
+    EXPECT_GE(H5Pset_chunk(dcpl, rank, c.data()), 0);
+    if (deflate) H5Pset_deflate(dcpl, 9);
+  }
+  const hid_t ds = ids(H5Dcreate2(f, name.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
+  if (!write) return;
+  hsize_t n = 1;
+  for (hsize_t d : dims) n *= d;
+  if (H5Tget_class(type) == H5T_STRING) {
+    std::vector<const char*> v(n, "7");
+    EXPECT_GE(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  } else {
+    std::vector<char> zeros(n * H5Tget_size(type), 0);
+    EXPECT_GE(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data()), 0);
+  }
+}
+
+void set_extent(const std::string& path, const std::string& name, hsize_t rows) {
+  Ids ids;
+  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  const hid_t ds = ids(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose);
+  EXPECT_GE(H5Dset_extent(ds, &rows), 0);
+}
+
+void replace_with_group(const std::string& path, const std::string& name) {
+  Ids ids;
+  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  EXPECT_GE(H5Ldelete(f, name.c_str(), H5P_DEFAULT), 0);
+  ids(H5Gcreate2(f, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+}
+
+void replace_with_soft_link(const std::string& path, const std::string& name, const std::string& target) {
+  Ids ids;
+  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  EXPECT_GE(H5Ldelete(f, name.c_str(), H5P_DEFAULT), 0);
+  EXPECT_GE(H5Lcreate_soft(target.c_str(), f, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), 0);
+}
+
+void flip_byte(const std::string& path, std::uint64_t offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.get(c);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put(static_cast<char>(c ^ 0x5A));
+}
+
+/// The file offset of the root group's object header.
+haddr_t root_header(const std::string& path) {
+  Ids ids;
+  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  H5O_info_t info{};
+  EXPECT_GE(H5Oget_info2(f, &info, H5O_INFO_BASIC), 0);
+  return info.addr;
+}
+
+/// One crafted file: what is done to a copy of the base run, and what the
+/// refusal must name.
+struct Craft {
+  std::string what;
+  std::function<void(const std::string& path)> damage;
+  std::string names;
+  bool resume_only = false;  ///< only a resume reads it (/losing_positions)
+};
+
+std::vector<Craft> crafts() {
+  std::vector<Craft> out;
+  const std::string base = base_file();
+  // Every root attribute: an array, the other kind, empty, a compound.
+  const std::vector<std::string> numbers{"format_version", "max_tiles", "threads", "mpi_ranks", "store_losing",
+                                         "memory_budget", "complete", "levels_only"};
+  std::vector<std::string> attributes = names_in(base, nullptr, true);
+  if (std::find(attributes.begin(), attributes.end(), "levels_only") == attributes.end())
+    attributes.push_back("levels_only");  // read when present
+  EXPECT_GE(attributes.size(), 20U);
+  for (const std::string& name : attributes) {
+    const bool number = std::find(numbers.begin(), numbers.end(), name) != numbers.end();
+    const auto attr = [name](Value v) { return [name, v](const std::string& p) { set_attribute(p, name, v); }; };
+    out.push_back({"attribute " + name + " as an array of 16 integers", attr(int_array()), name});
+    out.push_back({"attribute " + name + " as an array of 3 strings", attr(text_array()), name});
+    out.push_back({"attribute " + name + " empty (a null dataspace)", attr(empty_of(!number)), name});
+    out.push_back({"attribute " + name + " as a compound", attr(compound_value()), name});
+    if (number) {
+      out.push_back({"attribute " + name + " as a string", attr(text_value("12")), name});
+      out.push_back({"attribute " + name + " as a float", attr(real_value()), name});
+    } else {
+      out.push_back({"attribute " + name + " as an integer", attr(int_value(12)), name});
+    }
+  }
+  // Values of the right kind that no writer makes.
+  const auto attr = [](std::string name, Value v) {
+    return [name, v](const std::string& p) { set_attribute(p, name, v); };
+  };
+  for (std::int64_t v : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{256}, std::int64_t{1} << 62})
+    out.push_back({"max_tiles = " + std::to_string(v), attr("max_tiles", int_value(v)), "max_tiles"});
+  out.push_back({"max_tiles below the rows", attr("max_tiles", int_value(20)), "max_tiles"});
+  for (std::int64_t v : {std::int64_t{-1}, std::int64_t{64}, std::int64_t{1} << 40})
+    out.push_back({"store_losing = " + std::to_string(v), attr("store_losing", int_value(v)), "store_losing"});
+  out.push_back({"complete = 7", attr("complete", int_value(7)), "complete"});
+  out.push_back({"format_version = 2^40", attr("format_version", int_value(std::int64_t{1} << 40)), "format_version"});
+  out.push_back({"store_file with a folder", attr("store_file", text_value("../../etc/passwd")), "store_file"});
+  out.push_back({"store_file absolute", attr("store_file", text_value("/etc/passwd")), "store_file"});
+  out.push_back({"run_id not hexadecimal", attr("run_id", text_value("not-an-id")), "run_id"});
+  out.push_back({"program another", attr("program", text_value("h5py")), "program"});
+  out.push_back({"command_line of 2 MiB", attr("command_line", text_value(std::string(2 << 20, 'x'))),
+                 "command_line"});
+  // (Without run_id and store_file a file is a levels-only copy, which
+  // show reads and verify and resume refuse as such.)
+  for (const char* name : {"program", "format_version", "max_tiles", "store_losing", "complete"})
+    out.push_back({std::string("attribute ") + name + " missing",
+                   [name](const std::string& p) { delete_attribute(p, name); }, name});
+
+  // Every /levels dataset: another class, strings, 2-D, a scalar, huge
+  // claims, one huge chunk, a group, a soft link.
+  for (const std::string& column : names_in(base, "levels", false)) {
+    const std::string ds = "levels/" + column, named = "/levels/" + column;
+    const hsize_t rows = kLevels, unlimited = H5S_UNLIMITED;
+    out.push_back({named + " as 8-bit integers",
+                   [=](const std::string& p) { replace_dataset(p, ds, H5T_STD_I8LE, {rows}, {}, 0, false); }, named});
+    out.push_back({named + " as 128-bit integers",
+                   [=](const std::string& p) {
+                     const hid_t t = H5Tcopy(H5T_STD_U64LE);
+                     H5Tset_size(t, 16);
+                     H5Tset_precision(t, 128);
+                     replace_dataset(p, ds, t, {rows}, {}, 0, false);
+                     H5Tclose(t);
+                   },
+                   named});
+    out.push_back({named + " as floats or integers (the other class)",
+                   [=](const std::string& p) {
+                     const bool real = column.find("seconds") != std::string::npos || column == "losing_fraction" ||
+                                       column == "hypothesis_ratio";
+                     replace_dataset(p, ds, real ? H5T_STD_U64LE : H5T_IEEE_F64LE, {rows}, {}, 0, false);
+                   },
+                   named});
+    out.push_back({named + " as strings",
+                   [=](const std::string& p) {
+                     const hid_t t = H5Tcopy(H5T_C_S1);
+                     H5Tset_size(t, H5T_VARIABLE);
+                     replace_dataset(p, ds, t, {rows}, {}, 0, false);
+                     H5Tclose(t);
+                   },
+                   named});
+    out.push_back({named + " 2-D", [=](const std::string& p) { replace_dataset(p, ds, H5T_STD_U64LE, {rows, 2}, {}, 0, false); },
+                   named});
+    out.push_back({named + " a scalar", [=](const std::string& p) { replace_dataset(p, ds, H5T_STD_U64LE, {}, {}, 0, false); },
+                   named});
+    for (hsize_t claim : {hsize_t{30'000'000}, hsize_t{1'000'000'000'000}})
+      out.push_back({named + " claiming " + std::to_string(claim) + " rows",
+                     [=](const std::string& p) { set_extent(p, ds, claim); }, named});
+    out.push_back({named + " in one deflated chunk of 2^26 rows",
+                   [=](const std::string& p) {
+                     replace_dataset(p, ds, H5T_STD_U64LE, {rows}, {unlimited}, hsize_t{1} << 26, true, false);
+                   },
+                   named});
+    out.push_back({named + " a group", [=](const std::string& p) { replace_with_group(p, ds); }, named});
+    out.push_back({named + " a soft link",
+                   [=](const std::string& p) { replace_with_soft_link(p, ds, column == "tiles" ? "/levels/slices" : "/levels/tiles"); },
+                   named});
+  }
+  out.push_back({"/levels a dataset",
+                 [](const std::string& p) {
+                   Ids ids;
+                   const hid_t f = ids(H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+                   H5Ldelete(f, "levels", H5P_DEFAULT);
+                   const hsize_t n = 4;
+                   ids(H5Dcreate2(f, "levels", H5T_STD_U64LE, ids(H5Screate_simple(1, &n, nullptr), H5Sclose),
+                                  H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                       H5Dclose);
+                 },
+                 "/levels"});
+
+  // /losing_positions, which a resume copies: more rows than p(n), one
+  // chunk of 2 GiB (not written: the claim alone must be refused), floats.
+  const std::string lp = "losing_positions/level_007", lp_named = "/losing_positions/level_007";
+  out.push_back({lp_named + " claiming 10^9 rows", [=](const std::string& p) { set_extent(p, lp, 1'000'000'000); },
+                 lp_named, true});
+  out.push_back({lp_named + " claiming more rows than p(7)", [=](const std::string& p) { set_extent(p, lp, 16); },
+                 lp_named, true});
+  out.push_back({lp_named + " in one chunk of 2^28 rows",
+                 [=](const std::string& p) {
+                   replace_dataset(p, lp, H5T_STD_U64LE, {4}, {H5S_UNLIMITED}, hsize_t{1} << 28, true, false);
+                 },
+                 lp_named, true});
+  out.push_back({lp_named + " as floats",
+                 [=](const std::string& p) { replace_dataset(p, lp, H5T_IEEE_F64LE, {4}, {}, 0, false); }, lp_named,
+                 true});
+  out.push_back({"/losing_positions a dataset",
+                 [](const std::string& p) {
+                   Ids ids;
+                   const hid_t f = ids(H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+                   H5Ldelete(f, "losing_positions", H5P_DEFAULT);
+                   const hsize_t n = 4;
+                   ids(H5Dcreate2(f, "losing_positions", H5T_STD_U64LE,
+                                  ids(H5Screate_simple(1, &n, nullptr), H5Sclose), H5P_DEFAULT, H5P_DEFAULT,
+                                  H5P_DEFAULT),
+                       H5Dclose);
+                 },
+                 "/losing_positions", true});
+
+  // The superblock (bytes 8..47 of a version 3 superblock, checksum
+  // included) and the root group's object header: a flip fails a checksum,
+  // which the message names (its version and field sizes, bytes 8..10, are
+  // read before the checksum and named as such).
+  for (std::uint64_t at = 8; at < 48; ++at)
+    out.push_back({"superblock byte " + std::to_string(at) + " flipped",
+                   [at](const std::string& p) { flip_byte(p, at); },
+                   at == 8 ? "bad superblock version" : at < 11 ? "bad byte number" : "checksum"});
+  const haddr_t root = root_header(base);
+  for (std::uint64_t at : {6, 12, 20, 40, 80, 120})
+    out.push_back({"root object header byte " + std::to_string(at) + " flipped",
+                   [=](const std::string& p) { flip_byte(p, root + at); }, "checksum"});
+  return out;
+}
+
+/// Sanitizer builds reserve terabytes of address space: RLIMIT_AS only in
+/// plain builds; the resident peak is checked in every build.
+ProcessOptions bounded_options() {
+  ProcessOptions opts;
+  if (!sanitized_binary()) opts.address_space_limit = 2LL << 30;
+  return opts;
+}
+
+/// A command run under a time limit and a memory limit.
+struct Bounded {
+  ProcessResult result;
+  bool hung = false;
+};
+
+/// Waits for p until `deadline`, then kills it.
+Bounded finish(ChompProcess& p, std::chrono::steady_clock::time_point deadline) {
+  Bounded b;
+  const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  b.hung = !p.wait_until([] { return false; }, std::max(left, 0.0)) && !p.exited();
+  if (b.hung) p.send(SIGKILL);
+  b.result = p.wait();
+  return b;
+}
+
+Bounded run_bounded(const std::vector<std::string>& args, double seconds = 30) {
+  ChompProcess p(args, bounded_options());
+  return finish(p, std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                          std::chrono::duration<double>(seconds)));
+}
+
+/// The bytes of a file, or "" when it is not a regular file.
+std::string bytes_of(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) ? read_text(path) : std::string();
+}
+
+/// A command on a crafted file that must be refused: started, then checked.
+class Refusal {
+ public:
+  Refusal(std::vector<std::string> args, std::string path, std::string names)
+      : args_(std::move(args)), path_(std::move(path)), names_(std::move(names)),
+        before_(bytes_of(path_)), store_before_(bytes_of(store_path_for(path_))) {}
+  void start() {
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    process_ = std::make_unique<ChompProcess>(args_, bounded_options());
+  }
+  /// Waits for it and checks exit, message, time, memory and the files.
+  void check() {
+    const Bounded b = finish(*process_, deadline_);
+    const ProcessResult& r = b.result;
+    std::string cmd;
+    for (const std::string& a : args_) cmd += a.size() > 60 ? a.substr(0, 60) + "... " : a + " ";
+    SCOPED_TRACE(cmd);
+    EXPECT_FALSE(b.hung) << "still running after 30 s";
+    EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal << ": " << r.err;
+    EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << "exit " << r.exit_code << ": " << r.err;
+    EXPECT_NE(r.err.find(names_), std::string::npos) << "the message does not name " << names_ << ": " << r.err;
+    EXPECT_EQ(r.err.find("HDF5-DIAG"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("out of memory"), std::string::npos) << r.err;
+    EXPECT_LE(count_lines(r.err), 3) << r.err;
+    EXPECT_LT(r.err.size(), 2000U) << r.err.substr(0, 2000);
+    EXPECT_LT(r.max_rss_kib, 300 * 1024) << "a refusal took " << r.max_rss_kib / 1024 << " MiB";
+    const std::string store = store_path_for(path_);
+    EXPECT_TRUE(bytes_of(path_) == before_) << path_ << " was changed";
+    EXPECT_TRUE(bytes_of(store) == store_before_) << store << " was changed";
+    EXPECT_FALSE(std::filesystem::exists(path_ + ".partial"));
+    EXPECT_FALSE(std::filesystem::exists(path_ + ".lock"));
+  }
+
+ private:
+  std::vector<std::string> args_;
+  std::string path_, names_, before_, store_before_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::unique_ptr<ChompProcess> process_;
+};
+
+/// Runs `args` on a crafted file at `path` and checks the refusal.
+void expect_refusal(const std::vector<std::string>& args, const std::string& path, const std::string& names) {
+  Refusal r(args, path, names);
+  r.start();
+  r.check();
+}
+
+}  // namespace
+
+TEST(HostileFiles, TheBaseRunPassesEveryCommand) {
+  // The crafts below are refusals only because of what each one changes.
+  ScratchDir dir;
+  const std::string path = dir.file("run.h5");
+  std::filesystem::copy_file(base_file(), path);
+  std::filesystem::copy_file(store_path_for(base_file()), store_path_for(path));
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"verify", path}, {"show", path}, {"sieve", "--resume", "-q", "-o", path}}) {
+    const Bounded b = run_bounded(args);
+    EXPECT_EQ(b.result.exit_code, 0) << args[0] << ": " << b.result.err;
+  }
+  EXPECT_TRUE(read_level_file(path).complete());
+}
+
+TEST(HostileFiles, EveryCraftedFileIsRefusedQuicklyWithItsNameAndLeftAsItWas) {
+  const std::vector<Craft> all = crafts();
+  EXPECT_GT(all.size(), 250U);
+  // A sanitizer build runs several times slower: it gets every fourth
+  // craft (each kind of damage is among them), a plain build every one.
+  const std::size_t stride = sanitized_binary() ? 4 : 1;
+  // Crafts run in batches, each command on a copy of its own, all at once:
+  // most of a refusal's time is HDF5's bounded wait for a flush that never
+  // comes (a damaged superblock), not work.
+  constexpr std::size_t kBatch = 8;
+  std::vector<std::size_t> chosen;
+  for (std::size_t i = 0; i < all.size(); i += stride) chosen.push_back(i);
+  for (std::size_t first = 0; first < chosen.size() && !::testing::Test::HasFailure(); first += kBatch) {
+    std::vector<std::unique_ptr<ScratchDir>> dirs;
+    std::vector<std::pair<const Craft*, std::unique_ptr<Refusal>>> runs;
+    for (std::size_t k = first; k < std::min(first + kBatch, chosen.size()); ++k) {
+      const Craft& c = all[chosen[k]];
+      for (const char* command : {"resume", "verify", "show"}) {
+        if (c.resume_only && std::string(command) != "resume") continue;
+        dirs.push_back(std::make_unique<ScratchDir>());
+        const std::string path = dirs.back()->file("run.h5");
+        std::filesystem::copy_file(base_file(), path);
+        std::filesystem::copy_file(store_path_for(base_file()), store_path_for(path));
+        c.damage(path);
+        std::vector<std::string> args = std::string(command) == "resume"
+                                            ? std::vector<std::string>{"sieve", "--resume", "-q", "-o", path}
+                                            : std::vector<std::string>{command, path};
+        runs.emplace_back(&c, std::make_unique<Refusal>(args, path, c.names));
+      }
+    }
+    for (auto& [c, r] : runs) r->start();
+    for (auto& [c, r] : runs) {
+      SCOPED_TRACE(c->what);
+      r->check();
+    }
+  }
+}
+
+TEST(HostileFiles, FifosFoldersAndLinksAreRefusedWithoutBlocking) {
+  ScratchDir dir;
+  const std::string fifo = dir.file("fifo.h5");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  for (const auto& args : {std::vector<std::string>{"verify", fifo}, {"show", fifo},
+                           {"sieve", "--resume", "-q", "-o", fifo}}) {
+    const Bounded b = run_bounded(args, 20);
+    EXPECT_FALSE(b.hung) << args[0] << " blocked on a FIFO";
+    EXPECT_TRUE(b.result.exit_code == 1 || b.result.exit_code == 2) << b.result.err;
+    EXPECT_NE(b.result.err.find("fifo.h5"), std::string::npos) << b.result.err;
+  }
+  // A run whose store is a FIFO.
+  const std::string run = dir.file("run.h5");
+  std::filesystem::copy_file(base_file(), run);
+  ASSERT_EQ(mkfifo(store_path_for(run).c_str(), 0644), 0);
+  for (const auto& args : {std::vector<std::string>{"verify", run}, {"sieve", "--resume", "-q", "-o", run}}) {
+    const Bounded b = run_bounded(args, 20);
+    EXPECT_FALSE(b.hung) << args[0] << " blocked on a FIFO store";
+    EXPECT_EQ(b.result.exit_code, 1) << b.result.err;
+    EXPECT_NE(b.result.err.find("not a regular file"), std::string::npos) << b.result.err;
+  }
+  // A folder as the file.
+  const std::string folder = dir.file("folder.h5");
+  std::filesystem::create_directory(folder);
+  for (const auto& args : {std::vector<std::string>{"verify", folder}, {"show", folder},
+                           {"sieve", "--resume", "-q", "-o", folder}}) {
+    const Bounded b = run_bounded(args, 20);
+    EXPECT_TRUE(b.result.exit_code == 1 || b.result.exit_code == 2) << b.result.err;
+    EXPECT_NE(b.result.err.find("folder.h5"), std::string::npos) << b.result.err;
+  }
+  // /dev/zero and a symbolic link loop.
+  const std::string loop = dir.file("loop.h5");
+  std::filesystem::create_symlink(loop, loop);
+  for (const std::string& path : {std::string("/dev/zero"), loop}) {
+    for (const auto& args : {std::vector<std::string>{"verify", path}, {"show", path}}) {
+      const Bounded b = run_bounded(args, 20);
+      EXPECT_FALSE(b.hung);
+      EXPECT_TRUE(b.result.exit_code == 1 || b.result.exit_code == 2) << b.result.err;
+    }
+  }
+  // A symbolic link to a crafted file: refused, the target unchanged.
+  const std::string target = dir.file("target.h5"), link = dir.file("link.h5");
+  std::filesystem::copy_file(base_file(), target);
+  std::filesystem::copy_file(store_path_for(base_file()), store_path_for(target));
+  set_attribute(target, "max_tiles", int_array());
+  std::filesystem::create_symlink(target, link);
+  expect_refusal({"verify", link}, target, "max_tiles");
+  expect_refusal({"sieve", "--resume", "-q", "-o", link}, target, "max_tiles");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+}
+
+// --resume through a symbolic link continues the run in its target: the
+// link stays a link, the target is the finished file, and a note says so.
+TEST(HostileFiles, ResumeThroughASymbolicLinkWritesItsTarget) {
+  ScratchDir dir;
+  const std::string target = dir.file("target.h5"), link = dir.file("link.h5");
+  std::filesystem::copy_file(base_file(), target);
+  std::filesystem::copy_file(store_path_for(base_file()), store_path_for(target));
+  std::filesystem::create_symlink(target, link);
+  const ProcessResult r = run_chomp({"sieve", "--resume", "-n", "32", "-q", "-o", link});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("is a symbolic link; its target"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  const LevelTable t = read_level_file(target);
+  EXPECT_TRUE(t.complete());
+  EXPECT_EQ(t.tiles.size(), 32U);
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"link.h5", "target.h5", "target.store"}));
+}
+
+// HDF5's own error stack only with --debug.
+TEST(HostileFiles, Hdf5ErrorStackOnlyWithDebug) {
+  ScratchDir dir;
+  const std::string path = dir.file("run.h5");
+  std::filesystem::copy_file(base_file(), path);
+  flip_byte(path, 20);
+  const ProcessResult plain = run_chomp({"verify", path});
+  EXPECT_EQ(plain.exit_code, 1) << plain.err;
+  EXPECT_EQ(plain.err.find("HDF5-DIAG"), std::string::npos) << plain.err;
+  EXPECT_EQ(count_lines(plain.err), 1) << plain.err;
+  const ProcessResult debug = run_chomp({"--debug", "verify", path});
+  EXPECT_EQ(debug.exit_code, 1) << debug.err;
+  EXPECT_NE(debug.err.find("HDF5-DIAG"), std::string::npos) << debug.err;
+}
