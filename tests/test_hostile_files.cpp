@@ -34,7 +34,8 @@ constexpr int kLevels = 30;
 constexpr int kStoreLosing = 10;
 
 /// A run to 30 tiles (losing positions of 1..10 in the file), marked as
-/// interrupted so that a resume reads and checks every level; made once.
+/// interrupted so that a resume reads and checks every level (and verify
+/// needs --finished); made once.
 const std::string& base_file() {
   static ScratchDir dir;
   static const std::string path = [] {
@@ -497,7 +498,7 @@ TEST(HostileFiles, TheBaseRunPassesEveryCommand) {
   std::filesystem::copy_file(base_file(), path);
   std::filesystem::copy_file(store_path_for(base_file()), store_path_for(path));
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"verify", path}, {"show", path}, {"sieve", "--resume", "-q", "-o", path}}) {
+       {std::vector<std::string>{"verify", "--finished", path}, {"show", path}, {"sieve", "--resume", "-q", "-o", path}}) {
     const Bounded b = run_bounded(args);
     EXPECT_EQ(b.result.exit_code, 0) << args[0] << ": " << b.result.err;
   }
@@ -530,7 +531,9 @@ TEST(HostileFiles, EveryCraftedFileIsRefusedQuicklyWithItsNameAndLeftAsItWas) {
         c.damage(path);
         std::vector<std::string> args = std::string(command) == "resume"
                                             ? std::vector<std::string>{"sieve", "--resume", "-q", "-o", path}
-                                            : std::vector<std::string>{command, path};
+                                            : std::string(command) == "verify"
+                                                  ? std::vector<std::string>{command, "--finished", path}
+                                                  : std::vector<std::string>{command, path};
         runs.emplace_back(&c, std::make_unique<Refusal>(args, path, c.names));
       }
     }
@@ -546,7 +549,7 @@ TEST(HostileFiles, FifosFoldersAndLinksAreRefusedWithoutBlocking) {
   ScratchDir dir;
   const std::string fifo = dir.file("fifo.h5");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
-  for (const auto& args : {std::vector<std::string>{"verify", fifo}, {"show", fifo},
+  for (const auto& args : {std::vector<std::string>{"verify", "--finished", fifo}, {"show", fifo},
                            {"sieve", "--resume", "-q", "-o", fifo}}) {
     const Bounded b = run_bounded(args, 20);
     EXPECT_FALSE(b.hung) << args[0] << " blocked on a FIFO";
@@ -557,7 +560,7 @@ TEST(HostileFiles, FifosFoldersAndLinksAreRefusedWithoutBlocking) {
   const std::string run = dir.file("run.h5");
   std::filesystem::copy_file(base_file(), run);
   ASSERT_EQ(mkfifo(store_path_for(run).c_str(), 0644), 0);
-  for (const auto& args : {std::vector<std::string>{"verify", run}, {"sieve", "--resume", "-q", "-o", run}}) {
+  for (const auto& args : {std::vector<std::string>{"verify", "--finished", run}, {"sieve", "--resume", "-q", "-o", run}}) {
     const Bounded b = run_bounded(args, 20);
     EXPECT_FALSE(b.hung) << args[0] << " blocked on a FIFO store";
     EXPECT_EQ(b.result.exit_code, 1) << b.result.err;
@@ -566,7 +569,7 @@ TEST(HostileFiles, FifosFoldersAndLinksAreRefusedWithoutBlocking) {
   // A folder as the file.
   const std::string folder = dir.file("folder.h5");
   std::filesystem::create_directory(folder);
-  for (const auto& args : {std::vector<std::string>{"verify", folder}, {"show", folder},
+  for (const auto& args : {std::vector<std::string>{"verify", "--finished", folder}, {"show", folder},
                            {"sieve", "--resume", "-q", "-o", folder}}) {
     const Bounded b = run_bounded(args, 20);
     EXPECT_TRUE(b.result.exit_code == 1 || b.result.exit_code == 2) << b.result.err;
@@ -576,7 +579,7 @@ TEST(HostileFiles, FifosFoldersAndLinksAreRefusedWithoutBlocking) {
   const std::string loop = dir.file("loop.h5");
   std::filesystem::create_symlink(loop, loop);
   for (const std::string& path : {std::string("/dev/zero"), loop}) {
-    for (const auto& args : {std::vector<std::string>{"verify", path}, {"show", path}}) {
+    for (const auto& args : {std::vector<std::string>{"verify", "--finished", path}, {"show", path}}) {
       const Bounded b = run_bounded(args, 20);
       EXPECT_FALSE(b.hung);
       EXPECT_TRUE(b.result.exit_code == 1 || b.result.exit_code == 2) << b.result.err;
@@ -588,7 +591,7 @@ TEST(HostileFiles, FifosFoldersAndLinksAreRefusedWithoutBlocking) {
   std::filesystem::copy_file(store_path_for(base_file()), store_path_for(target));
   set_attribute(target, "max_tiles", int_array());
   std::filesystem::create_symlink(target, link);
-  expect_refusal({"verify", link}, target, "max_tiles");
+  expect_refusal({"verify", "--finished", link}, target, "max_tiles");
   expect_refusal({"sieve", "--resume", "-q", "-o", link}, target, "max_tiles");
   EXPECT_TRUE(std::filesystem::is_symlink(link));
 }
@@ -617,11 +620,11 @@ TEST(HostileFiles, Hdf5ErrorStackOnlyWithDebug) {
   const std::string path = dir.file("run.h5");
   std::filesystem::copy_file(base_file(), path);
   flip_byte(path, 20);
-  const ProcessResult plain = run_chomp({"verify", path});
+  const ProcessResult plain = run_chomp({"verify", "--finished", path});
   EXPECT_EQ(plain.exit_code, 1) << plain.err;
   EXPECT_EQ(plain.err.find("HDF5-DIAG"), std::string::npos) << plain.err;
   EXPECT_EQ(count_lines(plain.err), 1) << plain.err;
-  const ProcessResult debug = run_chomp({"--debug", "verify", path});
+  const ProcessResult debug = run_chomp({"--debug", "verify", "--finished", path});
   EXPECT_EQ(debug.exit_code, 1) << debug.err;
   EXPECT_NE(debug.err.find("HDF5-DIAG"), std::string::npos) << debug.err;
 }

@@ -51,11 +51,11 @@ std::vector<NumericOption> numeric_options() {
       {{"sieve", "--dry-run"}, "--slice-from"},  {{"sieve", "--dry-run"}, "--processes"},
       {{"verify", run}, "--from"},               {{"verify", run}, "--to"},
       {{"verify", run}, "--every"},              {{"verify", run}, "--moves"},
-      {{"verify", run}, "--threads"},            {{"count", "-q", "3"}, "--rows"},
-      {{"count", "-p", "3"}, "--cols"},          {{"play"}, "--rows"},
+      {{"verify", run}, "--threads"},            {{"count", "--cols", "3"}, "--rows"},
+      {{"count", "--rows", "3"}, "--cols"},          {{"play"}, "--rows"},
       {{"play"}, "--cols"},                      {{"play"}, "--seed"},
-      {{"rectangles", "-c", "6", "-q"}, "--max-rows"}, {{"rectangles", "-r", "3", "-q"}, "--max-cols"},
-      {{"rectangles", "-r", "3", "-c", "4", "-q"}, "--threads"}, {{"analyze", "3,2"}, "--threads"},
+      {{"rectangles", "--max-cols", "6", "-q"}, "--max-rows"}, {{"rectangles", "--max-rows", "3", "-q"}, "--max-cols"},
+      {{"rectangles", "--max-rows", "3", "--max-cols", "4", "-q"}, "--threads"}, {{"analyze", "3,2"}, "--threads"},
   };
 }
 
@@ -117,7 +117,7 @@ TEST(HostileInput, LeadingZerosAreReadAsDecimal) {
   EXPECT_NE(play.out.find("(seed 10)"), std::string::npos) << play.out;
   const ProcessResult seed = run_chomp({"play", "--seed", "18446744073709551615"});
   EXPECT_NE(seed.out.find("(seed 18446744073709551615)"), std::string::npos) << seed.out << seed.err;
-  const ProcessResult rect = run_chomp({"rectangles", "-r", "03", "-c", "010", "-q"});
+  const ProcessResult rect = run_chomp({"rectangles", "--max-rows", "03", "--max-cols", "010", "-q"});
   EXPECT_EQ(rect.exit_code, 0) << rect.err;
   EXPECT_NE(rect.err.find("the 3 x 10 box"), std::string::npos) << rect.err;
 }
@@ -194,7 +194,7 @@ TEST(HostileInput, RectanglesOutputsCannotCollideOrBeLeftHalfWritten) {
       {{"-o", huge}, "bytes"},
   };
   for (const auto& [outputs, says] : cases) {
-    std::vector<std::string> args{"rectangles", "-r", "3", "-c", "5", "-q"};
+    std::vector<std::string> args{"rectangles", "--max-rows", "3", "--max-cols", "5", "-q"};
     args.insert(args.end(), outputs.begin(), outputs.end());
     SCOPED_TRACE(outputs[0] + " " + outputs[1].substr(0, 60));
     const ProcessResult r = run_chomp(args);
@@ -206,14 +206,14 @@ TEST(HostileInput, RectanglesOutputsCannotCollideOrBeLeftHalfWritten) {
   // A file size limit fails the writes: nothing is left beside the names.
   ProcessOptions small;
   small.file_size_limit = 2000;
-  const ProcessResult full = run_chomp({"rectangles", "-r", "8", "-c", "20", "-q", "-o", dir.file("t.h5"), "--csv",
+  const ProcessResult full = run_chomp({"rectangles", "--max-rows", "8", "--max-cols", "20", "-q", "-o", dir.file("t.h5"), "--csv",
                                         dir.file("t.csv")},
                                        small);
   EXPECT_EQ(full.exit_code, 1) << full.err;
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"alias", "d"}));
   // And without the limit both are written.
   const ProcessResult ok =
-      run_chomp({"rectangles", "-r", "8", "-c", "20", "-q", "-o", dir.file("t.h5"), "--csv", dir.file("t.csv")});
+      run_chomp({"rectangles", "--max-rows", "8", "--max-cols", "20", "-q", "-o", dir.file("t.h5"), "--csv", dir.file("t.csv")});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"alias", "d", "t.csv", "t.h5"}));
   EXPECT_GT(std::filesystem::file_size(dir.file("t.csv")), 100U);
