@@ -196,6 +196,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
   const hid_t f = impl_->file.get();
   h5::write_build_attributes(f);
   write_attr(f, "format_version", kFormatVersion);
+  write_attr(f, "dimensions", prov.dimensions);
   write_attr(f, "command_line", prov.command_line);
   write_attr(f, "max_tiles", prov.max_tiles);
   write_attr(f, "threads", prov.threads);
