@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -78,10 +79,42 @@ Heights decode(const Key3& k) {
   return out;
 }
 
+/// Extents of a position: rows, columns (of the first row), height of the corner.
+std::array<int, 3> extents(const Grid& g) { return {g.rows, g.len[0], g.h[0][0]}; }
+
+/// The key of g with its axes permuted (cube (c0, c1, c2) to (c[p0], c[p1],
+/// c[p2])), built in `img`; `decided` says whether the image is one the
+/// symmetric sieve decides (height <= rows <= columns).
+Key3 image_key(const Grid& g, const std::array<int, 3>& p, Grid& img, bool& decided) {
+  const std::array<int, 3> ext = extents(g);
+  const int rows = ext[static_cast<std::size_t>(p[0])], cols = ext[static_cast<std::size_t>(p[1])];
+  decided = ext[static_cast<std::size_t>(p[2])] <= rows && rows <= cols;
+  for (int a = 0; a < rows; ++a)
+    for (int b = 0; b < cols; ++b) img.h[a][b] = 0;
+  for (int r = 0; r < g.rows; ++r)
+    for (int s = 0; s < g.len[r]; ++s)
+      for (int k = 1; k <= g.h[r][s]; ++k) {
+        const int co[3] = {r + 1, s + 1, k};
+        std::uint8_t& cell = img.h[co[p[0]] - 1][co[p[1]] - 1];
+        cell = std::max(cell, static_cast<std::uint8_t>(co[p[2]]));
+      }
+  img.rows = rows;
+  for (int a = 0; a < rows; ++a) {
+    int len = 0;
+    while (len < cols && img.h[a][len] > 0) ++len;
+    img.len[a] = len;
+  }
+  return encode(img);
+}
+
+/// Words a key of a level-n position can use (3n bits at most).
+int key_words(int n) { return (3 * n + 63) / 64; }
+
 }  // namespace
 
 struct Sieve3d::Impl {
   int max = 0;
+  Sieve3dOptions options;
   std::vector<std::uint64_t> counts;  // PL(n)
   std::vector<KeySet> losing;         // index n: level n's losing positions (index 0 unused)
   const std::atomic<bool>* stop = nullptr;
@@ -123,7 +156,8 @@ struct Sieve3d::Impl {
   }
 };
 
-Sieve3d::Sieve3d(int max_cubes) : impl_(std::make_unique<Impl>()) {
+Sieve3d::Sieve3d(int max_cubes, const Sieve3dOptions& options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
   if (max_cubes < 1 || max_cubes > kMaxCubes)
     throw std::invalid_argument("the 3D sieve classifies 1.." + std::to_string(kMaxCubes) + " cubes, not " +
                                 std::to_string(max_cubes));
@@ -157,10 +191,17 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
     };
     rec(rec, n, n);
   }
+  const bool sym = impl_->options.symmetry;
+  // Symmetric: the first row's length (columns) is at least its corner height.
+  if (sym)
+    firsts.erase(std::remove_if(firsts.begin(), firsts.end(),
+                                [](const std::vector<int>& f) { return f[0] > static_cast<int>(f.size()); }),
+                 firsts.end());
 
   struct Local {
     std::vector<Key3> losing;
     std::uint64_t positions = 0, moves = 0;
+    std::uint64_t weight = 0;  // symmetric: 60 x (orbit size / images decided), summed
   };
   tbb::enumerable_thread_specific<Local> locals;
   std::atomic<std::size_t> done{0};
@@ -170,7 +211,9 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, firsts.size(), 1), [&](const tbb::blocked_range<std::size_t>& range) {
     Local& local = locals.local();
     auto grid = std::make_unique<Grid>();
+    auto scratch = std::make_unique<Grid>();
     Grid& g = *grid;
+    const auto& perms = axis_permutations();
     for (std::size_t t = range.begin(); t != range.end(); ++t) {
       if (stopped.load(std::memory_order_relaxed) || (im.stop && im.stop->load(std::memory_order_relaxed))) {
         stopped.store(true);
@@ -184,12 +227,41 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
       // Row r in vector order under row r - 1, as for_each_plane_partition.
       auto rows = [&](auto&& self, int r, int left) -> void {
         if (left == 0) {
-          ++local.positions;
-          if (im.decide(g, n, local.moves)) {
-            local.losing.push_back(encode(g));
+          if (!sym) {
+            ++local.positions;
+            if (im.decide(g, n, local.moves)) local.losing.push_back(encode(g));
+            return;
           }
+          const std::array<int, 3> ext = extents(g);
+          if (ext[2] > ext[0]) return;  // height > rows: an image of it is decided
+          ++local.positions;
+          const bool lose = im.decide(g, n, local.moves);
+          if (ext[2] < ext[0] && ext[0] < ext[1]) {
+            // Distinct extents: six distinct images, this one the only one decided.
+            local.weight += 60 * 6;
+            if (lose)
+              for (const auto& p : perms) {
+                bool decided = false;
+                local.losing.push_back(image_key(g, p, *scratch, decided));
+              }
+            return;
+          }
+          std::array<Key3, 6> keys;
+          std::array<bool, 6> decided{};
+          for (std::size_t i = 0; i < 6; ++i) keys[i] = image_key(g, perms[i], *scratch, decided[i]);
+          int orbit = 0, reps = 0;
+          for (std::size_t i = 0; i < 6; ++i) {
+            bool first = true;
+            for (std::size_t j = 0; j < i; ++j) first &= !(keys[j] == keys[i]);
+            if (!first) continue;
+            ++orbit;
+            reps += decided[i];
+            if (lose) local.losing.push_back(keys[i]);
+          }
+          local.weight += static_cast<std::uint64_t>(60 * orbit / reps);
           return;
         }
+        if (sym && r >= g.len[0]) return;  // more rows than columns: an image of it is decided
         g.rows = r + 1;
         auto cells = [&](auto&& cself, int s, int rest, int cap) -> void {
           if (s > 0) {
@@ -218,18 +290,24 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
   LevelResult r;
   r.tiles = n;
   std::vector<Key3> keys;
+  std::uint64_t visited = 0, weight = 0;
   for (Local& l : locals) {
-    r.positions += l.positions;
+    visited += l.positions;
+    weight += l.weight;
     r.marks += l.moves;
     keys.insert(keys.end(), l.losing.begin(), l.losing.end());
+    std::vector<Key3>().swap(l.losing);
   }
-  if (r.positions != impl_->counts[static_cast<std::size_t>(n)])
-    throw std::logic_error("the 3D sieve visited " + std::to_string(r.positions) + " positions of " +
-                           std::to_string(n) + " cubes, not PL(n) = " +
-                           std::to_string(impl_->counts[static_cast<std::size_t>(n)]));
-  impl_->losing.emplace_back(keys);
+  const std::uint64_t pl = impl_->counts[static_cast<std::size_t>(n)];
+  if (sym ? weight != 60 * pl : visited != pl)
+    throw std::logic_error("the 3D sieve's positions of " + std::to_string(n) + " cubes count " +
+                           (sym ? std::to_string(weight) + " / 60" : std::to_string(visited)) +
+                           ", not PL(n) = " + std::to_string(pl));
+  r.positions = pl;
+  const std::size_t found = keys.size();
+  impl_->losing.emplace_back(std::move(keys), key_words(n));
   r.losing = impl_->losing.back().size();
-  if (r.losing != keys.size()) throw std::logic_error("the 3D sieve found a losing position twice");
+  if (!sym && r.losing != found) throw std::logic_error("the 3D sieve found a losing position twice");
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

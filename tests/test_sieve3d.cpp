@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
 #include <set>
 
+#include "chomp/analyze3d.hpp"
 #include "chomp/h5_output.hpp"
 #include "chomp/plane_partition.hpp"
 #include "chomp/plane_ranking.hpp"
@@ -129,6 +131,56 @@ TEST(Sieve3d, LosingSetsAreClosedUnderTheSixAxisPermutations) {
     for (const Heights& h : losing)
       for (const auto& p : axis_permutations()) EXPECT_TRUE(set.count(permute_axes(h, p))) << heights_to_string(h);
   }
+}
+
+TEST(Sieve3d, SymmetricAndFullSievesFindTheSameSets) {
+  Sieve3d sym(18), full(18, Sieve3dOptions{false});
+  for (int n = 1; n <= 18; ++n) {
+    const LevelResult a = sym.next_level(), b = full.next_level();
+    EXPECT_EQ(a.positions, b.positions);
+    EXPECT_EQ(a.losing, b.losing) << n;
+    EXPECT_LE(a.marks, b.marks);  // fewer moves examined
+    EXPECT_EQ(sym.losing_positions(n), full.losing_positions(n)) << n;
+  }
+}
+
+TEST(Sieve3d, AnalyzeOfOnePositionAgreesWithTheSieve) {
+  Sieve3d sieve(12);
+  for (int n = 1; n <= 12; ++n) sieve.next_level();
+  int checked = 0;
+  for (int n = 1; n <= 12; ++n)
+    for_each_plane_partition(n, [&](const Heights& h) {
+      const Analysis3d a = analyze_3d(h);
+      ASSERT_EQ(a.losing, sieve.losing(h)) << heights_to_string(h);
+      for (const Cube& c : moves_3d(h)) {
+        const bool to_losing = sieve.losing(apply_move(h, c));
+        const bool listed = std::find(a.winning_moves.begin(), a.winning_moves.end(), c) != a.winning_moves.end();
+        ASSERT_EQ(listed, to_losing) << heights_to_string(h);
+      }
+      ++checked;
+    });
+  EXPECT_EQ(checked, 1 + 3 + 6 + 13 + 24 + 48 + 86 + 160 + 282 + 500 + 859 + 1479);
+  EXPECT_THROW(analyze_3d(parse_heights("5,5,5/5,5,5/5,5,5"), 1000), std::length_error);
+}
+
+TEST(Sieve3d, CliAnalyzesA3dPosition) {
+  // 2,2/2,2: the divisors of 30 = 2 x 3 x 5, the 2 x 2 x 2 box.
+  const ProcessResult r = run_chomp({"analyze", "--dimensions", "3", "2,2/2,2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Analysis3d a = analyze_3d(parse_heights("2,2/2,2"));
+  ASSERT_FALSE(a.losing);
+  EXPECT_NE(r.out.find("Status: winning"), std::string::npos) << r.out;
+  for (const Cube& c : a.winning_moves) {
+    const std::string line = "(" + std::to_string(c.row) + "," + std::to_string(c.col) + "," + std::to_string(c.layer) +
+                             ") leaves " + heights_to_string(apply_move(parse_heights("2,2/2,2"), c));
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+  const ProcessResult l = run_chomp({"analyze", "--dimensions", "3", "2,1", "--json"});
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  EXPECT_NE(l.out.find("\"status\": \"losing\""), std::string::npos) << l.out;
+  const ProcessResult bad = run_chomp({"analyze", "--dimensions", "3", "1,2/1"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("must not increase along a row"), std::string::npos) << bad.err;
 }
 
 TEST(Sieve3d, FlatPositionsHaveTheirTwoDimensionalStatus) {

@@ -10,7 +10,10 @@
 /// membership compares whole keys, so no collision can change a status),
 /// which is small: L(n) is a few percent of PL(n). A level's row reports
 /// PL(n) (the visits are counted and checked against MacMahon's product),
-/// L(n), the moves examined (in LevelResult::marks) and its seconds.
+/// L(n), the moves examined (in LevelResult::marks) and its seconds. The
+/// positions decided are those with height <= rows <= columns (one or more
+/// of each orbit of the axis permutations; Sieve3dOptions), and each
+/// losing one brings its six images into the level's set.
 ///
 /// doc/ALGORITHMS.md ("Three dimensions") says why a pull and not the 2D
 /// engine's push into rank bitmaps, and what bounds it.
@@ -26,11 +29,21 @@
 
 namespace chomp {
 
+struct Sieve3dOptions {
+  /// Decide only the positions whose extents (rows, columns, height of the
+  /// corner) are in the order height <= rows <= columns, one or more in
+  /// each orbit of the six axis permutations, and give every image of a
+  /// losing one its status (about six times less work). The count check
+  /// then weighs each decided position by its orbit's size over the number
+  /// of its images decided. false: decide every position and count them.
+  bool symmetry = true;
+};
+
 class Sieve3d {
  public:
   /// Levels 1..max_cubes (1 <= max_cubes <= kMaxCubes); threads are the
   /// oneTBB arena's (tbb::global_control limits them).
-  explicit Sieve3d(int max_cubes);
+  explicit Sieve3d(int max_cubes, const Sieve3dOptions& options = {});
   ~Sieve3d();
   Sieve3d(const Sieve3d&) = delete;
   Sieve3d& operator=(const Sieve3d&) = delete;
