@@ -10,6 +10,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "chomp/analyze3d.hpp"
 #include "chomp/bounded.hpp"
 #include "chomp/strategy.hpp"
 #include "commands.hpp"
@@ -22,6 +23,7 @@ struct AnalyzeArgs {
   std::string position = "-";
   bool json = false;
   int threads = 0;
+  int dimensions = 2;
 };
 
 std::string read_stdin() {
@@ -45,7 +47,49 @@ std::string text_move(const MoveLine& m) {
          (m.leaves.empty() ? std::string("nothing (it is the poisoned tile)") : rows_to_string(m.leaves));
 }
 
+std::string cube_text(const Cube& c) {
+  return "(" + std::to_string(c.row) + "," + std::to_string(c.col) + "," + std::to_string(c.layer) + ")";
+}
+
+/// `chomp analyze --dimensions 3 3,2/1`: a 3D position (analyze3d.hpp).
+int run_analyze3d(const AnalyzeArgs& a) {
+  std::string text = a.position == "-" ? read_stdin() : a.position;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  const Heights h = parse_heights(text);
+  Analysis3d result;
+  try {
+    result = analyze_3d(h);
+  } catch (const std::length_error& e) {
+    throw UsageError(e.what());
+  }
+  const std::string pos = heights_to_string(h);
+  if (a.json) {
+    std::printf("{\n  \"position\": \"%s\",\n  \"dimensions\": 3,\n  \"cubes\": %d,\n  \"status\": \"%s\",\n"
+                "  \"winning_moves\": [",
+                pos.c_str(), cube_count(h), result.losing ? "losing" : "winning");
+    for (std::size_t i = 0; i < result.winning_moves.size(); ++i) {
+      const Cube& c = result.winning_moves[i];
+      std::printf("%s\n    {\"row\": %d, \"col\": %d, \"layer\": %d, \"leaves\": \"%s\"}", i ? "," : "", c.row,
+                  c.col, c.layer, heights_to_string(apply_move(h, c)).c_str());
+    }
+    std::printf("%s],\n  \"positions_solved\": %llu\n}\n", result.winning_moves.empty() ? "" : "\n  ",
+                static_cast<unsigned long long>(result.positions_solved));
+    return 0;
+  }
+  std::printf("3D position %s: %d cubes; heights:\n\n%s\n", pos.c_str(), cube_count(h), heights_picture(h).c_str());
+  if (result.losing) {
+    std::printf("Status: losing (every move leaves a winning position)\n");
+  } else {
+    std::printf("Status: winning\nWinning moves (%zu), the cube (row,column,layer) taken:\n", result.winning_moves.size());
+    for (const Cube& c : result.winning_moves)
+      std::printf("  %s leaves %s\n", cube_text(c).c_str(), heights_to_string(apply_move(h, c)).c_str());
+  }
+  std::printf("\nSolved the %llu positions reachable from it.\n", static_cast<unsigned long long>(result.positions_solved));
+  return 0;
+}
+
 int run_analyze(const AnalyzeArgs& a) {
+  if (a.dimensions == 3) return run_analyze3d(a);
   const Rows rows = parse_position(a.position == "-" ? read_stdin() : a.position);
   const std::uint64_t domain = count_subpositions(rows);
   if (domain > kMaxDomainPositions)
@@ -105,6 +149,10 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
                  "Row lengths top first, e.g. 7,3,3,1,1; '-' or nothing reads rows of '#' (or row lengths) from stdin");
   sub.add_flag("--json", a->json, "Print the result as JSON");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 4096));
+  sub.add_option("--dimensions", a->dimensions,
+                 "3: the position is 3D Chomp, rows of heights separated by '/', e.g. 3,2/1 (h(1,1)=3, "
+                 "h(1,2)=2, h(2,1)=1); a move takes a cube (row,column,layer) and every cube at or beyond it")
+      ->check(CLI::Range(2, 3));
   sub.footer(
       "Solves exactly every position contained in the given one (its rows no longer\n"
       "than the given rows), so its answer needs no search and no guess.\n"
@@ -116,6 +164,7 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
       "Positions containing more than 2^36 (6.9e10) positions are refused (exit code 2).\n"
       "Examples:\n"
       "  chomp analyze 7,3,3,1,1\n"
+      "  chomp analyze --dimensions 3 3,2/2,1\n"
       "  printf '###\\n##\\n#\\n' | chomp analyze --json\n");
   return [a] { return run_analyze(*a); };
 });
