@@ -197,6 +197,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
   const hid_t f = impl_->file.get();
   h5::write_build_attributes(f);
   write_attr(f, "format_version", kFormatVersion);
+  write_attr(f, "dimensions", prov.dimensions);
   write_attr(f, "command_line", prov.command_line);
   write_attr(f, "max_tiles", prov.max_tiles);
   write_attr(f, "threads", prov.threads);
@@ -347,7 +348,7 @@ const std::vector<std::pair<const char*, h5::Kind>>& root_schema() {
       {"hdf5_version", Kind::text},   {"tbb_version", Kind::text},    {"compiler", Kind::text},
       {"build_type", Kind::text},     {"host", Kind::text},           {"start_utc", Kind::text},
       {"end_utc", Kind::text},        {"resume_history", Kind::text}, {"complete", Kind::integer},
-      {"status", Kind::text},         {"levels_only", Kind::integer},
+      {"status", Kind::text},         {"levels_only", Kind::integer}, {"dimensions", Kind::integer},
   };
   return schema;
 }
@@ -385,10 +386,16 @@ void check_root_values(const LevelTable& t, const std::string& path) {
   if (store_losing < 0 || store_losing > std::min<std::int64_t>(63, max_tiles))
     refuse("store_losing", "is " + std::to_string(store_losing) + ", not 0..min(63, max_tiles)");
   if (complete != 0 && complete != 1) refuse("complete", "is " + std::to_string(complete) + ", not 0 or 1");
+  if (const auto d = t.number_attributes.find("dimensions"); d != t.number_attributes.end() && d->second != 2 &&
+                                                              d->second != 3)
+    refuse("dimensions", "is " + std::to_string(d->second) + ", not 2 or 3");
   if (const auto f = t.text_attributes.find("store_file"); f != t.text_attributes.end() && !f->second.empty() &&
                                                             !plain_file_name(f->second))
     refuse("store_file", "is not a file name (\"" + f->second.substr(0, 60) + "\")");
-  if (const auto id = t.text_attributes.find("run_id"); id != t.text_attributes.end() && !run_id_form(id->second))
+  // (A run with no store, such as a 3D one, records an empty run_id.)
+  if (const auto id = t.text_attributes.find("run_id");
+      id != t.text_attributes.end() && !run_id_form(id->second) &&
+      !(id->second.empty() && t.text_attributes.count("store_file") && t.text_attributes.at("store_file").empty()))
     refuse("run_id", "is not 32 hexadecimal digits");
 }
 

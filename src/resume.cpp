@@ -56,6 +56,11 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   const LevelTable& t = reader.table();
   ResumeState& s = impl_->state;
 
+  if (const std::int64_t dims = number_attribute(t, "dimensions", 2); dims != 2)
+    throw ResumeRefused(cannot + "it is a table of " + std::to_string(dims) +
+                        "D Chomp (root attribute dimensions = " + std::to_string(dims) +
+                        "), which --resume does not continue; start it over with --dimensions " +
+                        std::to_string(dims) + " --force");
   const std::int64_t format = number_attribute(t, "format_version", 0);
   if (format != kFormatVersion || !reader.has_store())
     throw ResumeRefused(cannot + "it has format_version " + std::to_string(format) +

@@ -46,7 +46,8 @@
 /// bottom row first. notebooks/chomp_positions.py has a decoder.
 ///
 /// Root attributes: program, version, git_revision, format_version,
-/// command_line, max_tiles, threads, mpi_ranks, store_losing, memory_budget,
+/// dimensions (2, or 3 for a table of 3D Chomp by cube count, whose
+/// positions column is PL(n) and which has no store), command_line, max_tiles, threads, mpi_ranks, store_losing, memory_budget,
 /// store_file, run_id, hdf5_version, tbb_version, compiler, build_type,
 /// host, start_utc, end_utc, resume_history (one line per `--resume`: when,
 /// which levels were restored, threads, the resuming program's version and
@@ -95,6 +96,7 @@ struct Provenance {
   std::string run_id;      ///< the store's id
   std::string start_utc;
   std::string resume_history;  ///< empty for a run that was never resumed
+  int dimensions = 2;  ///< 2: tiles (partitions); 3: cubes (plane partitions, sieve3d.hpp)
 };
 
 /// HDF5 prints its own error stack on stderr only when asked (`--debug`):

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "chomp/analyze3d.hpp"
 #include "chomp/bounded.hpp"
 #include "chomp/grundy.hpp"
 #include "chomp/strategy.hpp"
@@ -25,6 +26,7 @@ struct AnalyzeArgs {
   std::string position = "-";
   bool json = false;
   int threads = 0;
+  int dimensions = 2;
 };
 
 /// Standard input, up to the longest position text: one byte more is
@@ -121,7 +123,49 @@ int run_sum(const std::string& text, bool json) {
   return 0;
 }
 
+std::string cube_text(const Cube& c) {
+  return "(" + std::to_string(c.row) + "," + std::to_string(c.col) + "," + std::to_string(c.layer) + ")";
+}
+
+/// `chomp analyze --dimensions 3 3,2/1`: a 3D position (analyze3d.hpp).
+int run_analyze3d(const AnalyzeArgs& a) {
+  std::string text = a.position == "-" ? read_stdin() : a.position;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  const Heights h = parse_heights(text);
+  Analysis3d result;
+  try {
+    result = analyze_3d(h);
+  } catch (const std::length_error& e) {
+    throw UsageError(e.what());
+  }
+  const std::string pos = heights_to_string(h);
+  if (a.json) {
+    std::printf("{\n  \"position\": \"%s\",\n  \"dimensions\": 3,\n  \"cubes\": %d,\n  \"status\": \"%s\",\n"
+                "  \"winning_moves\": [",
+                pos.c_str(), cube_count(h), result.losing ? "losing" : "winning");
+    for (std::size_t i = 0; i < result.winning_moves.size(); ++i) {
+      const Cube& c = result.winning_moves[i];
+      std::printf("%s\n    {\"row\": %d, \"col\": %d, \"layer\": %d, \"leaves\": \"%s\"}", i ? "," : "", c.row,
+                  c.col, c.layer, heights_to_string(apply_move(h, c)).c_str());
+    }
+    std::printf("%s],\n  \"positions_solved\": %llu\n}\n", result.winning_moves.empty() ? "" : "\n  ",
+                static_cast<unsigned long long>(result.positions_solved));
+    return 0;
+  }
+  std::printf("3D position %s: %d cubes; heights:\n\n%s\n", pos.c_str(), cube_count(h), heights_picture(h).c_str());
+  if (result.losing) {
+    std::printf("Status: losing (every move leaves a winning position)\n");
+  } else {
+    std::printf("Status: winning\nWinning moves (%zu), the cube (row,column,layer) taken:\n", result.winning_moves.size());
+    for (const Cube& c : result.winning_moves)
+      std::printf("  %s leaves %s\n", cube_text(c).c_str(), heights_to_string(apply_move(h, c)).c_str());
+  }
+  std::printf("\nSolved the %llu positions reachable from it.\n", static_cast<unsigned long long>(result.positions_solved));
+  return 0;
+}
+
 int run_analyze(const AnalyzeArgs& a) {
+  if (a.dimensions == 3) return run_analyze3d(a);
   const std::string text = a.position == "-" ? read_stdin() : a.position;
   if (text.find('+') != std::string::npos || text.find_first_of("xX") != std::string::npos) {
     const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
@@ -188,6 +232,10 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
                  "'-' or nothing reads rows of '#' (or row lengths, or a sum) from stdin");
   sub.add_flag("--json", a->json, "Print the result as JSON");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
+  sub.add_option("--dimensions", a->dimensions,
+                 "3: the position is 3D Chomp, rows of heights separated by '/', e.g. 3,2/1 (h(1,1)=3, "
+                 "h(1,2)=2, h(2,1)=1); a move takes a cube (row,column,layer) and every cube at or beyond it")
+      ->transform(whole_number(2, 3));
   sub.footer(
       "Solves exactly every position contained in the given one (its rows no longer\n"
       "than the given rows), so its answer needs no search and no guess.\n"
@@ -207,6 +255,7 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
       "about half a minute); an empty board (\"3,2 +\") or a larger one is refused (exit code 2).\n"
       "Examples:\n"
       "  chomp analyze 7,3,3,1,1\n"
+      "  chomp analyze --dimensions 3 3,2/2,1\n"
       "  printf '###\\n##\\n#\\n' | chomp analyze --json\n"
       "  chomp analyze \"3,2 + 4,4,1 + 2\" --json\n");
   return [a] { return run_analyze(*a); };

@@ -22,6 +22,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <vector>
 #include <sstream>
 
 #include "build_info.hpp"
@@ -29,6 +30,7 @@
 #include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "chomp/sieve.hpp"
+#include "chomp/sieve3d.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
 #include "run_claim.hpp"
@@ -51,9 +53,12 @@ struct SieveArgs {
   int processes = 0;   // --processes: plan for this many MPI processes (dry runs)
   int slices = 0;      // at least this many slices a level (measurements)
   int slice_from = 1;  //   from this level on
+  int dimensions = 2;  // 3: cubes (plane partitions)
   // Whether the user gave them: a resumed run otherwise takes the file's.
   const CLI::Option* max_tiles_option = nullptr;
   const CLI::Option* store_losing_option = nullptr;
+  // Options the 3D sieve refuses when given.
+  std::vector<const CLI::Option*> not_in_3d;
 };
 
 // Set by SIGINT / SIGTERM; the sieve polls the flag and stops the level in
@@ -703,8 +708,110 @@ int follow_sieve(const SieveArgs& a, ClusterRun& cluster) {
   }
 }
 
+/// `chomp sieve --dimensions 3`: the 3D sieve (sieve3d.hpp), level by
+/// level into the same /levels table as 2D, with root attribute
+/// dimensions = 3. It keeps its losing positions in memory only, so it
+/// does not resume: it refuses --resume (and the store's options) before
+/// anything is written, and a stopped run leaves a file whose status says
+/// "interrupted" (complete = 0) with the levels it finished.
+int lead_sieve3d(const SieveArgs& a, ClusterRun& cluster) {
+  if (a.resume)
+    throw UsageError("--resume is not supported with --dimensions 3: the 3D sieve keeps its losing positions "
+                     "in memory, not in a store, so a stopped 3D run is started over (--force)");
+  for (const CLI::Option* o : a.not_in_3d)
+    if (o->count())
+      throw UsageError(o->get_name() + " is not supported with --dimensions 3 (it belongs to the 2D store, "
+                       "windows and memory plan; the 3D sieve holds only its sets of losing positions)");
+  if (a.max_tiles > kMaxCubes)
+    throw UsageError("--max-tiles " + std::to_string(a.max_tiles) + " with --dimensions 3: at most " +
+                     std::to_string(kMaxCubes) + " cubes (a 3D position's key holds 3 bits a cube in 192 bits)");
+  if (cluster.processes() > 1) throw UsageError("--dimensions 3 runs as one process, not under mpirun or srun");
+  std::error_code ec;
+  const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
+  check_arguments(a, output_exists);
+  for (const std::string& path : {a.output, a.output + ".partial"})
+    if (RunLock::held_elsewhere(path))
+      throw std::runtime_error(path + " is being written by another chomp process; let it finish or stop it");
+
+  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  g_stop.store(false);
+  const StopSignals stop_signals;
+
+  Provenance prov;
+  prov.command_line = command_line();
+  prov.start_utc = utc_now();
+  prov.max_tiles = a.max_tiles;
+  prov.threads = threads;
+  prov.processes = 1;
+  prov.dimensions = 3;
+  Sieve3d sieve(a.max_tiles);
+  sieve.set_stop_flag(&g_stop);
+
+  // Made as FILE.partial and renamed once its datasets exist, as in 2D:
+  // a kill leaves a readable FILE with status "running", or none.
+  const std::string partial = a.output + ".partial";
+  std::optional<LevelFileWriter> out;
+  out.emplace(partial, prov);
+  const RunLock lock(partial);
+  out->rename_to(a.output);
+
+  std::mutex line_mutex;
+  StatusLine line;
+  auto show_progress = [&](int n, double fraction) {
+    const std::lock_guard guard(line_mutex);
+    if (line.elapsed() < 3.0) return;
+    char text[96];
+    std::snprintf(text, sizeof text, "level %d/%d \u00b7 %3.0f%% \u00b7 %s elapsed", n, a.max_tiles, 100 * fraction,
+                  clock_text(line.elapsed()).c_str());
+    line.show(text);
+  };
+  if (!a.quiet)
+    std::printf("%6s %16s %14s %10s %10s %10s\n", "cubes", "positions", "losing", "%losing", "ratio", "seconds");
+  double total = 0;
+  try {
+    while (sieve.levels_done() < a.max_tiles) {
+      const LevelResult r = sieve.next_level(show_progress);
+      total += r.seconds;
+      out->append(r);
+      if (!a.quiet) {
+        const std::lock_guard guard(line_mutex);
+        line.clear();
+        std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles, static_cast<unsigned long long>(r.positions),
+                    static_cast<unsigned long long>(r.losing), 100 * r.losing_fraction(), r.hypothesis_ratio(),
+                    r.seconds);
+        std::fflush(stdout);
+      }
+    }
+  } catch (const SieveInterrupted&) {
+    line.clear();
+    out->finish("interrupted");
+    const int sig = g_stop_signal.load();
+    const int done = sieve.levels_done();
+    std::cerr << "chomp: stopped by " << signal_name(sig) << " during level " << done + 1 << "; "
+              << (done > 0 ? "levels 1.." + std::to_string(done) + " are saved in " + a.output
+                           : "no level was finished; " + a.output + " holds none")
+              << " (status \"interrupted\"); a 3D run does not resume: start it over with --force\n";
+    return 128 + (sig > 0 ? sig : SIGINT);
+  } catch (const std::exception&) {
+    line.clear();
+    try {
+      out->finish("failed");
+    } catch (...) {
+      // The file keeps status "running" and complete = 0.
+    }
+    throw;
+  }
+  out->finish("complete");
+  std::cerr << "wrote " << a.output << " (3D levels 1.." << a.max_tiles << ", " << threads_text(threads) << ", "
+            << seconds_text(total) << " s; losing sets " << human_bytes(static_cast<double>(sieve.bytes()))
+            << " in memory)\n";
+  return 0;
+}
+
 int run_sieve(const SieveArgs& a) {
   ClusterRun cluster;  // the processes of an MPI job, when mpirun or srun started this one
+  if (a.dimensions == 3) return cluster.guard([&] { return cluster.leader() ? lead_sieve3d(a, cluster) : 0; });
   return cluster.guard([&] { return cluster.leader() ? lead_sieve(a, cluster) : follow_sieve(a, cluster); });
 }
 
@@ -747,6 +854,14 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "from mpirun)")
       ->transform(whole_number(1, 1 << 20));
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
+  sub.add_option("--dimensions", a->dimensions,
+                 "2: Chomp on a board of tiles (the default); 3: Chomp with cubes, every 3D position (plane "
+                 "partition) up to --max-tiles cubes (at most 63), in the same table with root attribute "
+                 "dimensions = 3; without --resume, --store-losing, --memory-limit, --slices, --dry-run or "
+                 "--processes")
+      ->check(whole_number(2, 3, " (the divisor game of more primes is not built yet)"));
+  for (const char* name : {"--store-losing", "--memory-limit", "--slices", "--slice-from", "--dry-run", "--processes"})
+    a->not_in_3d.push_back(sub.get_option(name));
   return [a] { return run_sieve(*a); };
 });
 

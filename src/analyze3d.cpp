@@ -1,0 +1,70 @@
+/// @file analyze3d.cpp
+/// @brief One 3D position solved with every position reachable from it.
+
+#include "chomp/analyze3d.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "plane_key.hpp"
+
+namespace chomp {
+
+namespace {
+
+using detail::Key3;
+
+struct KeyHash {
+  std::size_t operator()(const Key3& k) const { return static_cast<std::size_t>(detail::key_hash(k)); }
+};
+
+Key3 key_of(const Heights& h) {
+  detail::KeyWriter w;
+  for (const auto& row : h) {
+    for (int v : row) w.height(v);
+    w.end_row();
+  }
+  return w.key();
+}
+
+class Solver {
+ public:
+  explicit Solver(std::uint64_t limit) : limit_(limit) {}
+  bool losing(const Heights& h) {
+    const Key3 k = key_of(h);
+    if (const auto it = memo_.find(k); it != memo_.end()) return it->second;
+    bool lose = true;
+    for (const Cube& c : moves_3d(h))
+      if (losing(apply_move(h, c))) {
+        lose = false;
+        break;
+      }
+    if (memo_.size() >= limit_)
+      throw std::length_error("the position needs more than " + std::to_string(limit_) +
+                              " positions solved; analyze a smaller one, or classify its level with "
+                              "chomp sieve --dimensions 3");
+    memo_.emplace(k, lose);
+    return lose;
+  }
+  std::uint64_t solved() const { return memo_.size(); }
+
+ private:
+  std::uint64_t limit_;
+  std::unordered_map<Key3, bool, KeyHash> memo_;  // whole keys: exact
+};
+
+}  // namespace
+
+Analysis3d analyze_3d(const Heights& h, std::uint64_t max_positions) {
+  validate_heights(h);
+  Solver solver(max_positions);
+  Analysis3d a;
+  for (const Cube& c : moves_3d(h))
+    if (solver.losing(apply_move(h, c))) a.winning_moves.push_back(c);
+  a.losing = a.winning_moves.empty();
+  a.positions_solved = solver.solved() + 1;
+  return a;
+}
+
+}  // namespace chomp
