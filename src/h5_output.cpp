@@ -104,6 +104,14 @@ void h5::write_build_attributes(hid_t f) {
   write_attr(f, "hdf5_version", hdf5_version());
   write_attr(f, "tbb_version", tbb_version());
   write_attr(f, "host", host_name());
+  write_attr(f, "license",
+             "the data in this file: CC-BY-4.0 (cite the chomp project, CITATION.cff); the program that wrote it: "
+             "BSD-2-Clause");
+  write_attr(f, "references",
+             "D. Gale, A curious Nim-type game, Amer. Math. Monthly 81 (1974) 876-879 (the game); Caribou "
+             "Contests, Chomp, https://cariboutests.com/games/chomp.php (the density table for n = 20..90 and the "
+             "0.286 conjecture); T. Herchen, https://github.com/anematode/chomp, files/130.txt (levels 1..130); "
+             "the layout of this file: doc/FILE_FORMAT.md");
 }
 
 namespace {
@@ -349,6 +357,7 @@ const std::vector<std::pair<const char*, h5::Kind>>& root_schema() {
       {"build_type", Kind::text},     {"host", Kind::text},           {"start_utc", Kind::text},
       {"end_utc", Kind::text},        {"resume_history", Kind::text}, {"complete", Kind::integer},
       {"status", Kind::text},         {"levels_only", Kind::integer}, {"dimensions", Kind::integer},
+      {"license", Kind::text},        {"references", Kind::text},
   };
   return schema;
 }

@@ -113,7 +113,9 @@ class ProgressThrottle {
   int tiles_;
   std::size_t items_;
   std::mutex lock_;
-  detail::Clock::time_point last_report_ = detail::Clock::now();
+  // The first item of a pass reports at once: passes shorter than the
+  // interval (most of a window's) would report nothing otherwise.
+  detail::Clock::time_point last_report_{};
   std::atomic<std::size_t> finished_{0};
 };
 

@@ -441,7 +441,7 @@ TEST(Resume, OneAndTwoThreadsWriteTheSameLevels) {
 // 0.2 s instead of every 30 s; the first 3 s print nothing.)
 TEST(Progress, ALongRunShowsLevelPercentElapsedAndEtaAndAQuietOneNothing) {
   ScratchDir dir;
-  const int max = kFullSize ? 100 : 80;
+  const int max = kFullSize ? 96 : 80;
   auto run = [&](const std::string& name, int n, const std::string& extra) {
     const std::string err = dir.file(name + ".err");
     const std::string cmd = "CHOMP_PROGRESS_INTERVAL=0.2 '" + std::string(CHOMP_BINARY) + "' sieve -n " +
@@ -461,6 +461,6 @@ TEST(Progress, ALongRunShowsLevelPercentElapsedAndEtaAndAQuietOneNothing) {
   if (seconds > 5) {
     EXPECT_GT(lines, 0) << err;
   }
-  // The same run, quiet: as long, so it would have shown lines.
-  EXPECT_EQ(run("quiet", max, "-q").find("level "), std::string::npos);
+  // A quiet run past the first seconds, which would have shown lines.
+  EXPECT_EQ(run("quiet", max - 6, "-q").find("level "), std::string::npos);
 }

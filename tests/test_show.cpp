@@ -28,6 +28,11 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   const std::string file = dir.file("run.h5");
   ASSERT_EQ(run_chomp({"sieve", "-n", "40", "-q", "-o", file}).exit_code, 0);
   const LevelTable t = read_level_file(file);
+  // Every result file says under what licence its data are and where the
+  // game, the table and the conjecture come from.
+  EXPECT_NE(t.text_attributes.at("license").find("CC-BY-4.0"), std::string::npos);
+  EXPECT_NE(t.text_attributes.at("references").find("cariboutests.com"), std::string::npos);
+  EXPECT_NE(t.text_attributes.at("references").find("anematode/chomp"), std::string::npos);
 
   const ProcessResult text = run_chomp({"show", file});
   ASSERT_EQ(text.exit_code, 0) << text.err;
