@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The thread-scaling curve of `chomp sieve`: whole runs to N with 1, 2, 4, 8
+# and 16 threads (each confined to as many CPUs, by experiments/bench_sieve.sh),
+# then one table: wall and CPU seconds, the speed-up and efficiency against
+# one thread, and the time by phase each run prints.
+#
+#   experiments/thread_scaling.sh [N=120]        after scripts/build.sh
+#
+# Environment: THREADS (default "1 2 4 8 16"; counts above the CPUs this
+# script may use are skipped), ROUNDS (default 1), CSV (default
+# experiments/results/scaling-HOST.csv). On a 16-core machine N = 120 takes
+# about 10 minutes for the five runs together (on 2 cores: 1 thread ~300 s,
+# 2 threads ~160 s). The table goes to stdout and to CSV.table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-120}
+[[ $n =~ ^[0-9]+$ ]] || { echo "usage: $0 [N]" >&2; exit 2; }
+[ -x build/chomp ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
+csv=${CSV:-experiments/results/scaling-$(hostname).csv}
+cpus=$(taskset -cp $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
+       awk -F- '{ n += (NF > 1 ? $2 - $1 + 1 : 1) } END { print n }')
+[ -n "$cpus" ] || cpus=$(nproc)
+threads=()
+for t in ${THREADS:-1 2 4 8 16}; do
+  if [ "$t" -le "$cpus" ]; then threads+=("$t"); else echo "skipping $t threads: $cpus CPUs here" >&2; fi
+done
+[ ${#threads[@]} -gt 0 ] || { echo "error: no thread count fits $cpus CPUs" >&2; exit 1; }
+echo "# $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $cpus CPUs, $(build/chomp --version)" >&2
+THREADS="${threads[*]}" NAIVE=0 ROUNDS=${ROUNDS:-1} experiments/bench_sieve.sh "$csv" "$n"
+
+# One line per thread count: the last round's row of this N and revision,
+# and the phase times from that run's log.
+rev=$(build/chomp --version | sed 's/.*(\(.*\)).*/\1/')
+{
+  printf '%7s %9s %9s %8s %6s %9s %9s %9s %9s %9s\n' threads wall_s cpu_s speedup eff filing_s applying_s transp_s scan_s open_s
+  base=
+  for t in "${threads[@]}"; do
+    row=$(awk -F, -v n="$n" -v t="$t" -v r="$rev" '$1 == "chomp" && $2 == n && $3 == t && $8 == r' "$csv" | tail -n 1)
+    wall=$(cut -d, -f4 <<< "$row")
+    cpu=$(cut -d, -f5 <<< "$row")
+    [ -n "$base" ] || base=$wall
+    phases=$(sed -n 's/^time by phase: filing marks \([0-9.]*\) s, applying them \([0-9.]*\) s, transposes \([0-9.]*\) s, scanning levels \([0-9.]*\) s, opening windows \([0-9.]*\) s$/\1 \2 \3 \4 \5/p' \
+             "out/bench-chomp-$n-$t.log" | tail -n 1)
+    awk -v t="$t" -v w="$wall" -v c="$cpu" -v b="$base" -v p="$phases" 'BEGIN {
+      split(p, f, " ");
+      printf "%7d %9.2f %9.2f %8.2f %6.2f %9s %9s %9s %9s %9s\n", t, w, c, b / w, b / w / t, f[1], f[2], f[3], f[4], f[5] }'
+  done
+} | tee "$csv.table"
