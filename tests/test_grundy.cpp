@@ -3,7 +3,7 @@
 /// position of up to 20 tiles, every position inside small shapes), every
 /// two-row position with rows up to 60 against a two-row program of its
 /// own, the pattern that program shows for rows up to 400, the count of
-/// value 0 against the committed L(n), and sums of boards
+/// value 0 against the committed L(n), a stop flag, and sums of boards
 /// against a brute-force search of the sum itself.
 ///
 /// The two-row pattern tested here is what the computed values show, not a
@@ -84,6 +84,29 @@ TEST(Grundy, EveryPositionUpTo20TilesEqualsTheMemoizedMex) {
     EXPECT_EQ(level.counts, counts) << "level " << n;
     EXPECT_EQ(level.largest, n - 1) << "level " << n;  // the single row is a Nim heap of n - 1
   }
+}
+
+TEST(Grundy, AStopFlagEndsTheRunAfterTheLevelsFinished) {
+  std::atomic<bool> stop{false};
+  std::vector<int> seen;
+  EXPECT_THROW(GrundyTable(30,
+                           [&](const GrundyLevel& l) {
+                             seen.push_back(l.tiles);
+                             if (l.tiles == 12) stop.store(true);
+                           },
+                           &stop),
+               GrundyInterrupted);
+  ASSERT_EQ(seen.size(), 12U);
+  EXPECT_EQ(seen.back(), 12);
+  // Raised from the start: level 1 (the poisoned tile, no work) is reported,
+  // then the run stops.
+  seen.clear();
+  EXPECT_THROW(GrundyTable(30, [&](const GrundyLevel& l) { seen.push_back(l.tiles); }, &stop), GrundyInterrupted);
+  EXPECT_EQ(seen, std::vector<int>{1});
+  // A flag never raised changes nothing.
+  stop.store(false);
+  const GrundyTable table(20, {}, &stop);
+  EXPECT_EQ(table.levels().size(), 20U);
 }
 
 TEST(Grundy, KnownSmallValues) {
