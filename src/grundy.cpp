@@ -74,10 +74,13 @@ struct GrundyTable::Impl {
   std::vector<std::vector<std::uint8_t>> values;  // index n, values[0] empty
   std::vector<GrundyLevel> levels;
 
-  void solve_level(int n);
+  /// Throws GrundyInterrupted when *stop is raised before the level ends.
+  void solve_level(int n, const std::atomic<bool>* stop);
 };
 
-void GrundyTable::Impl::solve_level(int n) {
+void GrundyTable::Impl::solve_level(int n, const std::atomic<bool>* stop) {
+  const auto stopped = [stop] { return stop != nullptr && stop->load(std::memory_order_relaxed); };
+  if (stopped()) throw GrundyInterrupted("stopped before level " + std::to_string(n));
   const auto t0 = Clock::now();
   const std::uint64_t p = table.positions(n);
   std::vector<std::uint8_t>& out = values[static_cast<std::size_t>(n)];
@@ -95,6 +98,8 @@ void GrundyTable::Impl::solve_level(int n) {
   level_ptr = level_data.data();
 
   tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, p, 2048), [&](const tbb::blocked_range<std::uint64_t>& br) {
+    // A stop skips the blocks not yet begun; the level is then dropped whole.
+    if (stopped()) return;
     Histogram& h = hist.local();
     Rows lam;
     lam.reserve(static_cast<std::size_t>(n));
@@ -174,6 +179,7 @@ void GrundyTable::Impl::solve_level(int n) {
       }
     }
   });
+  if (stopped()) throw GrundyInterrupted("stopped during level " + std::to_string(n));
   Histogram total{};
   for (const Histogram& h : hist)
     for (std::size_t g = 0; g < total.size(); ++g) total[g] += h[g];
@@ -189,14 +195,15 @@ void GrundyTable::Impl::solve_level(int n) {
   levels.push_back(std::move(level));
 }
 
-GrundyTable::GrundyTable(int max_tiles, const GrundyLevelFn& on_level) : impl_(std::make_unique<Impl>(max_tiles)) {
+GrundyTable::GrundyTable(int max_tiles, const GrundyLevelFn& on_level, const std::atomic<bool>* stop)
+    : impl_(std::make_unique<Impl>(max_tiles)) {
   impl_->values.resize(static_cast<std::size_t>(max_tiles) + 1);
   // Level 1: the poisoned tile alone, no move, value 0.
   impl_->values[1].assign(1, 0);
   impl_->levels.push_back(GrundyLevel{1, 1, {1}, 0, 0.0});
   if (on_level) on_level(impl_->levels.back());
   for (int n = 2; n <= max_tiles; ++n) {
-    impl_->solve_level(n);
+    impl_->solve_level(n, stop);
     if (on_level) on_level(impl_->levels.back());
   }
 }

@@ -6,7 +6,10 @@
 #include <hdf5.h>
 
 #include <cstdio>
+#include <stdexcept>
 
+#include "chomp/ranking.hpp"
+#include "chomp/resume.hpp"
 #include "h5_util.hpp"
 
 namespace chomp {
@@ -16,7 +19,10 @@ constexpr const char* kFormat = "chomp-grundy";
 }
 
 void write_grundy_file(const std::string& path, int max_tiles, const std::vector<GrundyLevel>& levels,
-                       const GrundyProvenance& prov) {
+                       const GrundyProvenance& prov, const std::string& status) {
+  const bool complete = status == "complete";
+  if (complete && levels.size() != static_cast<std::size_t>(max_tiles))
+    throw std::logic_error("write_grundy_file: a complete file holds every level 1.." + std::to_string(max_tiles));
   using h5::check;
   using h5::Handle;
   using h5::write_attr;
@@ -36,6 +42,7 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
     write_attr(f, "memory_bytes", static_cast<std::int64_t>(grundy_table_bytes(max_tiles)));
     write_attr(f, "start_utc", prov.start_utc);
     write_attr(f, "checked_against", prov.checked_against);
+    write_attr(f, "resume_history", prov.resume_history);
 
     std::vector<std::uint32_t> tiles, largest;
     std::vector<std::uint64_t> positions, zeros;
@@ -83,9 +90,9 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
       write_attr(ds.get(), "convention", kGrundyConvention);
       if (dims[0] > 0) check(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts.data()), what);
     }
-    write_attr(f, "end_utc", utc_now());
-    write_attr(f, "complete", std::int64_t{1});
-    write_attr(f, "status", "complete");
+    write_attr(f, "end_utc", status == "running" ? std::string() : utc_now());
+    write_attr(f, "complete", std::int64_t{complete ? 1 : 0});
+    write_attr(f, "status", status);
     check(H5Fflush(f, H5F_SCOPE_GLOBAL), "cannot flush " + tmp + " (is the disk full?)");
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -130,6 +137,113 @@ GrundyFile read_grundy_file(const std::string& path) {
                             flat.begin() + static_cast<std::ptrdiff_t>((l + 1) * dims[1]));
   if (out.counts.size() != out.tiles.size()) throw H5Error(what + ": its rows do not match /levels/tiles");
   return out;
+}
+
+GrundyResumeState check_grundy_resume(const std::string& path, int requested_max_tiles) {
+  const std::string cannot = "cannot resume " + path + ": ";
+  GrundyFile f;
+  try {
+    f = read_grundy_file(path);
+  } catch (const H5Error& e) {
+    throw ResumeRefused(std::string("cannot resume: ") + e.what() +
+                        "; --resume continues a file that chomp grundy wrote (a chomp sieve file is continued "
+                        "with chomp sieve --resume)");
+  }
+  const auto number = [&](const char* name, std::int64_t fallback) {
+    const auto it = f.number_attributes.find(name);
+    return it == f.number_attributes.end() ? fallback : it->second;
+  };
+  const auto text = [&](const char* name) {
+    const auto it = f.text_attributes.find(name);
+    return it == f.text_attributes.end() ? std::string() : it->second;
+  };
+  const std::int64_t format = number("format_version", 0);
+  if (format != kGrundyFormatVersion)
+    throw ResumeRefused(cannot + "it has format_version " + std::to_string(format) + "; only format_version " +
+                        std::to_string(kGrundyFormatVersion) + " Grundy files can be resumed (start over with --force)");
+  const std::int64_t file_max = number("max_tiles", 0);
+  if (file_max < 1 || file_max > kMaxTiles)
+    throw ResumeRefused(cannot + "its max_tiles attribute (" + std::to_string(file_max) +
+                        ") is missing or impossible (damaged file)");
+  GrundyResumeState s;
+  s.file_max_tiles = static_cast<int>(file_max);
+  s.max_tiles = requested_max_tiles > 0 ? requested_max_tiles : s.file_max_tiles;
+  if (s.max_tiles < s.file_max_tiles)
+    throw ResumeMismatch(cannot + "it was started with --max-tiles " + std::to_string(file_max) +
+                         "; a resumed run may extend it (a larger --max-tiles) but not cut it short (" +
+                         std::to_string(s.max_tiles) + "); omit --max-tiles to finish it as started");
+  s.complete = number("complete", 0) == 1;
+  s.status = text("status");
+
+  // Every row as the engine would write it, or the file is refused.
+  const std::size_t rows = f.tiles.size();
+  if (rows > static_cast<std::size_t>(file_max))
+    throw ResumeRefused(cannot + "it has " + std::to_string(rows) + " levels but was started with --max-tiles " +
+                        std::to_string(file_max) + " (damaged file)");
+  if (f.positions.size() != rows || f.largest.size() != rows || f.zeros.size() != rows || f.seconds.size() != rows)
+    throw ResumeRefused(cannot + "its /levels columns have different lengths (damaged file)");
+  const PartitionTable table(s.file_max_tiles);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const int n = static_cast<int>(i) + 1;
+    const std::string level = "level " + std::to_string(n) + " ";
+    const auto damaged = [&](const std::string& what) { return ResumeRefused(cannot + level + what + " (damaged file)"); };
+    if (f.tiles[i] != static_cast<std::uint32_t>(n))
+      throw ResumeRefused(cannot + "row " + std::to_string(n) + " of /levels is for " + std::to_string(f.tiles[i]) +
+                          " tiles, not " + std::to_string(n) + " (damaged file)");
+    if (f.positions[i] != table.positions(n))
+      throw ResumeRefused(cannot + level + "has p(" + std::to_string(n) + ") = " + std::to_string(f.positions[i]) +
+                          " but the engine computes " + std::to_string(table.positions(n)) +
+                          " (damaged file, or written by an incompatible program)");
+    const std::vector<std::uint64_t>& c = f.counts[i];
+    if (c.size() != static_cast<std::size_t>(file_max))
+      throw damaged("has " + std::to_string(c.size()) + " counts, not one per value 0.." + std::to_string(file_max - 1));
+    std::uint64_t sum = 0;
+    std::size_t last = 0;
+    for (std::size_t g = 0; g < c.size(); ++g) {
+      if (c[g] > f.positions[i] - sum) throw damaged("has counts that add up to more than p(" + std::to_string(n) + ")");
+      sum += c[g];
+      if (c[g]) last = g;
+    }
+    if (sum != f.positions[i]) throw damaged("has counts that add up to " + std::to_string(sum) + ", not p(n)");
+    if (f.largest[i] != last || f.zeros[i] != c[0])
+      throw damaged("has a largest_value or value_zero that its counts contradict");
+    GrundyLevel g;
+    g.tiles = n;
+    g.positions = f.positions[i];
+    g.counts.assign(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+    g.largest = static_cast<int>(last);
+    g.seconds = f.seconds[i];
+    s.saved.push_back(std::move(g));
+  }
+  if (s.complete && rows != static_cast<std::size_t>(file_max))
+    throw ResumeRefused(cannot + "it is marked complete but holds levels 1.." + std::to_string(rows) + " of " +
+                        std::to_string(file_max) + " (damaged file)");
+
+  GrundyProvenance& p = s.provenance;
+  p.command_line = text("command_line");
+  p.start_utc = text("start_utc");
+  p.checked_against = text("checked_against");
+  p.resume_history = text("resume_history");
+  p.threads = static_cast<int>(number("threads", 0));
+  return s;
+}
+
+void check_recomputed_level(const GrundyResumeState& state, const GrundyLevel& recomputed, const std::string& path) {
+  const std::size_t i = static_cast<std::size_t>(recomputed.tiles) - 1;
+  if (recomputed.tiles < 1 || i >= state.saved.size())
+    throw std::logic_error("check_recomputed_level: level " + std::to_string(recomputed.tiles) + " is not saved");
+  const GrundyLevel& saved = state.saved[i];
+  if (recomputed.positions == saved.positions && recomputed.counts == saved.counts &&
+      recomputed.largest == saved.largest)
+    return;
+  std::size_t g = 0;
+  while (g < recomputed.counts.size() && g < saved.counts.size() && recomputed.counts[g] == saved.counts[g]) ++g;
+  const auto at = [g](const std::vector<std::uint64_t>& c) { return g < c.size() ? c[g] : 0; };
+  throw ResumeRefused("cannot resume " + path + ": level " + std::to_string(recomputed.tiles) + " computed again has " +
+                      std::to_string(at(recomputed.counts)) + " positions of value " + std::to_string(g) +
+                      " but the file has " + std::to_string(at(saved.counts)) +
+                      " (a changed file, or one written by a program that computes other values); start over "
+                      "with --force");
 }
 
 }  // namespace chomp

@@ -35,10 +35,12 @@
 /// run (N = 80: 0.11 GiB, N = 100: 1.5 GiB, N = 110: 5.1 GiB).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "chomp/position.hpp"
@@ -60,6 +62,14 @@ struct GrundyLevel {
 /// Called after each level, from the computing thread.
 using GrundyLevelFn = std::function<void(const GrundyLevel&)>;
 
+/// Thrown by GrundyTable's constructor when its stop flag is raised: the
+/// level in progress is dropped, and every level finished before it has
+/// been passed to on_level.
+class GrundyInterrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Bytes the values of levels 1..max_tiles take (sum of p(k)).
 std::uint64_t grundy_table_bytes(int max_tiles);
 
@@ -68,8 +78,12 @@ class GrundyTable {
  public:
   /// Computes every level (oneTBB's thread count), calling on_level after
   /// each. Throws std::invalid_argument for max_tiles outside 1..kMaxTiles
-  /// and std::bad_alloc when the values do not fit in memory.
-  explicit GrundyTable(int max_tiles, const GrundyLevelFn& on_level = {});
+  /// and std::bad_alloc when the values do not fit in memory. A stop flag
+  /// (set from a signal handler, say) is looked at between levels and by
+  /// every block of ranks inside one, so a raised flag ends the level in
+  /// progress within a block's work and throws GrundyInterrupted.
+  explicit GrundyTable(int max_tiles, const GrundyLevelFn& on_level = {},
+                       const std::atomic<bool>* stop = nullptr);
   ~GrundyTable();
   GrundyTable(GrundyTable&&) noexcept;
   GrundyTable& operator=(GrundyTable&&) noexcept;

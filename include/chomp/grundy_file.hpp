@@ -14,11 +14,20 @@
 ///
 /// Root attributes: those of every result file (program, version,
 /// git_revision, compiler, build_type, hdf5_version, tbb_version, host),
-/// format, format_version, convention, command_line, max_tiles, threads,
-/// memory_bytes, start_utc, end_utc, checked_against (the sieve file whose
-/// L(n) the zeros were compared with, or ""), complete = 1, status
-/// "complete". The file is written whole when the run ends (to NAME.tmp,
-/// then renamed), so a file that exists is complete.
+/// format, format_version, convention, command_line, max_tiles (the run's
+/// target N), threads, memory_bytes, start_utc, end_utc ("" while running),
+/// checked_against (the sieve file whose L(n) the zeros were compared with,
+/// or ""), resume_history (a line per resume, or ""), status and complete.
+/// The file is rewritten whole after every level (to NAME.tmp, then renamed),
+/// so a kill at any moment leaves its last finished level readable:
+///
+///     status        complete  the levels present
+///     "running"     0         1..k: the run was killed, or is running
+///     "interrupted" 0         1..k: stopped by SIGINT or SIGTERM
+///     "failed"      0         1..k: stopped by an error (a --check-sieve difference)
+///     "complete"    1         1..max_tiles
+///
+/// `chomp grundy --resume` continues any of the first three.
 #pragma once
 
 #include <cstdint>
@@ -38,15 +47,18 @@ inline constexpr const char* kGrundyConvention =
     "other than taking (1,1), and G = 0 exactly for the losing positions";
 
 struct GrundyProvenance {
-  std::string command_line;
+  std::string command_line;  ///< of the run that started the file
   int threads = 0;
   std::string start_utc;
   std::string checked_against;
+  std::string resume_history;  ///< a line per resume, "" for a run never resumed
 };
 
-/// Writes the levels (1..N, in order) as a complete file; throws H5Error.
+/// Writes levels 1..levels.size() (in order) of a run to max_tiles with a
+/// status (the table above), whole, to PATH.tmp and then renamed over PATH.
+/// Throws H5Error, and std::logic_error for "complete" without every level.
 void write_grundy_file(const std::string& path, int max_tiles, const std::vector<GrundyLevel>& levels,
-                       const GrundyProvenance& prov);
+                       const GrundyProvenance& prov, const std::string& status = "complete");
 
 struct GrundyFile {
   std::vector<std::uint32_t> tiles;
@@ -61,5 +73,30 @@ struct GrundyFile {
 
 /// Reads a Grundy file; throws H5Error if it is missing or not one.
 GrundyFile read_grundy_file(const std::string& path);
+
+/// What a Grundy file offers `chomp grundy --resume`, after every check
+/// that needs no values: its levels are 1, 2, ... in order, each with the
+/// engine's p(n), counts that sum to p(n), a largest value that is the
+/// last non-zero count and a value_zero that is the count of value 0.
+struct GrundyResumeState {
+  int file_max_tiles = 0;  ///< the max_tiles the file was started with
+  int max_tiles = 0;       ///< the resumed run's target
+  bool complete = false;
+  std::string status;
+  GrundyProvenance provenance;     ///< the file's, for the continued file
+  std::vector<GrundyLevel> saved;  ///< the file's rows, levels 1..saved.size()
+};
+
+/// Opens and checks a Grundy file to resume it; requested_max_tiles 0
+/// takes the file's. Throws ResumeRefused (resume.hpp) when the file
+/// cannot be resumed (not a Grundy file, another format_version, rows that
+/// contradict the engine: damaged) and ResumeMismatch when
+/// requested_max_tiles is below the file's max_tiles.
+GrundyResumeState check_grundy_resume(const std::string& path, int requested_max_tiles);
+
+/// The file keeps counts, not values, so a resumed run computes the saved
+/// levels again; this throws ResumeRefused unless the recomputed level has
+/// the file's positions, count of every value and largest value.
+void check_recomputed_level(const GrundyResumeState& state, const GrundyLevel& recomputed, const std::string& path);
 
 }  // namespace chomp

@@ -1,6 +1,7 @@
 /// @file cmd_grundy.cpp
 /// @brief `chomp grundy`: the Sprague–Grundy value of every position of every
-/// level up to --max-tiles, counted per level and written to HDF5.
+/// level up to --max-tiles, counted per level and written to HDF5 after each
+/// level; clean stops on SIGINT and SIGTERM, and --resume.
 
 #include <tbb/global_control.h>
 #include <tbb/info.h>
@@ -8,13 +9,19 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
+#include <optional>
 #include <string>
 
+#include "build_info.hpp"
 #include "chomp/grundy.hpp"
 #include "chomp/grundy_file.hpp"
 #include "chomp/h5_output.hpp"
+#include "chomp/resume.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "run_claim.hpp"
+#include "stop_signals.hpp"
 
 namespace chomp::app {
 namespace {
@@ -25,9 +32,18 @@ struct GrundyArgs {
   std::string check_sieve;
   std::string memory_limit;
   bool force = false;
+  bool resume = false;
   bool dry_run = false;
   bool quiet = false;
   int threads = 0;
+  // Whether the user gave it: a resumed run otherwise takes the file's.
+  const CLI::Option* max_tiles_option = nullptr;
+};
+
+/// A level whose count of value 0 is not the --check-sieve file's L(n).
+class SieveDisagrees : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// The sieve's L(n) for levels 1..N of a sieve result file, read before the
@@ -48,8 +64,83 @@ std::vector<std::uint64_t> sieve_losing(const std::string& path, int max_tiles) 
   return out;
 }
 
+/// The command that continues the run in `output`, with every parameter it
+/// was given (--max-tiles, so that it also extends; the threads, the memory
+/// limit and the sieve file it ran with).
+std::string resume_command(const GrundyArgs& a, int max_tiles, const std::string& check_sieve) {
+  std::string c = shell_quote(program_path()) + " grundy --output " + shell_quote(a.output) + " --max-tiles " +
+                  std::to_string(max_tiles);
+  if (a.threads > 0) c += " --threads " + std::to_string(a.threads);
+  if (!a.memory_limit.empty()) c += " --memory-limit " + shell_quote(a.memory_limit);
+  if (!check_sieve.empty()) c += " --check-sieve " + shell_quote(check_sieve);
+  if (a.quiet) c += " --quiet";
+  return c + " --resume";
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", s);
+  return buf;
+}
+
+std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
+
 int run_grundy(const GrundyArgs& a) {
-  const std::uint64_t bytes = grundy_table_bytes(a.max_tiles);
+  if (a.force && a.resume)
+    throw UsageError("--force and --resume contradict each other: --force starts over, --resume continues "
+                     "the run in --output; give one of them");
+  if (!a.dry_run) {
+    if (a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
+    const std::filesystem::path parent = std::filesystem::path(a.output).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent))
+      throw UsageError("the folder of --output " + a.output + " does not exist");
+    std::error_code ec;
+    if (std::filesystem::is_directory(a.output, ec))
+      throw UsageError("--output " + printable(a.output) + " is a folder; give a file name");
+  }
+  // Of two runs on one output started together, one claims it; the other
+  // stops here, before it looks at the file.
+  std::optional<RunClaim> claim;
+  if (!a.dry_run) claim.emplace(a.output);
+  std::error_code ec;
+  const bool output_exists = !a.dry_run && std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
+  if (output_exists && !a.force && !a.resume)
+    throw UsageError("output file " + printable(a.output) +
+                     " already exists; pass --resume to continue it, --force to start over, or choose another "
+                     "--output");
+
+  std::optional<GrundyResumeState> resume;
+  int max_tiles = a.max_tiles;
+  std::string check_sieve = a.check_sieve;
+  if (a.resume && output_exists) {
+    try {
+      resume = check_grundy_resume(a.output, a.max_tiles_option->count() ? a.max_tiles : 0);
+    } catch (const ResumeMismatch& e) {
+      throw UsageError(e.what());
+    }
+    if (resume->complete && resume->max_tiles == resume->file_max_tiles) {
+      std::cerr << a.output << " is complete (levels 1.." << resume->file_max_tiles
+                << "); nothing to resume. A larger --max-tiles extends it.\n";
+      return 0;
+    }
+    max_tiles = resume->max_tiles;
+    // Every level, the saved ones included, is computed again, so the whole
+    // resumed run is checked against the file the run started with.
+    const std::string& started_with = resume->provenance.checked_against;
+    if (!started_with.empty()) {
+      if (check_sieve.empty())
+        check_sieve = started_with;
+      else if (check_sieve != started_with)
+        throw UsageError("cannot resume " + a.output + ": it was started with --check-sieve " + started_with +
+                         ", not " + check_sieve + "; omit --check-sieve or give the same file");
+    }
+  } else if (a.resume && !a.dry_run) {
+    std::cerr << "no " << a.output << " yet: starting a new run\n";
+  }
+  if (max_tiles == 0)
+    throw UsageError("--max-tiles N is required (a --resume of an existing file takes the file's)");
+
+  const std::uint64_t bytes = grundy_table_bytes(max_tiles);
   std::uint64_t budget = 0;
   std::string budget_source;
   if (!a.memory_limit.empty()) {
@@ -61,7 +152,7 @@ int run_grundy(const GrundyArgs& a) {
     budget = avail / 10 * 9;
     budget_source = "nine tenths of the memory " + source;
   }
-  const std::string plan = "levels 1.." + std::to_string(a.max_tiles) + " take " +
+  const std::string plan = "levels 1.." + std::to_string(max_tiles) + " take " +
                            human_bytes(static_cast<double>(bytes)) + " (one byte per position, " +
                            std::to_string(bytes) + " positions)";
   if (a.dry_run) {
@@ -69,57 +160,140 @@ int run_grundy(const GrundyArgs& a) {
                 budget_source.c_str(), budget == 0 || bytes <= budget ? "fits" : "does not fit");
     return budget == 0 || bytes <= budget ? 0 : 1;
   }
-  if (a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
-  if (std::filesystem::exists(a.output) && !a.force)
-    throw UsageError("output file " + a.output + " already exists; pass --force to overwrite it");
-  {
-    const std::filesystem::path parent = std::filesystem::path(a.output).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent))
-      throw UsageError("the folder of --output " + a.output + " does not exist");
-  }
   if (budget > 0 && bytes > budget)
     throw UsageError(plan + ", more than the budget of " + human_bytes(static_cast<double>(budget)) + " (" +
                      budget_source + "); choose a smaller --max-tiles or a larger --memory-limit");
-  const std::vector<std::uint64_t> losing = a.check_sieve.empty() ? std::vector<std::uint64_t>{}
-                                                                     : sieve_losing(a.check_sieve, a.max_tiles);
+  const std::vector<std::uint64_t> losing =
+      check_sieve.empty() ? std::vector<std::uint64_t>{} : sieve_losing(check_sieve, max_tiles);
 
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  GrundyProvenance prov{command_line(), threads, utc_now(), a.check_sieve};
+  GrundyProvenance prov;
+  const int restored = resume ? static_cast<int>(resume->saved.size()) : 0;
+  if (resume) {
+    prov = resume->provenance;
+    if (!prov.resume_history.empty()) prov.resume_history += '\n';
+    // The resuming program may be another build: its revision goes with it.
+    prov.resume_history += utc_now() + ": computed levels 1.." + std::to_string(restored) +
+                           " again and checked them against the file, with " + threads_text(threads) + " (chomp " +
+                           build::kVersion + ", revision " + build::kGitRevision + "): " + command_line();
+  } else {
+    prov.command_line = command_line();
+    prov.start_utc = utc_now();
+  }
+  prov.threads = threads;
+  prov.checked_against = check_sieve;
+
+  g_stop.store(false);
+  g_stop_signal.store(0);
+  const StopSignals stop_signals;
   const auto t0 = std::chrono::steady_clock::now();
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  if (resume && restored == 0)
+    std::cerr << "resumed " << a.output << ": no finished level to restore; continuing to level " << max_tiles
+              << " with " << threads_text(threads) << '\n';
   if (!a.quiet)
     std::printf("%6s %16s %14s %14s %14s %8s %10s\n", "tiles", "positions", "G=0 (losing)", "G=1", "G=2", "largest",
                 "seconds");
   std::fflush(stdout);
-  int mismatches = 0;
-  const GrundyTable table(a.max_tiles, [&](const GrundyLevel& l) {
-    const auto at = [&](std::size_t g) { return g < l.counts.size() ? l.counts[g] : 0; };
-    if (!a.quiet) {
-      std::printf("%6d %16llu %14llu %14llu %14llu %8d %10.3f\n", l.tiles, static_cast<unsigned long long>(l.positions),
-                  static_cast<unsigned long long>(at(0)), static_cast<unsigned long long>(at(1)),
-                  static_cast<unsigned long long>(at(2)), l.largest, l.seconds);
-      std::fflush(stdout);
-    }
-    const std::size_t i = static_cast<std::size_t>(l.tiles) - 1;
-    if (i < losing.size() && losing[i] != l.zeros()) {
-      std::fprintf(stderr, "chomp: level %d: %llu positions of value 0, but %s has L(%d) = %llu\n", l.tiles,
-                   static_cast<unsigned long long>(l.zeros()), a.check_sieve.c_str(), l.tiles,
-                   static_cast<unsigned long long>(losing[i]));
-      ++mismatches;
-    }
-  });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (mismatches > 0) {
-    std::fprintf(stderr, "chomp: error: %d levels disagree with %s; no file written\n", mismatches,
-                 a.check_sieve.c_str());
+  // The levels the file holds (the saved ones with the time they took when
+  // they were computed first), and whether this run has written it yet: a
+  // resumed run leaves the file alone until its first new level.
+  std::vector<GrundyLevel> levels;
+  bool wrote = false;
+  double restoring = 0;
+  // Marks the file with the status of a stopped run and says what it holds.
+  const auto stop_message = [&](const std::string& status) {
+    if (resume && !wrote) return a.output + " is unchanged";
+    write_grundy_file(a.output, max_tiles, levels, prov, status);
+    const int done = static_cast<int>(levels.size());
+    return (done > 0 ? "levels 1.." + std::to_string(done) + " are saved in " + a.output
+                     : "no level was finished; " + a.output + " holds none") +
+           " (status \"" + status + "\")";
+  };
+  try {
+    const GrundyTable table(
+        max_tiles,
+        [&](const GrundyLevel& l) {
+          const std::size_t i = static_cast<std::size_t>(l.tiles) - 1;
+          if (l.tiles <= restored) check_recomputed_level(*resume, l, a.output);
+          if (i < losing.size() && losing[i] != l.zeros()) {
+            std::fprintf(stderr, "chomp: level %d: %llu positions of value 0, but %s has L(%d) = %llu\n", l.tiles,
+                         static_cast<unsigned long long>(l.zeros()), check_sieve.c_str(), l.tiles,
+                         static_cast<unsigned long long>(losing[i]));
+            throw SieveDisagrees("level " + std::to_string(l.tiles) + " disagrees with " + check_sieve);
+          }
+          if (l.tiles <= restored) {
+            levels.push_back(resume->saved[i]);
+            if (l.tiles == restored) {
+              restoring = since(t0);
+              std::cerr << "resumed " << a.output << ": levels 1.." << restored
+                        << " computed again and equal to the file's in " << seconds_text(restoring)
+                        << " s; continuing to level " << max_tiles << " with " << threads_text(threads) << '\n';
+            }
+            return;
+          }
+          levels.push_back(l);
+          // Saved before it is printed: every level printed is in the file.
+          write_grundy_file(a.output, max_tiles, levels, prov, "running");
+          wrote = true;
+          if (!a.quiet) {
+            const auto at = [&](std::size_t g) { return g < l.counts.size() ? l.counts[g] : 0; };
+            std::printf("%6d %16llu %14llu %14llu %14llu %8d %10.3f\n", l.tiles,
+                        static_cast<unsigned long long>(l.positions), static_cast<unsigned long long>(at(0)),
+                        static_cast<unsigned long long>(at(1)), static_cast<unsigned long long>(at(2)), l.largest,
+                        l.seconds);
+            std::fflush(stdout);
+          }
+        },
+        &g_stop);
+  } catch (const GrundyInterrupted&) {
+    const int sig = g_stop_signal.load();
+    const int done = static_cast<int>(levels.size());
+    std::cerr << "chomp: stopped by " << signal_name(sig)
+              << (resume && !wrote ? " before resuming" : " during level " + std::to_string(done + 1)) << "; "
+              << stop_message("interrupted") << '\n';
+    std::cerr << "chomp: to continue: " << resume_command(a, max_tiles, check_sieve) << '\n';
+    return 128 + (sig > 0 ? sig : SIGINT);
+  } catch (const SieveDisagrees& e) {
+    std::cerr << "chomp: error: " << e.what() << "; the run stops there: " << stop_message("failed") << '\n';
     return 1;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const ResumeRefused&) {
+    throw;  // a saved level computed again differs; the file is unchanged
+  } catch (const std::exception& e) {
+    if (!wrote) throw;
+    // A failed write leaves the last version of the file (status "running").
+    if (dynamic_cast<const H5Error*>(&e) == nullptr) {
+      try {
+        write_grundy_file(a.output, max_tiles, levels, prov, "failed");
+      } catch (...) {
+        // The file keeps its last version, status "running".
+      }
+    }
+    throw std::runtime_error(std::string(e.what()) + "\nchomp: levels 1.." + std::to_string(levels.size()) +
+                             " are saved in " + a.output + "; once the problem is fixed, continue with: " +
+                             resume_command(a, max_tiles, check_sieve));
   }
-  write_grundy_file(a.output, a.max_tiles, table.levels(), prov);
-  std::fprintf(stderr, "wrote %s (levels 1..%d, %d threads, %.2f s, %s of values)\n", a.output.c_str(), a.max_tiles,
-               threads, seconds, human_bytes(static_cast<double>(bytes)).c_str());
+  write_grundy_file(a.output, max_tiles, levels, prov, "complete");
+  const double seconds = since(t0);
+  std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", ";
+  if (restored == 0)
+    std::cerr << seconds_text(seconds) << " s";
+  else if (restored == max_tiles)  // a run killed as it finished
+    std::cerr << seconds_text(restoring) << " s computing levels 1.." << restored << " again";
+  else
+    std::cerr << seconds_text(seconds - restoring) << " s for "
+              << (restored + 1 == max_tiles ? "level " : "levels " + std::to_string(restored + 1) + "..")
+              << max_tiles << " after " << seconds_text(restoring) << " s computing levels 1.." << restored
+              << " again";
+  std::cerr << ", " << human_bytes(static_cast<double>(bytes)) << " of values)\n";
   if (!losing.empty())
-    std::fprintf(stderr, "value 0 counts equal L(n) of %s for levels 1..%zu\n", a.check_sieve.c_str(),
-                 std::min(losing.size(), static_cast<std::size_t>(a.max_tiles)));
+    std::fprintf(stderr, "value 0 counts equal L(n) of %s for levels 1..%zu\n", check_sieve.c_str(),
+                 std::min(losing.size(), static_cast<std::size_t>(max_tiles)));
   return 0;
 }
 
@@ -127,15 +301,20 @@ const RegisterCommand reg(12, "grundy",
                           "Sprague-Grundy value of every position up to --max-tiles tiles; per-level counts to HDF5",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<GrundyArgs>();
-  sub.add_option("-n,--max-tiles", a->max_tiles, "Largest tile count (level)")
-      ->required()
-      ->check(whole_number(1, kMaxTiles, " (positions of up to 255 tiles fit the ranking)"));
+  a->max_tiles_option =
+      sub.add_option("-n,--max-tiles", a->max_tiles,
+                     "Largest tile count (level); required unless --resume continues an existing file")
+          ->check(whole_number(1, kMaxTiles, " (positions of up to 255 tiles fit the ranking)"));
   sub.add_option("-o,--output", a->output, "HDF5 file for the per-level counts of each value")
       ->check(output_file_name());
-  sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists");
+  sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
+  sub.add_flag("-r,--resume", a->resume,
+               "Continue the run in the output file (after a stop or a kill); starts one if there is none. A "
+               "larger --max-tiles extends a finished run. The file keeps counts, not values, so the saved "
+               "levels are computed again and must equal the file's");
   sub.add_option("--check-sieve", a->check_sieve,
-                 "A `chomp sieve` result file: the run fails (exit 1, no file written) unless every level's "
-                 "count of value 0 equals that file's L(n)");
+                 "A `chomp sieve` result file: the run stops (exit 1, status \"failed\") at the first level "
+                 "whose count of value 0 is not that file's L(n)");
   sub.add_option("--memory-limit", a->memory_limit,
                  "Memory the values may take (e.g. 512M, 4G; powers of 1024); a run that needs more is refused "
                  "(default: nine tenths of the available memory)")
@@ -153,10 +332,19 @@ const RegisterCommand reg(12, "grundy",
       "and the time (N - 1 moves a position, half the positions solved: G is the same\n"
       "for a position and its transpose), bound a run: N = 80 takes 110 CPU-seconds\n"
       "(a minute on two idle cores) and 0.13 GiB; N = 100 about 1.5 GiB.\n"
-      "The file is written when the run ends (NAME.tmp, then renamed); a stopped run\n"
-      "leaves no file and is resumed by running it again, which recomputes it.\n"
+      "Stops and resume: the file is rewritten after every level (NAME.tmp, then\n"
+      "renamed), status \"running\". SIGINT or SIGTERM drops the level in progress,\n"
+      "marks the file \"interrupted\" (complete = 0), exits 130 or 143 and prints the\n"
+      "command that continues it; a killed run leaves its finished levels too. --resume\n"
+      "takes the file's --max-tiles and --check-sieve, and refuses a file that is not a\n"
+      "chomp grundy file. The file keeps counts, not the values the next level needs,\n"
+      "so a resumed run computes the saved levels again (as long as they took) and\n"
+      "refuses to go on unless each equals the file's; its final file has the same\n"
+      "levels as an uninterrupted run.\n"
       "Examples:\n"
       "  chomp grundy --max-tiles 80 --output grundy-80.h5\n"
+      "  chomp grundy --output grundy-80.h5 --resume              # after a stop or a kill\n"
+      "  chomp grundy --output grundy-80.h5 --max-tiles 90 --resume   # extend a finished run\n"
       "  chomp sieve -n 60 -o levels-60.h5 && chomp grundy -n 60 -o grundy-60.h5 --check-sieve levels-60.h5\n");
   return [a] { return run_grundy(*a); };
 });

@@ -36,6 +36,7 @@
 #include "run_claim.hpp"
 #include "sieve_cluster.hpp"
 #include "status_line.hpp"
+#include "stop_signals.hpp"
 
 namespace chomp::app {
 namespace {
@@ -60,43 +61,6 @@ struct SieveArgs {
   // Options the 3D sieve refuses when given.
   std::vector<const CLI::Option*> not_in_3d;
 };
-
-// Set by SIGINT / SIGTERM; the sieve polls the flag and stops the level in
-// progress. Lock-free atomics are safe to store to from a signal handler.
-std::atomic<bool> g_stop{false};
-std::atomic<int> g_stop_signal{0};
-static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
-
-extern "C" void on_stop_signal(int sig) {
-  g_stop_signal.store(sig);
-  g_stop.store(true);
-}
-
-/// Installs the stop handlers for the scope of a run. SA_RESETHAND: a
-/// second Ctrl-C kills at once, for a user who will not wait.
-class StopSignals {
- public:
-  StopSignals() {
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~StopSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
-
-const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
 
 /// The command that continues the run in `output`.
 /// An advisory lock on the file a run writes, so that a second chomp on the
