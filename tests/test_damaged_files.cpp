@@ -9,12 +9,9 @@
 #include <hdf5.h>
 #include <zlib.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <sstream>
 
 #include "chomp/h5_output.hpp"
@@ -22,157 +19,12 @@
 #include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "chomp_process.hpp"
+#include "damaged_files.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
 
 namespace {
-
-constexpr int kLevels = 50;
-
-/// A finished run to 50 tiles, made once per test program.
-const std::string& base_file() {
-  static ScratchDir dir;
-  static const std::string path = [] {
-    const std::string p = dir.file("base.h5");
-    const ProcessResult r = run_chomp({"sieve", "-n", std::to_string(kLevels), "-q", "-o", p});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return p;
-  }();
-  return path;
-}
-
-/// Copies a result file and its store to `path` (and its store's name).
-void copy_run(const std::string& from, const std::string& path) {
-  std::filesystem::copy_file(from, path);
-  std::filesystem::copy_file(store_path_for(from), store_path_for(path));
-}
-
-/// Opens a result file for writing with the HDF5 C API, for tampering.
-class RawFile {
- public:
-  explicit RawFile(const std::string& path) : id_(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT)) {
-    EXPECT_GE(id_, 0) << "cannot open " << path;
-  }
-  ~RawFile() { H5Fclose(id_); }
-  hid_t get() const { return id_; }
-
-  /// File offset and stored size of chunk `index` of a dataset.
-  std::pair<haddr_t, hsize_t> chunk(const char* dataset, hsize_t index) const {
-    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
-    const hid_t space = H5Dget_space(ds);  // HDF5 1.10 does not take H5S_ALL here
-    hsize_t offset = 0, size = 0;
-    haddr_t addr = 0;
-    unsigned mask = 0;
-    EXPECT_GE(H5Dget_chunk_info(ds, space, index, &offset, &mask, &addr, &size), 0) << dataset;
-    H5Sclose(space);
-    H5Dclose(ds);
-    return {addr, size};
-  }
-
-  template <class T>
-  std::vector<T> read(const char* dataset, hid_t mem_type) const {
-    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
-    const hid_t space = H5Dget_space(ds);
-    hsize_t n = 0;
-    H5Sget_simple_extent_dims(space, &n, nullptr);
-    std::vector<T> out(n);
-    EXPECT_GE(H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0);
-    H5Sclose(space);
-    H5Dclose(ds);
-    return out;
-  }
-
-  /// Rewrites a whole dataset (its checksums are recomputed: a consistent lie).
-  template <class T>
-  void write(const char* dataset, hid_t mem_type, const std::vector<T>& values) const {
-    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
-    const hsize_t n = values.size();
-    EXPECT_GE(H5Dset_extent(ds, &n), 0);
-    EXPECT_GE(H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
-    H5Dclose(ds);
-  }
-
-  void set_int_attribute(const char* name, std::int64_t value) const {
-    const hid_t attr = H5Aopen(id_, name, H5P_DEFAULT);
-    EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &value), 0);
-    H5Aclose(attr);
-  }
-
- private:
-  hid_t id_;
-};
-
-void flip_byte(const std::string& path, std::uint64_t offset) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(offset));
-  char c = 0;
-  f.get(c);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.put(static_cast<char>(c ^ 0x5A));
-}
-
-/// Writes `bytes` at `offset` of a file.
-void write_bytes(const std::string& path, std::uint64_t offset, const void* bytes, std::size_t n) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
-}
-
-/// The store of a result file, opened for reading.
-std::unique_ptr<LosingStore> store_of(const std::string& path) {
-  const LevelFileReader r(path);
-  return LosingStore::open(r.store_path(), r.run_id(), r.stored_levels(static_cast<int>(r.table().tiles.size())),
-                           false);
-}
-
-/// Writes the run's store anew with level n's ranks changed by `change`
-/// (kept increasing), and points the result file's rows at it: a result
-/// file and store whose checksums and digests all agree, with one wrong fact.
-void rewrite_store(const std::string& path, int n, const std::function<void(std::vector<std::uint64_t>&)>& change) {
-  std::string store_path, run_id;
-  int rows = 0;
-  {
-    const LevelFileReader reader(path);  // closed before the file is written
-    rows = static_cast<int>(reader.table().tiles.size());
-    store_path = reader.store_path();
-    run_id = reader.run_id();
-  }
-  std::vector<std::vector<std::uint64_t>> levels;
-  {
-    const auto old = store_of(path);
-    for (int m = 1; m <= rows; ++m) levels.push_back(old->all(m));
-  }
-  change(levels[static_cast<std::size_t>(n - 1)]);
-  std::vector<std::uint64_t> trailers, digests, losing;
-  {
-    const auto fresh = LosingStore::create(store_path, run_id);
-    for (int m = 1; m <= rows; ++m) {
-      fresh->begin_level(m);
-      fresh->append(levels[static_cast<std::size_t>(m - 1)]);
-      const StoredLevel rec = fresh->finish_level();
-      trailers.push_back(rec.trailer);
-      digests.push_back(rec.digest);
-      losing.push_back(rec.count);
-    }
-  }
-  RawFile raw(path);
-  raw.write("levels/store_trailer", H5T_NATIVE_UINT64, trailers);
-  raw.write("levels/losing_digest", H5T_NATIVE_UINT64, digests);
-  raw.write("levels/losing", H5T_NATIVE_UINT64, losing);
-}
-
-/// Moves one losing rank of level n (from about `at` of the way through it)
-/// up to a winning neighbour, keeping the list increasing. Returns it.
-std::uint64_t move_one_losing_rank(const std::string& path, int n, double at = 0.0) {
-  std::uint64_t moved = 0;
-  rewrite_store(path, n, [&](std::vector<std::uint64_t>& ranks) {
-    std::size_t k = static_cast<std::size_t>(at * static_cast<double>(ranks.size()));
-    while (ranks[k + 1] - ranks[k] < 3) ++k;
-    moved = ++ranks[k];
-  });
-  return moved;
-}
 
 struct Outcome {
   ProcessResult result;
@@ -207,7 +59,7 @@ class DamagedFile : public ::testing::Test {
   // checks every level (a complete file has nothing to resume).
   void SetUp() override {
     path_ = dir_.file("run.h5");
-    copy_run(base_file(), path_);
+    copy_run(finished_run(), path_);
     RawFile(path_).set_int_attribute("complete", 0);
   }
   std::string store() const { return store_path_for(path_); }
@@ -259,7 +111,7 @@ TEST_F(DamagedFile, FlippedByteInTheTableFailsTheChecksum) {
 TEST_F(DamagedFile, OtherFormatVersionsAreRefused) {
   { RawFile(path_).set_int_attribute("format_version", 2); }
   expect_refused(resume(path_), "format_version 2 (its losing ranks are not in a store file)");
-  EXPECT_EQ(read_level_file(path_).tiles.size(), static_cast<std::size_t>(kLevels)) << "version 2 is still read";
+  EXPECT_EQ(read_level_file(path_).tiles.size(), static_cast<std::size_t>(kFinishedRunLevels)) << "version 2 is still read";
   { RawFile(path_).set_int_attribute("format_version", 99); }
   expect_refused(resume(path_), "format_version 99");
 }
@@ -296,7 +148,7 @@ TEST_F(DamagedFile, TruncatedStoreIsRefused) {
 TEST_F(DamagedFile, StoreOfAnotherRunIsRefused) {
   ScratchDir other;
   const std::string path = other.file("other.h5");
-  ASSERT_EQ(run_chomp({"sieve", "-n", std::to_string(kLevels), "-q", "-o", path}).exit_code, 0);
+  ASSERT_EQ(run_chomp({"sieve", "-n", std::to_string(kFinishedRunLevels), "-q", "-o", path}).exit_code, 0);
   std::filesystem::copy_file(store_path_for(path), store(), std::filesystem::copy_options::overwrite_existing);
   expect_refused(resume(path_), "belongs to another run");
 }
@@ -365,7 +217,7 @@ TEST_F(DamagedFile, ADigestThatDisagreesWithTheStoreIsRefused) {
 TEST(Verify, FindsOneWrongLosingRankThatEveryChecksumVouchesFor) {
   ScratchDir dir;
   const std::string path = dir.file("moved.h5");
-  copy_run(base_file(), path);
+  copy_run(finished_run(), path);
   move_one_losing_rank(path, 45);
   const ProcessResult r = run_chomp({"verify", path});
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -397,12 +249,12 @@ TEST_F(DamagedFile, TracesOfAKillAreIgnored) {
   const Outcome o = resume(path_);
   EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
   EXPECT_NE(o.result.err.find("levels 1..49 checked"), std::string::npos) << o.result.err;
-  const LevelFileReader done(path_), ref(base_file());
+  const LevelFileReader done(path_), ref(finished_run());
   EXPECT_TRUE(done.table().complete());
   EXPECT_EQ(done.table().losing, ref.table().losing);
   EXPECT_EQ(done.table().marks, ref.table().marks);
   EXPECT_EQ(done.table().losing_digest, ref.table().losing_digest);
-  EXPECT_EQ(std::filesystem::file_size(store()), std::filesystem::file_size(store_path_for(base_file())))
+  EXPECT_EQ(std::filesystem::file_size(store()), std::filesystem::file_size(store_path_for(finished_run())))
       << "the cut-off level's bytes are gone";
 }
 
@@ -508,7 +360,7 @@ std::uint64_t default_sample(std::uint64_t count) {
 // level, and the rule on a sample of about 500 losing positions and 500
 // ranks a level; the summary says which checks are independent of the engine.
 TEST(Verify, PassesAFinishedRunAndSaysWhichChecksAreIndependent) {
-  const ProcessResult r = run_chomp({"verify", base_file()});
+  const ProcessResult r = run_chomp({"verify", finished_run()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("levels 1..50"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[integrity of the file and store, not a check of the engine]"), std::string::npos) << r.err;
@@ -516,8 +368,8 @@ TEST(Verify, PassesAFinishedRunAndSaysWhichChecksAreIndependent) {
   EXPECT_NE(r.err.find("[NOT independent: this file's engine"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[independent of the engine, given the levels below]"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("three rows: all "), std::string::npos) << r.err;
-  const LevelTable t = read_level_file(base_file());
-  for (int n = 1; n <= kLevels; ++n) {
+  const LevelTable t = read_level_file(finished_run());
+  for (int n = 1; n <= kFinishedRunLevels; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
     const std::string losing = std::to_string(t.losing[i]);
     const std::string by_moves = std::to_string(default_sample(t.losing[i]) + default_sample(t.positions[i]));
@@ -533,7 +385,7 @@ TEST(Verify, PassesAFinishedRunAndSaysWhichChecksAreIndependent) {
 TEST(Verify, RefusesAnUnfinishedRunUnlessAskedForItsFinishedLevels) {
   ScratchDir dir;
   const std::string path = dir.file("unfinished.h5");
-  copy_run(base_file(), path);
+  copy_run(finished_run(), path);
   RawFile(path).set_int_attribute("complete", 0);
   const ProcessResult r = run_chomp({"verify", path});
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -548,14 +400,14 @@ TEST(Verify, RefusesAnUnfinishedRunUnlessAskedForItsFinishedLevels) {
 
 TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
   const ProcessResult r =
-      run_chomp({"verify", base_file(), "--from", "50", "--to", "60", "--every", "10", "--no-moves", "-t", "1"});
+      run_chomp({"verify", finished_run(), "--from", "50", "--to", "60", "--every", "10", "--no-moves", "-t", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const LevelTable t = read_level_file(base_file());
+  const LevelTable t = read_level_file(finished_run());
   const std::uint64_t sampled = (t.losing[49] + 9) / 10;  // indices 0, 10, 20, ...
   EXPECT_EQ(verify_row(r.out, 50), (std::vector<std::string>{"50", std::to_string(t.losing[49]), std::to_string(sampled),
                                                              std::to_string(three_row_positions(50).size()), "ok"}));
   EXPECT_TRUE(verify_row(r.out, 49).empty()) << r.out;
-  const ProcessResult first = run_chomp({"verify", base_file(), "--to", "3", "--no-moves"});
+  const ProcessResult first = run_chomp({"verify", finished_run(), "--to", "3", "--no-moves"});
   EXPECT_EQ(first.exit_code, 0) << first.err;
   EXPECT_EQ(verify_row(first.out, 3).size(), 5U) << first.out;
   EXPECT_TRUE(verify_row(first.out, 4).empty()) << first.out;
@@ -564,10 +416,10 @@ TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
 }
 
 TEST(Verify, ChecksTheRuleMoveByMove) {
-  const ProcessResult r = run_chomp({"verify", base_file(), "--from", "40", "--moves", "3", "-t", "1"});
+  const ProcessResult r = run_chomp({"verify", finished_run(), "--from", "40", "--moves", "3", "-t", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const LevelTable t = read_level_file(base_file());
-  for (int n = 40; n <= kLevels; ++n) {
+  const LevelTable t = read_level_file(finished_run());
+  for (int n = 40; n <= kFinishedRunLevels; ++n) {
     const std::uint64_t losing = t.losing[static_cast<std::size_t>(n - 1)];
     const std::uint64_t positions = t.positions[static_cast<std::size_t>(n - 1)];
     // tiles, losing, transposed, by moves (a third of the losing positions
@@ -587,7 +439,7 @@ TEST(Verify, ChecksTheRuleMoveByMove) {
   // the rule alone finds it, as a winning position stored as losing.
   ScratchDir dir;
   const std::string path = dir.file("moved.h5");
-  copy_run(base_file(), path);
+  copy_run(finished_run(), path);
   const std::uint64_t moved_rank = move_one_losing_rank(path, 45, 0.5);
   const ProcessResult moved =
       run_chomp({"verify", path, "--from", "45", "--to", "45", "--every", "1000000", "--moves", "1"});
@@ -605,14 +457,14 @@ TEST(Verify, ChecksTheRuleMoveByMove) {
 TEST(Verify, RefusesFilesWithoutAStoreAndLevelsPastTheEnd) {
   ScratchDir dir;
   const std::string levels_only = dir.file("levels-only.h5");
-  std::filesystem::copy_file(base_file(), levels_only);
+  std::filesystem::copy_file(finished_run(), levels_only);
   const ProcessResult r = run_chomp({"verify", levels_only});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("base.store is missing"), std::string::npos) << r.err;
-  const ProcessResult past = run_chomp({"verify", base_file(), "--from", "51"});
+  const ProcessResult past = run_chomp({"verify", finished_run(), "--from", "51"});
   EXPECT_EQ(past.exit_code, 2);
   EXPECT_NE(past.err.find("past the file's last level (50)"), std::string::npos) << past.err;
-  const ProcessResult backwards = run_chomp({"verify", base_file(), "--from", "30", "--to", "20"});
+  const ProcessResult backwards = run_chomp({"verify", finished_run(), "--from", "30", "--to", "20"});
   EXPECT_EQ(backwards.exit_code, 2);
   EXPECT_NE(backwards.err.find("--to 20 is below --from 30"), std::string::npos) << backwards.err;
 }
