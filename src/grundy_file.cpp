@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include "h5_provenance.hpp"
 #include "h5_util.hpp"
 
 namespace chomp {
