@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "unrank_step.hpp"
+
 namespace chomp {
 
 std::uint64_t binomial(int n, int k) {
@@ -130,14 +132,7 @@ void BoundedRanking::unrank_into(int n, std::uint64_t rank, Rows& out) const {
     const std::uint64_t* p = at(k, R);
     // Largest row length v with T(k, R, v-1) <= rank: the rows before it
     // in the order are those with a shorter row k.
-    int lo = 1, hi = std::min({cap, shape_[static_cast<std::size_t>(k)], R});
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      if (p[mid - 1] <= rank)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
+    const int lo = detail::next_row_length(p, std::min({cap, shape_[static_cast<std::size_t>(k)], R}), rank);
     rank -= p[lo - 1];
     out.push_back(lo);
     R -= lo;
