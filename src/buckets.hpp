@@ -2,12 +2,12 @@
 /// @brief Marks filed by the bitmap segment they land in (primesieve's
 /// bucket sieve, adapted to marks that are ranks, not multiples).
 ///
-/// Marks land all over the target level's bitmap, far larger than any cache.
-/// Each thread files every mark as a 32-bit offset into the bucket of its
-/// segment; buckets are chains of fixed-size blocks drawn from the thread's
-/// own pool, which is kept across rounds and levels so that filing never
-/// reallocates or touches fresh pages. A segment later applies all threads'
-/// buckets while it sits in L2 (apply_segment).
+/// Marks land all over the window's bitmap (its levels, or a slice of one),
+/// far larger than any cache. Each thread files every mark as a 32-bit
+/// offset into the bucket of its segment; buckets are chains of fixed-size
+/// blocks drawn from the thread's own pool, which is kept across rounds and
+/// levels so that filing never reallocates or touches fresh pages. A segment
+/// later applies all threads' buckets while it sits in L2 (apply_segment).
 ///
 /// Entry format: a point mark is its offset (< 2^30); a range of marks is
 /// its first offset with the top bit set, followed by its length; an entry

@@ -10,7 +10,7 @@
 
 namespace chomp::config {
 
-/// Bits of the target level's bitmap in one segment: 2^21 bits = 256 KiB, a
+/// Bits of the window's bitmap in one segment: 2^21 bits = 256 KiB, a
 /// quarter of the L2 cache, so a segment stays in L2 while its bucket of marks
 /// streams through L1. Marks are filed by segment and a segment's offsets fit
 /// in 32 bits. Segments of 512 KiB (2^22) were slower: N = 110 with 2

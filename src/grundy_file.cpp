@@ -10,6 +10,7 @@
 
 #include "chomp/ranking.hpp"
 #include "chomp/resume.hpp"
+#include "h5_provenance.hpp"
 #include "h5_util.hpp"
 
 namespace chomp {

@@ -1,34 +1,37 @@
 /// @file h5_output.cpp
-/// @brief HDF5 writer and reader of the per-level result table and the resume
-/// data (C API, RAII, SWMR writing so a killed run leaves a readable file).
+/// @brief The sieve's result file, written and read: its /levels columns and
+/// stored losing positions (SWMR writing, so a killed run leaves a readable
+/// file), and the checked reader of everything a file claims. The chunk
+/// layout is h5_series.cpp's, the provenance attributes h5_provenance.cpp's.
 
 #include "chomp/h5_output.hpp"
 
 #include <hdf5.h>
-#include <oneapi/tbb/version.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 
-#include "build_info.hpp"
 #include "chomp/ranking.hpp"
+#include "h5_provenance.hpp"
+#include "h5_series.hpp"
 #include "h5_util.hpp"
 
 namespace chomp {
 
 namespace {
 
+using h5::append_values;
 using h5::check;
 using h5::Handle;
-using h5::hdf5_reason;
+using h5::kPositionChunk;
+using h5::kRowChunk;
+using h5::make_series;
 using h5::write_attr;
 
 struct Column {
@@ -72,111 +75,12 @@ const std::array<Column, kColumns>& columns() {
 
 }  // namespace
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
-std::string hdf5_version() {
-  unsigned maj = 0, min = 0, rel = 0;
-  H5get_libversion(&maj, &min, &rel);
-  return std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(rel);
-}
-
-std::string tbb_version() { return TBB_runtime_version(); }
-
-void h5::write_build_attributes(hid_t f) {
-  write_attr(f, "program", "chomp");
-  write_attr(f, "version", build::kVersion);
-  write_attr(f, "git_revision", build::kGitRevision);
-  write_attr(f, "compiler", build::kCompiler);
-  write_attr(f, "build_type", build::kBuildType);
-  write_attr(f, "hdf5_version", hdf5_version());
-  write_attr(f, "tbb_version", tbb_version());
-  write_attr(f, "host", host_name());
-  write_attr(f, "license",
-             "the data in this file: CC-BY-4.0 (cite the chomp project, CITATION.cff); the program that wrote it: "
-             "BSD-2-Clause");
-  write_attr(f, "references",
-             "D. Gale, A curious Nim-type game, Amer. Math. Monthly 81 (1974) 876-879 (the game); Caribou "
-             "Contests, Chomp, https://cariboutests.com/games/chomp.php (the density table for n = 20..90 and the "
-             "0.286 conjecture); T. Herchen, https://github.com/anematode/chomp, files/130.txt (levels 1..130); "
-             "the layout of this file: doc/FILE_FORMAT.md");
-}
-
 namespace {
-
-// Chunks are written once and never rewritten. A chunk rewritten in place
-// can be torn by a kill (Linux may stop a write that spans pages at a page
-// boundary), and a torn chunk fails its checksum, taking with it every
-// finished level it held. So each /levels row is its own chunk. Stored
-// losing positions are levels of at most 63 tiles, a few thousand
-// positions each, written once.
-constexpr hsize_t kRowChunk = 1;
-constexpr hsize_t kPositionChunk = 4096;
-// Deflate level 1 for the stored losing positions (lattice paths): their
-// high bytes are long runs that even the fastest level squeezes.
-constexpr unsigned kDeflateLevel = 1;
 
 std::string level_name(int n) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "level_%03d", n);
   return buf;
-}
-
-/// File access in the HDF5 1.10 format, which SWMR writing requires.
-Handle latest_format_access() {
-  Handle fapl = check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "cannot make a file access list");
-  check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
-        "cannot select the HDF5 1.10 file format");
-  return fapl;
-}
-
-/// An empty, extendible, chunked, checksummed 1-D dataset.
-Handle make_series(hid_t loc, const std::string& name, hid_t type, hsize_t chunk, bool compress,
-                   const std::string& description, const std::string& what) {
-  const hsize_t zero = 0, unlimited = H5S_UNLIMITED;
-  Handle space = check(H5Screate_simple(1, &zero, &unlimited), H5Sclose, what);
-  Handle dcpl = check(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
-  check(H5Pset_chunk(dcpl.get(), 1, &chunk), what);
-  if (compress) {
-    check(H5Pset_shuffle(dcpl.get()), what);
-    check(H5Pset_deflate(dcpl.get(), kDeflateLevel), what);
-  }
-  check(H5Pset_fletcher32(dcpl.get()), what);
-  Handle ds = check(H5Dcreate2(loc, name.c_str(), type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                    H5Dclose, what);
-  write_attr(ds.get(), "description", description);
-  return ds;
-}
-
-/// Writes count values at index `at`, growing the dataset to at + count.
-void append_values(hid_t ds, hsize_t at, hsize_t count, hid_t mem_type, const void* data,
-                   const std::string& what) {
-  if (count == 0) return;
-  const hsize_t size = at + count;
-  check(H5Dset_extent(ds, &size), what);
-  Handle file_space = check(H5Dget_space(ds), H5Sclose, what);
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &at, nullptr, &count, nullptr), what);
-  Handle mem_space = check(H5Screate_simple(1, &count, nullptr), H5Sclose, what);
-  check(H5Dwrite(ds, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), what);
-}
-
-/// Closes a file and reports a failed close (the last flush happens there).
-void close_file(Handle& file, const std::string& what) {
-  const hid_t id = file.get();
-  file.release();
-  if (id >= 0) check(H5Fclose(id), what);
 }
 
 }  // namespace
@@ -198,27 +102,14 @@ struct LevelFileWriter::Impl {
 LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov)
     : impl_(std::make_unique<Impl>()), path_(path) {
   {
-    Handle fapl = latest_format_access();
+    Handle fapl = h5::latest_format_access();
     impl_->file = check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
                         "cannot create " + path);
   }
   const hid_t f = impl_->file.get();
   h5::write_build_attributes(f);
   write_attr(f, "format_version", kFormatVersion);
-  write_attr(f, "dimensions", prov.dimensions);
-  write_attr(f, "command_line", prov.command_line);
-  write_attr(f, "max_tiles", prov.max_tiles);
-  write_attr(f, "threads", prov.threads);
-  write_attr(f, "mpi_ranks", prov.processes);
-  write_attr(f, "store_losing", prov.store_losing);
-  write_attr(f, "memory_budget", static_cast<std::int64_t>(prov.memory_budget));
-  write_attr(f, "store_file", prov.store_file);
-  write_attr(f, "run_id", prov.run_id);
-  write_attr(f, "start_utc", prov.start_utc);
-  write_attr(f, "end_utc", "");
-  write_attr(f, "resume_history", prov.resume_history);
-  write_attr(f, "complete", 0);
-  write_attr(f, "status", "running");
+  h5::write_run_attributes(f, prov);
 
   // SWMR writing allows no new objects, so every dataset is made now; the
   // groups are closed before it starts (only datasets may stay open).
@@ -310,12 +201,9 @@ void LevelFileWriter::finish(const std::string& status) {
   // open without SWMR, whose "open for writing" mark would make a file
   // killed at this moment unreadable (seen once in 300 random kills when
   // finish reopened the file to write these).
-  const hid_t f = impl_->file.get();
-  write_attr(f, "end_utc", utc_now());
-  write_attr(f, "status", status);
-  write_attr(f, "complete", status == "complete" ? 1 : 0);
+  h5::write_end_attributes(impl_->file.get(), status);
   impl_->close_datasets();
-  close_file(impl_->file, "cannot record the status of " + path_);
+  h5::close_file(impl_->file, "cannot record the status of " + path_);
 }
 
 bool LevelTable::complete() const {

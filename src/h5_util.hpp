@@ -2,7 +2,9 @@
 /// @brief Small RAII helpers over the HDF5 C API shared by every result file:
 /// owned identifiers, checked calls that report HDF5's own reason, scalar
 /// attributes, and whole 1-D datasets (for files written in one go, like the
-/// rectangle table; the level file appends, see h5_output.cpp).
+/// rectangle table; the level file appends, see h5_series.hpp), and the
+/// checked reads of what a file claims. The lowest layer of the HDF5 files:
+/// it includes no file's own header.
 #pragma once
 
 #include <hdf5.h>
@@ -14,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "chomp/h5_output.hpp"
+#include "chomp/h5_error.hpp"
 
 namespace chomp::h5 {
 
@@ -105,11 +107,6 @@ inline void write_attr(hid_t obj, const char* name, double value) {
   Handle attr = scalar_attr(obj, name, H5T_IEEE_F64LE);
   check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value), std::string("cannot write attribute ") + name);
 }
-
-/// The provenance every result file carries about the program that wrote it:
-/// program, version, git_revision, compiler, build_type, hdf5_version,
-/// tbb_version and host (defined in h5_output.cpp, beside the build facts).
-void write_build_attributes(hid_t file);
 
 /// A 1-D dataset written whole: chunked, Fletcher-32 checksummed, shuffled
 /// and deflated, with a `description` attribute.

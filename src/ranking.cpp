@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "unrank_step.hpp"
+
 namespace chomp {
 
 PartitionTable::PartitionTable(int max_tiles)
@@ -56,14 +58,7 @@ void PartitionTable::unrank_into(int remaining, int max_part, std::uint64_t rank
     }
     const std::uint64_t* r = row(remaining);
     // Largest first part a <= max_part with P(remaining, a-1) <= rank.
-    int lo = 1, hi = max_part < remaining ? max_part : remaining;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      if (r[mid - 1] <= rank)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
+    const int lo = detail::next_row_length(r, max_part < remaining ? max_part : remaining, rank);
     rank -= r[lo - 1];
     out.push_back(lo);
     remaining -= lo;

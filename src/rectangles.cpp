@@ -11,7 +11,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "chomp/h5_output.hpp"
+#include "h5_provenance.hpp"
 #include "h5_util.hpp"
 
 namespace chomp {

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "chomp/h5_output.hpp"
 #include "h5_util.hpp"
 
 namespace chomp {

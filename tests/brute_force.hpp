@@ -1,8 +1,10 @@
 /// @file brute_force.hpp
 /// @brief The obviously correct solver the fast engines are checked against:
-/// memoized recursion over every move, and enumeration of small boards.
+/// memoized recursion over every move, and enumeration of small boards and
+/// of the positions of a level.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <span>
 #include <vector>
@@ -57,6 +59,26 @@ inline std::vector<Rows> all_inside(std::span<const int> shape) {
     }
   };
   rec(rec, 0, shape.empty() ? 0 : shape[0]);
+  return out;
+}
+
+/// The positions with n tiles (the partitions of n) in increasing
+/// lexicographic order of their rows, by plain recursion.
+inline std::vector<Rows> partitions(int n) {
+  std::vector<Rows> out;
+  Rows prefix;
+  auto rec = [&](auto&& self, int left, int max_part) -> void {
+    if (left == 0) {
+      out.push_back(prefix);
+      return;
+    }
+    for (int a = 1; a <= std::min(left, max_part); ++a) {
+      prefix.push_back(a);
+      self(self, left - a, a);
+      prefix.pop_back();
+    }
+  };
+  rec(rec, n, n);
   return out;
 }
 

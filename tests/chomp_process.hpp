@@ -221,6 +221,17 @@ inline ProcessResult run_chomp(const std::vector<std::string>& args, const Proce
   return ChompProcess(args, opts).wait();
 }
 
+/// Runs `chomp` with `input` as its standard input.
+inline ProcessResult run_chomp_with_input(const std::vector<std::string>& args, const std::string& input) {
+  ScratchDir dir;
+  std::ofstream(dir.file("stdin"), std::ios::binary) << input;
+  ProcessOptions opts;
+  opts.stdin_path = dir.file("stdin");
+  return run_chomp(args, opts);
+}
+
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 inline int count_lines(const std::string& text) {
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }

@@ -5,13 +5,8 @@
 /// against scripted opponents.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,65 +14,18 @@
 #include "chomp/grundy_file.hpp"
 #include "chomp/h5_output.hpp"
 #include "chomp/ranking.hpp"
+#include "chomp_process.hpp"
 
-namespace {
-
+using namespace chomp::testing;
 namespace fs = std::filesystem;
-
-class Scratch {
- public:
-  Scratch() {
-    std::string templ = (fs::temp_directory_path() / "chomp-grundy-XXXXXX").string();
-    if (!mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed");
-    dir_ = templ;
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  fs::path dir_;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-Outcome run_chomp(const std::vector<std::string>& args, const std::string& input = "") {
-  Scratch s;
-  std::ofstream(s.file("in")) << input;
-  std::string cmd = "'" CHOMP_BINARY "'";
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  cmd += " < '" + s.file("in") + "' > '" + s.file("out") + "' 2> '" + s.file("err") + "'";
-  const int status = std::system(cmd.c_str());
-  Outcome r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(s.file("out"));
-  r.err = slurp(s.file("err"));
-  return r;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
 
 TEST(GrundyCommand, ValueZeroCountsEqualTheSievesLosingCountsAtEveryLevel) {
   constexpr int kN = 50;
-  Scratch s;
-  const Outcome sieve = run_chomp({"sieve", "-n", std::to_string(kN), "-o", s.file("s.h5"), "-q"});
-  ASSERT_EQ(sieve.code, 0) << sieve.err;
-  const Outcome g = run_chomp({"grundy", "-n", std::to_string(kN), "-o", s.file("g.h5")});
-  ASSERT_EQ(g.code, 0) << g.err;
+  ScratchDir s;
+  const ProcessResult sieve = run_chomp({"sieve", "-n", std::to_string(kN), "-o", s.file("s.h5"), "-q"});
+  ASSERT_EQ(sieve.exit_code, 0) << sieve.err;
+  const ProcessResult g = run_chomp({"grundy", "-n", std::to_string(kN), "-o", s.file("g.h5")});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
   EXPECT_TRUE(contains(g.out, "G=0 (losing)")) << g.out;
   const chomp::LevelTable levels = chomp::read_level_file(s.file("s.h5"));
   const chomp::GrundyFile file = chomp::read_grundy_file(s.file("g.h5"));
@@ -113,66 +61,66 @@ TEST(GrundyCommand, ValueZeroCountsEqualTheSievesLosingCountsAtEveryLevel) {
   EXPECT_EQ(file.text_attributes.at("format"), "chomp-grundy");
 
   // chomp show reads the file: text, CSV (a column per value) and JSON.
-  const Outcome shown = run_chomp({"show", s.file("g.h5")});
-  ASSERT_EQ(shown.code, 0) << shown.err;
+  const ProcessResult shown = run_chomp({"show", s.file("g.h5")});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_TRUE(contains(shown.out, "Grundy values of 50 levels, status complete")) << shown.out;
-  const Outcome csv = run_chomp({"show", s.file("g.h5"), "--csv"});
-  ASSERT_EQ(csv.code, 0) << csv.err;
+  const ProcessResult csv = run_chomp({"show", s.file("g.h5"), "--csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_TRUE(contains(csv.out, "tiles,positions,largest_value,g0,g1,")) << csv.out;
   std::string row50 = "50," + std::to_string(p.positions(50)) + ",49";
   for (std::uint64_t c : file.counts[49]) row50 += "," + std::to_string(c);
   EXPECT_TRUE(contains(csv.out, row50 + "\n")) << csv.out;
-  const Outcome json = run_chomp({"show", s.file("g.h5"), "--json"});
-  ASSERT_EQ(json.code, 0) << json.err;
+  const ProcessResult json = run_chomp({"show", s.file("g.h5"), "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_TRUE(contains(json.out, "\"tiles\": 3, \"positions\": 3, \"largest_value\": 2, \"counts\": [1, 0, 2]"))
       << json.out;
 
   // --check-sieve: the run compares every level and says so.
-  const Outcome checked =
+  const ProcessResult checked =
       run_chomp({"grundy", "-n", std::to_string(kN), "-o", s.file("g2.h5"), "-q", "--check-sieve", s.file("s.h5")});
-  ASSERT_EQ(checked.code, 0) << checked.err;
+  ASSERT_EQ(checked.exit_code, 0) << checked.err;
   EXPECT_TRUE(contains(checked.err, "value 0 counts equal L(n)")) << checked.err;
   EXPECT_EQ(chomp::read_grundy_file(s.file("g2.h5")).text_attributes.at("checked_against"), s.file("s.h5"));
 }
 
 TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
-  Scratch s;
-  ASSERT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("g.h5"), "-q"}).code, 0);
-  const Outcome again = run_chomp({"grundy", "-n", "5", "-o", s.file("g.h5"), "-q"});
-  EXPECT_EQ(again.code, 2);
+  ScratchDir s;
+  ASSERT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("g.h5"), "-q"}).exit_code, 0);
+  const ProcessResult again = run_chomp({"grundy", "-n", "5", "-o", s.file("g.h5"), "-q"});
+  EXPECT_EQ(again.exit_code, 2);
   EXPECT_TRUE(contains(again.err, "--force")) << again.err;
-  EXPECT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("g.h5"), "-q", "--force"}).code, 0);
-  const Outcome budget = run_chomp({"grundy", "-n", "60", "-o", s.file("b.h5"), "--memory-limit", "1M"});
-  EXPECT_EQ(budget.code, 2);
+  EXPECT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("g.h5"), "-q", "--force"}).exit_code, 0);
+  const ProcessResult budget = run_chomp({"grundy", "-n", "60", "-o", s.file("b.h5"), "--memory-limit", "1M"});
+  EXPECT_EQ(budget.exit_code, 2);
   EXPECT_TRUE(contains(budget.err, "more than the budget")) << budget.err;
   EXPECT_FALSE(fs::exists(s.file("b.h5")));
-  const Outcome folder = run_chomp({"grundy", "-n", "5", "-o", s.file("no/such/g.h5")});
-  EXPECT_EQ(folder.code, 2);
+  const ProcessResult folder = run_chomp({"grundy", "-n", "5", "-o", s.file("no/such/g.h5")});
+  EXPECT_EQ(folder.exit_code, 2);
   EXPECT_TRUE(contains(folder.err, "does not exist")) << folder.err;
-  EXPECT_EQ(run_chomp({"grundy", "-n", "0", "-o", s.file("x.h5")}).code, 2);
-  EXPECT_EQ(run_chomp({"grundy", "-n", "256", "-o", s.file("x.h5")}).code, 2);
-  EXPECT_EQ(run_chomp({"grundy", "-n", "12x", "-o", s.file("x.h5")}).code, 2);
-  EXPECT_EQ(run_chomp({"grundy", "-o", s.file("x.h5")}).code, 2);
-  const Outcome no_out = run_chomp({"grundy", "-n", "10"});
-  EXPECT_EQ(no_out.code, 2);
+  EXPECT_EQ(run_chomp({"grundy", "-n", "0", "-o", s.file("x.h5")}).exit_code, 2);
+  EXPECT_EQ(run_chomp({"grundy", "-n", "256", "-o", s.file("x.h5")}).exit_code, 2);
+  EXPECT_EQ(run_chomp({"grundy", "-n", "12x", "-o", s.file("x.h5")}).exit_code, 2);
+  EXPECT_EQ(run_chomp({"grundy", "-o", s.file("x.h5")}).exit_code, 2);
+  const ProcessResult no_out = run_chomp({"grundy", "-n", "10"});
+  EXPECT_EQ(no_out.exit_code, 2);
   EXPECT_TRUE(contains(no_out.err, "--output")) << no_out.err;
-  const Outcome not_sieve = run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.file("g.h5")});
-  EXPECT_EQ(not_sieve.code, 2);
+  const ProcessResult not_sieve = run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.file("g.h5")});
+  EXPECT_EQ(not_sieve.exit_code, 2);
   EXPECT_TRUE(contains(not_sieve.err, "--check-sieve")) << not_sieve.err;
-  EXPECT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.file("none.h5")}).code, 2);
-  const Outcome dry = run_chomp({"grundy", "-n", "100", "--dry-run"});
+  EXPECT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.file("none.h5")}).exit_code, 2);
+  const ProcessResult dry = run_chomp({"grundy", "-n", "100", "--dry-run"});
   EXPECT_TRUE(contains(dry.out, "levels 1..100 take")) << dry.out;
   EXPECT_TRUE(contains(dry.out, "1642992567 positions")) << dry.out;  // sum of p(k), k <= 100
-  const Outcome help = run_chomp({"grundy", "--help"});
-  EXPECT_EQ(help.code, 0);
+  const ProcessResult help = run_chomp({"grundy", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
   for (const char* part : {"--max-tiles", "--output", "--check-sieve", "--memory-limit", "--dry-run", "poisoned tile has value 0"})
     EXPECT_TRUE(contains(help.out, part)) << part;
 }
 
 TEST(AnalyzeSum, ValuesNimSumAndEveryWinningMove) {
   const chomp::SumAnalysis expected = chomp::analyze_sum(chomp::parse_sum("3,2 + 4,4,1 + 2"));
-  const Outcome text = run_chomp({"analyze", "3,2 + 4,4,1 + 2"});
-  ASSERT_EQ(text.code, 0) << text.err;
+  const ProcessResult text = run_chomp({"analyze", "3,2 + 4,4,1 + 2"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
   for (std::size_t c = 0; c < 3; ++c)
     EXPECT_TRUE(contains(text.out, "Grundy value " + std::to_string(expected.values[c]))) << text.out;
   EXPECT_TRUE(contains(text.out, "= " + std::to_string(expected.nim_sum) + "\n")) << text.out;
@@ -182,8 +130,8 @@ TEST(AnalyzeSum, ValuesNimSumAndEveryWinningMove) {
                                        std::to_string(m.move.row) + "," + std::to_string(m.move.col) + "): leaves " +
                                        chomp::rows_to_string(m.leaves)))
         << text.out;
-  const Outcome json = run_chomp({"analyze", "3,2 + 4,4,1 + 2", "--json"});
-  ASSERT_EQ(json.code, 0) << json.err;
+  const ProcessResult json = run_chomp({"analyze", "3,2 + 4,4,1 + 2", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_TRUE(contains(json.out, "\"nim_sum\": " + std::to_string(expected.nim_sum))) << json.out;
   EXPECT_TRUE(contains(json.out, "\"position\": \"4,4,1\", \"tiles\": 9, \"grundy\": " +
                                      std::to_string(expected.values[1])))
@@ -193,8 +141,8 @@ TEST(AnalyzeSum, ValuesNimSumAndEveryWinningMove) {
   const chomp::SumAnalysis won = chomp::analyze_sum(chomp::parse_sum("3x4 + 2"));
   ASSERT_FALSE(won.losing());
   ASSERT_FALSE(won.winning_moves.empty());
-  const Outcome w = run_chomp({"analyze", "3x4 + 2", "--json"});
-  ASSERT_EQ(w.code, 0) << w.err;
+  const ProcessResult w = run_chomp({"analyze", "3x4 + 2", "--json"});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
   EXPECT_TRUE(contains(w.out, "\"status\": \"winning\""));
   for (const chomp::SumMove& m : won.winning_moves) {
     std::vector<int> v = won.values;
@@ -205,26 +153,26 @@ TEST(AnalyzeSum, ValuesNimSumAndEveryWinningMove) {
         << w.out;
   }
   // A board with itself is lost.
-  const Outcome twice = run_chomp({"analyze", "4,4,1 + 4,4,1"});
-  EXPECT_EQ(twice.code, 0);
+  const ProcessResult twice = run_chomp({"analyze", "4,4,1 + 4,4,1"});
+  EXPECT_EQ(twice.exit_code, 0);
   EXPECT_TRUE(contains(twice.out, "Status: losing")) << twice.out;
 }
 
 TEST(AnalyzeSum, MalformedSumsExit2WithAMessage) {
-  const Outcome trailing = run_chomp({"analyze", "3,2 +"});
-  EXPECT_EQ(trailing.code, 2);
+  const ProcessResult trailing = run_chomp({"analyze", "3,2 +"});
+  EXPECT_EQ(trailing.exit_code, 2);
   EXPECT_TRUE(contains(trailing.err, "board 2 of the sum is empty")) << trailing.err;
-  const Outcome plus = run_chomp({"analyze", "+"});
-  EXPECT_EQ(plus.code, 2);
+  const ProcessResult plus = run_chomp({"analyze", "+"});
+  EXPECT_EQ(plus.exit_code, 2);
   EXPECT_TRUE(contains(plus.err, "board 1 of the sum is empty")) << plus.err;
-  const Outcome big = run_chomp({"analyze", "20x20 + 1"});
-  EXPECT_EQ(big.code, 2);
+  const ProcessResult big = run_chomp({"analyze", "20x20 + 1"});
+  EXPECT_EQ(big.exit_code, 2);
   EXPECT_TRUE(contains(big.err, "board 1 of the sum")) << big.err;
   EXPECT_TRUE(contains(big.err, "at most 4194304")) << big.err;
-  const Outcome bad = run_chomp({"analyze", "3,2 + 2,3"});
-  EXPECT_EQ(bad.code, 2);
+  const ProcessResult bad = run_chomp({"analyze", "3,2 + 2,3"});
+  EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(contains(bad.err, "board 2 of the sum")) << bad.err;
-  EXPECT_EQ(run_chomp({"analyze", "3x0 + 1"}).code, 2);
+  EXPECT_EQ(run_chomp({"analyze", "3x0 + 1"}).exit_code, 2);
 }
 
 namespace {
@@ -244,21 +192,21 @@ std::string sweep_input() {
 TEST(PlaySum, ThePerfectComputerWinsEveryWonSum) {
   // Computer first on a won sum, and second on a lost one (a board and itself).
   ASSERT_FALSE(chomp::analyze_sum(chomp::parse_sum("3x4 + 2x5")).losing());
-  const Outcome first = run_chomp({"play", "--boards", "3x4 + 2x5", "--computer-first"}, sweep_input());
-  ASSERT_EQ(first.code, 0) << first.err;
+  const ProcessResult first = run_chomp_with_input({"play", "--boards", "3x4 + 2x5", "--computer-first"}, sweep_input());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_TRUE(contains(first.out, "the computer wins")) << first.out;
   EXPECT_TRUE(contains(first.out, "The computer takes")) << first.out;
-  const Outcome second = run_chomp({"play", "--boards", "3x4 + 3x4", "--level", "perfect"}, sweep_input());
-  ASSERT_EQ(second.code, 0) << second.err;
+  const ProcessResult second = run_chomp_with_input({"play", "--boards", "3x4 + 3x4", "--level", "perfect"}, sweep_input());
+  ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_TRUE(contains(second.out, "the computer wins")) << second.out;
   EXPECT_TRUE(contains(second.out, "Illegal move")) << second.out;
   // The player wins a won sum by following the hints: "hint" then the move.
   // 2,1 + 2 has values 0 and 1; the first winning move raises board 1 to
   // 1,1 (value 1). The computer then takes 1,1 down to 1, and 2 -> 1 wins.
-  const Outcome hint = run_chomp({"play", "--boards", "2,1 + 2"}, "hint\n1 1 2\n2 1 2\n");
+  const ProcessResult hint = run_chomp_with_input({"play", "--boards", "2,1 + 2"}, "hint\n1 1 2\n2 1 2\n");
   EXPECT_TRUE(contains(hint.out, "values are 0 xor 1 = 1; take (1,2) on board 1")) << hint.out;
   EXPECT_TRUE(contains(hint.out, "you win")) << hint.out;
-  EXPECT_EQ(run_chomp({"play", "--boards", "3x4 + 2x5", "--level", "easy"}).code, 2);
-  EXPECT_EQ(run_chomp({"play", "--boards", "3x4 +"}).code, 2);
-  EXPECT_EQ(run_chomp({"play", "--boards", "20x20"}).code, 2);
+  EXPECT_EQ(run_chomp({"play", "--boards", "3x4 + 2x5", "--level", "easy"}).exit_code, 2);
+  EXPECT_EQ(run_chomp({"play", "--boards", "3x4 +"}).exit_code, 2);
+  EXPECT_EQ(run_chomp({"play", "--boards", "20x20"}).exit_code, 2);
 }

@@ -1,178 +1,28 @@
 /// @file test_damaged_files.cpp
-/// @brief `chomp sieve --resume` and `chomp verify` on damaged, foreign and
-/// tampered result files and stores: each is refused with a clear message
-/// and left as it was; the traces a kill leaves (a level cut off in the
-/// store, a half-appended row) are ignored.
+/// @brief `chomp sieve --resume` on damaged, foreign and tampered result
+/// files and stores: each is refused with a clear message and left as it
+/// was; the traces a kill leaves (a level cut off in the store, a
+/// half-appended row) are ignored.
 
 #include <gtest/gtest.h>
 
 #include <hdf5.h>
 #include <zlib.h>
 
-#include <algorithm>
-#include <atomic>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include "chomp/h5_output.hpp"
-#include "chomp/three_rows.hpp"
 #include "chomp/losing_store.hpp"
-#include "chomp/resume.hpp"
 #include "chomp_process.hpp"
+#include "damaged_files.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
 
 namespace {
-
-constexpr int kLevels = 50;
-
-/// A finished run to 50 tiles, made once per test program.
-const std::string& base_file() {
-  static ScratchDir dir;
-  static const std::string path = [] {
-    const std::string p = dir.file("base.h5");
-    const ProcessResult r = run_chomp({"sieve", "-n", std::to_string(kLevels), "-q", "-o", p});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return p;
-  }();
-  return path;
-}
-
-/// Copies a result file and its store to `path` (and its store's name).
-void copy_run(const std::string& from, const std::string& path) {
-  std::filesystem::copy_file(from, path);
-  std::filesystem::copy_file(store_path_for(from), store_path_for(path));
-}
-
-/// Opens a result file for writing with the HDF5 C API, for tampering.
-class RawFile {
- public:
-  explicit RawFile(const std::string& path) : id_(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT)) {
-    EXPECT_GE(id_, 0) << "cannot open " << path;
-  }
-  ~RawFile() { H5Fclose(id_); }
-  hid_t get() const { return id_; }
-
-  /// File offset and stored size of chunk `index` of a dataset.
-  std::pair<haddr_t, hsize_t> chunk(const char* dataset, hsize_t index) const {
-    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
-    const hid_t space = H5Dget_space(ds);  // HDF5 1.10 does not take H5S_ALL here
-    hsize_t offset = 0, size = 0;
-    haddr_t addr = 0;
-    unsigned mask = 0;
-    EXPECT_GE(H5Dget_chunk_info(ds, space, index, &offset, &mask, &addr, &size), 0) << dataset;
-    H5Sclose(space);
-    H5Dclose(ds);
-    return {addr, size};
-  }
-
-  template <class T>
-  std::vector<T> read(const char* dataset, hid_t mem_type) const {
-    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
-    const hid_t space = H5Dget_space(ds);
-    hsize_t n = 0;
-    H5Sget_simple_extent_dims(space, &n, nullptr);
-    std::vector<T> out(n);
-    EXPECT_GE(H5Dread(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0);
-    H5Sclose(space);
-    H5Dclose(ds);
-    return out;
-  }
-
-  /// Rewrites a whole dataset (its checksums are recomputed: a consistent lie).
-  template <class T>
-  void write(const char* dataset, hid_t mem_type, const std::vector<T>& values) const {
-    const hid_t ds = H5Dopen2(id_, dataset, H5P_DEFAULT);
-    const hsize_t n = values.size();
-    EXPECT_GE(H5Dset_extent(ds, &n), 0);
-    EXPECT_GE(H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
-    H5Dclose(ds);
-  }
-
-  void set_int_attribute(const char* name, std::int64_t value) const {
-    const hid_t attr = H5Aopen(id_, name, H5P_DEFAULT);
-    EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &value), 0);
-    H5Aclose(attr);
-  }
-
- private:
-  hid_t id_;
-};
-
-void flip_byte(const std::string& path, std::uint64_t offset) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(offset));
-  char c = 0;
-  f.get(c);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.put(static_cast<char>(c ^ 0x5A));
-}
-
-/// Writes `bytes` at `offset` of a file.
-void write_bytes(const std::string& path, std::uint64_t offset, const void* bytes, std::size_t n) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
-}
-
-/// The store of a result file, opened for reading.
-std::unique_ptr<LosingStore> store_of(const std::string& path) {
-  const LevelFileReader r(path);
-  return LosingStore::open(r.store_path(), r.run_id(), r.stored_levels(static_cast<int>(r.table().tiles.size())),
-                           false);
-}
-
-/// Writes the run's store anew with level n's ranks changed by `change`
-/// (kept increasing), and points the result file's rows at it: a result
-/// file and store whose checksums and digests all agree, with one wrong fact.
-void rewrite_store(const std::string& path, int n, const std::function<void(std::vector<std::uint64_t>&)>& change) {
-  std::string store_path, run_id;
-  int rows = 0;
-  {
-    const LevelFileReader reader(path);  // closed before the file is written
-    rows = static_cast<int>(reader.table().tiles.size());
-    store_path = reader.store_path();
-    run_id = reader.run_id();
-  }
-  std::vector<std::vector<std::uint64_t>> levels;
-  {
-    const auto old = store_of(path);
-    for (int m = 1; m <= rows; ++m) levels.push_back(old->all(m));
-  }
-  change(levels[static_cast<std::size_t>(n - 1)]);
-  std::vector<std::uint64_t> trailers, digests, losing;
-  {
-    const auto fresh = LosingStore::create(store_path, run_id);
-    for (int m = 1; m <= rows; ++m) {
-      fresh->begin_level(m);
-      fresh->append(levels[static_cast<std::size_t>(m - 1)]);
-      const StoredLevel rec = fresh->finish_level();
-      trailers.push_back(rec.trailer);
-      digests.push_back(rec.digest);
-      losing.push_back(rec.count);
-    }
-  }
-  RawFile raw(path);
-  raw.write("levels/store_trailer", H5T_NATIVE_UINT64, trailers);
-  raw.write("levels/losing_digest", H5T_NATIVE_UINT64, digests);
-  raw.write("levels/losing", H5T_NATIVE_UINT64, losing);
-}
-
-/// Moves one losing rank of level n (from about `at` of the way through it)
-/// up to a winning neighbour, keeping the list increasing. Returns it.
-std::uint64_t move_one_losing_rank(const std::string& path, int n, double at = 0.0) {
-  std::uint64_t moved = 0;
-  rewrite_store(path, n, [&](std::vector<std::uint64_t>& ranks) {
-    std::size_t k = static_cast<std::size_t>(at * static_cast<double>(ranks.size()));
-    while (ranks[k + 1] - ranks[k] < 3) ++k;
-    moved = ++ranks[k];
-  });
-  return moved;
-}
 
 struct Outcome {
   ProcessResult result;
@@ -207,7 +57,7 @@ class DamagedFile : public ::testing::Test {
   // checks every level (a complete file has nothing to resume).
   void SetUp() override {
     path_ = dir_.file("run.h5");
-    copy_run(base_file(), path_);
+    copy_run(finished_run(), path_);
     RawFile(path_).set_int_attribute("complete", 0);
   }
   std::string store() const { return store_path_for(path_); }
@@ -259,7 +109,7 @@ TEST_F(DamagedFile, FlippedByteInTheTableFailsTheChecksum) {
 TEST_F(DamagedFile, OtherFormatVersionsAreRefused) {
   { RawFile(path_).set_int_attribute("format_version", 2); }
   expect_refused(resume(path_), "format_version 2 (its losing ranks are not in a store file)");
-  EXPECT_EQ(read_level_file(path_).tiles.size(), static_cast<std::size_t>(kLevels)) << "version 2 is still read";
+  EXPECT_EQ(read_level_file(path_).tiles.size(), static_cast<std::size_t>(kFinishedRunLevels)) << "version 2 is still read";
   { RawFile(path_).set_int_attribute("format_version", 99); }
   expect_refused(resume(path_), "format_version 99");
 }
@@ -296,7 +146,7 @@ TEST_F(DamagedFile, TruncatedStoreIsRefused) {
 TEST_F(DamagedFile, StoreOfAnotherRunIsRefused) {
   ScratchDir other;
   const std::string path = other.file("other.h5");
-  ASSERT_EQ(run_chomp({"sieve", "-n", std::to_string(kLevels), "-q", "-o", path}).exit_code, 0);
+  ASSERT_EQ(run_chomp({"sieve", "-n", std::to_string(kFinishedRunLevels), "-q", "-o", path}).exit_code, 0);
   std::filesystem::copy_file(store_path_for(path), store(), std::filesystem::copy_options::overwrite_existing);
   expect_refused(resume(path_), "belongs to another run");
 }
@@ -359,19 +209,6 @@ TEST_F(DamagedFile, ADigestThatDisagreesWithTheStoreIsRefused) {
   expect_refused(resume(path_), "level 40 holds");
 }
 
-// A consistent result file and store with one losing rank moved: the
-// resume cannot tell (the digests agree with the ranks), but verify finds
-// it from the rule.
-TEST(Verify, FindsOneWrongLosingRankThatEveryChecksumVouchesFor) {
-  ScratchDir dir;
-  const std::string path = dir.file("moved.h5");
-  copy_run(base_file(), path);
-  move_one_losing_rank(path, 45);
-  const ProcessResult r = run_chomp({"verify", path});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("1 of levels 1..50 failed"), std::string::npos) << r.err;
-}
-
 // What a kill leaves: a level cut off in the store after the last row, and
 // a row appended to only some columns. Both are ignored, the level is
 // computed again, and the result is the uninterrupted run's.
@@ -397,222 +234,11 @@ TEST_F(DamagedFile, TracesOfAKillAreIgnored) {
   const Outcome o = resume(path_);
   EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
   EXPECT_NE(o.result.err.find("levels 1..49 checked"), std::string::npos) << o.result.err;
-  const LevelFileReader done(path_), ref(base_file());
+  const LevelFileReader done(path_), ref(finished_run());
   EXPECT_TRUE(done.table().complete());
   EXPECT_EQ(done.table().losing, ref.table().losing);
   EXPECT_EQ(done.table().marks, ref.table().marks);
   EXPECT_EQ(done.table().losing_digest, ref.table().losing_digest);
-  EXPECT_EQ(std::filesystem::file_size(store()), std::filesystem::file_size(store_path_for(base_file())))
+  EXPECT_EQ(std::filesystem::file_size(store()), std::filesystem::file_size(store_path_for(finished_run())))
       << "the cut-off level's bytes are gone";
-}
-
-namespace {
-
-/// In-process: a run to max_tiles stopped after `levels` levels, with its
-/// store beside it.
-void write_interrupted_run(const std::string& path, int max_tiles, int levels) {
-  Provenance prov;
-  prov.max_tiles = max_tiles;
-  prov.run_id = new_run_id();
-  prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
-  const auto store = LosingStore::create(store_path_for(path), prov.run_id);
-  LevelFileWriter out(path, prov);
-  Sieve sieve(max_tiles, *store, SieveOptions{});
-  for (int n = 1; n <= levels; ++n) save_level(out, sieve, sieve.next_level());
-  out.finish("interrupted");
-}
-
-}  // namespace
-
-// In-process: levels without losing positions (L(2) = L(4) = 0) as the last
-// finished ones.
-TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
-  ScratchDir dir;
-  for (int stop_after : {2, 4}) {
-    const std::string path = dir.file("stop" + std::to_string(stop_after) + ".h5");
-    write_interrupted_run(path, 12, stop_after);
-    Resume resume(ResumeRequest{path, 0, -1});
-    EXPECT_EQ(resume.state().levels, stop_after);
-    const std::string continued = path + ".continued";
-    LevelFileWriter out(continued, resume.state().provenance);
-    const auto store = resume.open_store(true);
-    resume.restore(*store, out);
-    Sieve sieve(12, *store, SieveOptions{});
-    EXPECT_EQ(sieve.levels_done(), stop_after);
-    sieve.run([&](const LevelResult& r) { save_level(out, sieve, r); });
-    out.finish("complete");
-    const LevelTable t = read_level_file(continued);
-    const std::vector<std::uint64_t> expected{1, 0, 1, 0, 3, 0, 3, 2, 5, 2, 3, 10};  // small_counts.csv
-    EXPECT_EQ(t.losing, expected);
-  }
-}
-
-// In-process: a stop while levels are being checked is obeyed at once (a
-// resume reads the whole store back, a minute at n = 170), and every level
-// is reported as it goes.
-TEST(ResumeLibrary, StopsWhileCheckingLevelsAndReportsEachOne) {
-  ScratchDir dir;
-  const std::string path = dir.file("stopped.h5");
-  write_interrupted_run(path, 20, 15);
-  Resume resume(ResumeRequest{path, 0, -1});
-  ASSERT_EQ(resume.state().levels, 15);
-  const auto store = resume.open_store(false);
-  {
-    LevelFileWriter out(path + ".whole", resume.state().provenance);
-    std::vector<int> reported;
-    resume.restore(*store, out, [&](int n) { reported.push_back(n); });
-    EXPECT_EQ(reported.size(), 15U);
-    EXPECT_EQ(reported.back(), 15);
-    EXPECT_EQ(out.rows(), 15U);
-  }
-  // The flag raised while level 6 is checked: restoring stops before level 7.
-  LevelFileWriter out(path + ".stopped", resume.state().provenance);
-  std::atomic<bool> stop{false};
-  int last = 0;
-  EXPECT_THROW(resume.restore(*store, out, [&](int n) {
-    last = n;
-    if (n == 6) stop = true;
-  }, &stop), SieveInterrupted);
-  EXPECT_EQ(last, 6);
-  EXPECT_EQ(out.rows(), 6U);
-}
-
-// `chomp verify` checks a file's levels without the sieve.
-
-namespace {
-
-/// The words of level n's row in verify's table (tiles, losing, transposed,
-/// result...), or none.
-std::vector<std::string> verify_row(const std::string& out, int n) {
-  std::istringstream lines(out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream words(line);
-    std::vector<std::string> w;
-    for (std::string x; words >> x;) w.push_back(x);
-    if (!w.empty() && w[0] == std::to_string(n)) return w;
-  }
-  return {};
-}
-
-}  // namespace
-
-/// How many of `count` items a default sample of about 500 checks: every
-/// one up to 500, else one in ceil(count / 500), the first of each.
-std::uint64_t default_sample(std::uint64_t count) {
-  const std::uint64_t every = count <= 500 ? 1 : (count + 499) / 500;
-  return (count + every - 1) / every;
-}
-
-// By default: every level, every transpose below 10,000 losing positions a
-// level, and the rule on a sample of about 500 losing positions and 500
-// ranks a level; the summary says which checks are independent of the engine.
-TEST(Verify, PassesAFinishedRunAndSaysWhichChecksAreIndependent) {
-  const ProcessResult r = run_chomp({"verify", base_file()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("levels 1..50"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("[integrity of the file and store, not a check of the engine]"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("transposition: "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("[NOT independent: this file's engine"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("[independent of the engine, given the levels below]"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("three rows: all "), std::string::npos) << r.err;
-  const LevelTable t = read_level_file(base_file());
-  for (int n = 1; n <= kLevels; ++n) {
-    const auto i = static_cast<std::size_t>(n - 1);
-    const std::string losing = std::to_string(t.losing[i]);
-    const std::string by_moves = std::to_string(default_sample(t.losing[i]) + default_sample(t.positions[i]));
-    const std::string three = std::to_string(three_row_positions(n).size());
-    EXPECT_EQ(verify_row(r.out, n),
-              (std::vector<std::string>{std::to_string(n), losing, losing, by_moves, three, "ok"}))
-        << r.out;
-  }
-}
-
-// An unfinished run is refused (exit 1) unless --finished asks for the
-// levels it finished.
-TEST(Verify, RefusesAnUnfinishedRunUnlessAskedForItsFinishedLevels) {
-  ScratchDir dir;
-  const std::string path = dir.file("unfinished.h5");
-  copy_run(base_file(), path);
-  RawFile(path).set_int_attribute("complete", 0);
-  const ProcessResult r = run_chomp({"verify", path});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("is not a complete run"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--finished"), std::string::npos) << r.err;
-  EXPECT_EQ(r.out.find(" ok"), std::string::npos) << r.out;
-  const ProcessResult finished = run_chomp({"verify", path, "--finished", "--from", "45"});
-  EXPECT_EQ(finished.exit_code, 0) << finished.err;
-  EXPECT_NE(finished.err.find("an unfinished run: its finished levels"), std::string::npos) << finished.err;
-  EXPECT_EQ(verify_row(finished.out, 50).back(), "ok") << finished.out;
-}
-
-TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
-  const ProcessResult r =
-      run_chomp({"verify", base_file(), "--from", "50", "--to", "60", "--every", "10", "--no-moves", "-t", "1"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  const LevelTable t = read_level_file(base_file());
-  const std::uint64_t sampled = (t.losing[49] + 9) / 10;  // indices 0, 10, 20, ...
-  EXPECT_EQ(verify_row(r.out, 50), (std::vector<std::string>{"50", std::to_string(t.losing[49]), std::to_string(sampled),
-                                                             std::to_string(three_row_positions(50).size()), "ok"}));
-  EXPECT_TRUE(verify_row(r.out, 49).empty()) << r.out;
-  const ProcessResult first = run_chomp({"verify", base_file(), "--to", "3", "--no-moves"});
-  EXPECT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_EQ(verify_row(first.out, 3).size(), 5U) << first.out;
-  EXPECT_TRUE(verify_row(first.out, 4).empty()) << first.out;
-  EXPECT_NE(first.err.find("levels 1..3 "), std::string::npos) << first.err;
-  EXPECT_NE(r.err.find("levels 50..50"), std::string::npos) << r.err;
-}
-
-TEST(Verify, ChecksTheRuleMoveByMove) {
-  const ProcessResult r = run_chomp({"verify", base_file(), "--from", "40", "--moves", "3", "-t", "1"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  const LevelTable t = read_level_file(base_file());
-  for (int n = 40; n <= kLevels; ++n) {
-    const std::uint64_t losing = t.losing[static_cast<std::size_t>(n - 1)];
-    const std::uint64_t positions = t.positions[static_cast<std::size_t>(n - 1)];
-    // tiles, losing, transposed, by moves (a third of the losing positions
-    // and a third of the ranks, rounded up), result
-    EXPECT_EQ(verify_row(r.out, n),
-              (std::vector<std::string>{std::to_string(n), std::to_string(losing), std::to_string(losing),
-                                        std::to_string((losing + 2) / 3 + (positions + 2) / 3),
-                                        std::to_string(three_row_positions(n).size()), "ok"}))
-        << r.out;
-  }
-  EXPECT_TRUE(verify_row(r.out, 39).empty()) << r.out;
-  EXPECT_NE(r.err.find("one in 3) are losing exactly when no move leads to a losing position"), std::string::npos)
-      << r.err;
-
-  // A losing rank in the middle of level 45 moved up by one, where the
-  // transposition check looks only at the level's first losing position:
-  // the rule alone finds it, as a winning position stored as losing.
-  ScratchDir dir;
-  const std::string path = dir.file("moved.h5");
-  copy_run(base_file(), path);
-  const std::uint64_t moved_rank = move_one_losing_rank(path, 45, 0.5);
-  const ProcessResult moved =
-      run_chomp({"verify", path, "--from", "45", "--to", "45", "--every", "1000000", "--moves", "1"});
-  EXPECT_EQ(moved.exit_code, 1) << moved.err;
-  const std::vector<std::string> row = verify_row(moved.out, 45);
-  ASSERT_GE(row.size(), 7U) << moved.out;
-  EXPECT_EQ(row[2], "1") << moved.out;  // one losing position transposed, and it passed
-  EXPECT_NE(moved.out.find("(rank " + std::to_string(moved_rank) + ") is stored as losing but has a move to a "
-                           "losing position"),
-            std::string::npos)
-      << moved.out;
-  EXPECT_NE(moved.err.find("1 of levels 45..45 failed"), std::string::npos) << moved.err;
-}
-
-TEST(Verify, RefusesFilesWithoutAStoreAndLevelsPastTheEnd) {
-  ScratchDir dir;
-  const std::string levels_only = dir.file("levels-only.h5");
-  std::filesystem::copy_file(base_file(), levels_only);
-  const ProcessResult r = run_chomp({"verify", levels_only});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("base.store is missing"), std::string::npos) << r.err;
-  const ProcessResult past = run_chomp({"verify", base_file(), "--from", "51"});
-  EXPECT_EQ(past.exit_code, 2);
-  EXPECT_NE(past.err.find("past the file's last level (50)"), std::string::npos) << past.err;
-  const ProcessResult backwards = run_chomp({"verify", base_file(), "--from", "30", "--to", "20"});
-  EXPECT_EQ(backwards.exit_code, 2);
-  EXPECT_NE(backwards.err.find("--to 20 is below --from 30"), std::string::npos) << backwards.err;
 }

@@ -22,8 +22,10 @@
 #include "chomp/grundy.hpp"
 #include "chomp/grundy_file.hpp"
 #include "chomp/h5_output.hpp"
+#include "brute_force.hpp"
 
 using namespace chomp;
+using chomp::testing::partitions;
 
 namespace {
 
@@ -47,25 +49,6 @@ class MemoGrundy {
  private:
   std::map<Rows, int> memo_;
 };
-
-void all_partitions(int n, int max_part, Rows& prefix, std::vector<Rows>& out) {
-  if (n == 0) {
-    out.push_back(prefix);
-    return;
-  }
-  for (int a = 1; a <= std::min(n, max_part); ++a) {
-    prefix.push_back(a);
-    all_partitions(n - a, a, prefix, out);
-    prefix.pop_back();
-  }
-}
-
-std::vector<Rows> partitions(int n) {
-  std::vector<Rows> out;
-  Rows prefix;
-  all_partitions(n, n, prefix, out);
-  return out;
-}
 
 }  // namespace
 

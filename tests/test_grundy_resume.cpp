@@ -55,8 +55,6 @@ std::string continue_command(const std::string& err) {
   return m[1].str();
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 }  // namespace
 
 // SIGTERM (what batch schedulers send): the level in progress is dropped, the

@@ -24,6 +24,7 @@
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp_process.hpp"
+#include "damaged_files.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -43,208 +44,10 @@ const std::string& base_file() {
     const ProcessResult r = run_chomp({"sieve", "-n", std::to_string(kLevels), "--store-losing",
                                        std::to_string(kStoreLosing), "-q", "-o", p});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    const hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const std::int64_t zero = 0;
-    const hid_t a = H5Aopen(f, "complete", H5P_DEFAULT);
-    EXPECT_GE(H5Awrite(a, H5T_NATIVE_INT64, &zero), 0);
-    H5Aclose(a);
-    H5Fclose(f);
+    RawFile(p).set_int_attribute("complete", 0);
     return p;
   }();
   return path;
-}
-
-/// Handles of the HDF5 C API, closed in reverse order.
-struct Ids {
-  std::vector<std::pair<hid_t, herr_t (*)(hid_t)>> ids;
-  hid_t operator()(hid_t id, herr_t (*close)(hid_t)) {
-    EXPECT_GE(id, 0) << "an HDF5 call failed while crafting the file";
-    ids.emplace_back(id, close);
-    return id;
-  }
-  ~Ids() {
-    for (auto it = ids.rbegin(); it != ids.rend(); ++it)
-      if (it->first >= 0) it->second(it->first);
-  }
-};
-
-hid_t vlen_string(Ids& ids) {
-  const hid_t t = ids(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(t, H5T_VARIABLE);
-  return t;
-}
-
-/// What a crafted value is: its file type, its dataspace, its bytes.
-struct Value {
-  std::function<hid_t(Ids&)> type;
-  std::function<hid_t(Ids&)> space;
-  std::function<const void*()> data;  ///< nullptr: nothing written
-};
-
-hid_t scalar(Ids& ids) { return ids(H5Screate(H5S_SCALAR), H5Sclose); }
-
-Value int_array() {
-  static const std::vector<std::int64_t> v(16, 7);
-  return {[](Ids&) { return H5T_STD_I64LE; },
-          [](Ids& ids) {
-            const hsize_t n = 16;
-            return ids(H5Screate_simple(1, &n, nullptr), H5Sclose);
-          },
-          [] { return static_cast<const void*>(v.data()); }};
-}
-Value int_value(std::int64_t x) {
-  auto v = std::make_shared<std::int64_t>(x);
-  return {[](Ids&) { return H5T_STD_I64LE; }, scalar, [v] { return static_cast<const void*>(v.get()); }};
-}
-Value real_value() {
-  static const double v = 3.5;
-  return {[](Ids&) { return H5T_IEEE_F64LE; }, scalar, [] { return static_cast<const void*>(&v); }};
-}
-Value text_value(std::string s) {
-  auto text = std::make_shared<std::string>(std::move(s));
-  auto ptr = std::make_shared<const char*>(nullptr);
-  return {vlen_string, scalar, [text, ptr] {
-            *ptr = text->c_str();
-            return static_cast<const void*>(ptr.get());
-          }};
-}
-Value text_array() {
-  static const char* v[3] = {"a", "b", "c"};
-  return {vlen_string,
-          [](Ids& ids) {
-            const hsize_t n = 3;
-            return ids(H5Screate_simple(1, &n, nullptr), H5Sclose);
-          },
-          [] { return static_cast<const void*>(v); }};
-}
-Value empty_of(bool text) {
-  return {text ? std::function<hid_t(Ids&)>(vlen_string) : [](Ids&) { return H5T_STD_I64LE; },
-          [](Ids& ids) { return ids(H5Screate(H5S_NULL), H5Sclose); }, [] { return nullptr; }};
-}
-Value compound_value() {
-  static const std::int64_t v[2] = {1, 2};
-  return {[](Ids& ids) {
-            const hid_t t = ids(H5Tcreate(H5T_COMPOUND, 16), H5Tclose);
-            H5Tinsert(t, "a", 0, H5T_STD_I64LE);
-            H5Tinsert(t, "b", 8, H5T_STD_I64LE);
-            return t;
-          },
-          scalar, [] { return static_cast<const void*>(v); }};
-}
-
-/// Replaces (or adds) root attribute `name` with `v`.
-void set_attribute(const std::string& path, const std::string& name, const Value& v) {
-  Ids ids;
-  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  if (H5Aexists(f, name.c_str()) > 0) {
-    EXPECT_GE(H5Adelete(f, name.c_str()), 0);
-  }
-  const hid_t type = v.type(ids);
-  const hid_t a = ids(H5Acreate2(f, name.c_str(), type, v.space(ids), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  if (const void* d = v.data()) {
-    EXPECT_GE(H5Awrite(a, type, d), 0);
-  }
-}
-
-void delete_attribute(const std::string& path, const std::string& name) {
-  Ids ids;
-  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  EXPECT_GE(H5Adelete(f, name.c_str()), 0);
-}
-
-/// The names of the root attributes, and of the datasets of a group.
-std::vector<std::string> names_in(const std::string& path, const char* group, bool attributes) {
-  Ids ids;
-  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  std::vector<std::string> out;
-  if (attributes) {
-    H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_INC, nullptr,
-                [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
-                  static_cast<std::vector<std::string>*>(data)->push_back(name);
-                  return 0;
-                },
-                &out);
-  } else {
-    const hid_t g = ids(H5Gopen2(f, group, H5P_DEFAULT), H5Gclose);
-    H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, nullptr,
-               [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
-                 static_cast<std::vector<std::string>*>(data)->push_back(name);
-                 return 0;
-               },
-               &out);
-  }
-  return out;
-}
-
-/// Replaces dataset `name` (a path such as "levels/tiles") with one of
-/// type `type`, dims, maxdims, chunk rows (0: contiguous), deflated or not;
-/// `rows` values of zero bytes are written unless `write` is false.
-void replace_dataset(const std::string& path, const std::string& name, hid_t type, std::vector<hsize_t> dims,
-                     std::vector<hsize_t> maxdims, hsize_t chunk, bool deflate, bool write = true) {
-  Ids ids;
-  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  EXPECT_GE(H5Ldelete(f, name.c_str(), H5P_DEFAULT), 0);
-  const int rank = static_cast<int>(dims.size());
-  const hid_t space =
-      ids(rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims.data(), maxdims.empty() ? nullptr : maxdims.data()),
-          H5Sclose);
-  const hid_t dcpl = ids(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-  if (chunk) {
-    std::vector<hsize_t> c(static_cast<std::size_t>(rank), 1);
-    c[0] = chunk;
-    EXPECT_GE(H5Pset_chunk(dcpl, rank, c.data()), 0);
-    if (deflate) H5Pset_deflate(dcpl, 9);
-  }
-  const hid_t ds = ids(H5Dcreate2(f, name.c_str(), type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose);
-  if (!write) return;
-  hsize_t n = 1;
-  for (hsize_t d : dims) n *= d;
-  if (H5Tget_class(type) == H5T_STRING) {
-    std::vector<const char*> v(n, "7");
-    EXPECT_GE(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
-  } else {
-    std::vector<char> zeros(n * H5Tget_size(type), 0);
-    EXPECT_GE(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data()), 0);
-  }
-}
-
-void set_extent(const std::string& path, const std::string& name, hsize_t rows) {
-  Ids ids;
-  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  const hid_t ds = ids(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose);
-  EXPECT_GE(H5Dset_extent(ds, &rows), 0);
-}
-
-void replace_with_group(const std::string& path, const std::string& name) {
-  Ids ids;
-  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  EXPECT_GE(H5Ldelete(f, name.c_str(), H5P_DEFAULT), 0);
-  ids(H5Gcreate2(f, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-}
-
-void replace_with_soft_link(const std::string& path, const std::string& name, const std::string& target) {
-  Ids ids;
-  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
-  EXPECT_GE(H5Ldelete(f, name.c_str(), H5P_DEFAULT), 0);
-  EXPECT_GE(H5Lcreate_soft(target.c_str(), f, name.c_str(), H5P_DEFAULT, H5P_DEFAULT), 0);
-}
-
-void flip_byte(const std::string& path, std::uint64_t offset) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(offset));
-  char c = 0;
-  f.get(c);
-  f.seekp(static_cast<std::streamoff>(offset));
-  f.put(static_cast<char>(c ^ 0x5A));
-}
-
-/// The file offset of the root group's object header.
-haddr_t root_header(const std::string& path) {
-  Ids ids;
-  const hid_t f = ids(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  H5O_info_t info{};
-  EXPECT_GE(H5Oget_info2(f, &info, H5O_INFO_BASIC), 0);
-  return info.addr;
 }
 
 /// One crafted file: what is done to a copy of the base run, and what the
@@ -495,8 +298,7 @@ TEST(HostileFiles, TheBaseRunPassesEveryCommand) {
   // The crafts below are refusals only because of what each one changes.
   ScratchDir dir;
   const std::string path = dir.file("run.h5");
-  std::filesystem::copy_file(base_file(), path);
-  std::filesystem::copy_file(store_path_for(base_file()), store_path_for(path));
+  copy_run(base_file(), path);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"verify", "--finished", path}, {"show", path}, {"sieve", "--resume", "-q", "-o", path}}) {
     const Bounded b = run_bounded(args);
@@ -526,8 +328,7 @@ TEST(HostileFiles, EveryCraftedFileIsRefusedQuicklyWithItsNameAndLeftAsItWas) {
         if (c.resume_only && std::string(command) != "resume") continue;
         dirs.push_back(std::make_unique<ScratchDir>());
         const std::string path = dirs.back()->file("run.h5");
-        std::filesystem::copy_file(base_file(), path);
-        std::filesystem::copy_file(store_path_for(base_file()), store_path_for(path));
+        copy_run(base_file(), path);
         c.damage(path);
         std::vector<std::string> args = std::string(command) == "resume"
                                             ? std::vector<std::string>{"sieve", "--resume", "-q", "-o", path}
@@ -587,8 +388,7 @@ TEST(HostileFiles, FifosFoldersAndLinksAreRefusedWithoutBlocking) {
   }
   // A symbolic link to a crafted file: refused, the target unchanged.
   const std::string target = dir.file("target.h5"), link = dir.file("link.h5");
-  std::filesystem::copy_file(base_file(), target);
-  std::filesystem::copy_file(store_path_for(base_file()), store_path_for(target));
+  copy_run(base_file(), target);
   set_attribute(target, "max_tiles", int_array());
   std::filesystem::create_symlink(target, link);
   expect_refusal({"verify", "--finished", link}, target, "max_tiles");
@@ -601,8 +401,7 @@ TEST(HostileFiles, FifosFoldersAndLinksAreRefusedWithoutBlocking) {
 TEST(HostileFiles, ResumeThroughASymbolicLinkWritesItsTarget) {
   ScratchDir dir;
   const std::string target = dir.file("target.h5"), link = dir.file("link.h5");
-  std::filesystem::copy_file(base_file(), target);
-  std::filesystem::copy_file(store_path_for(base_file()), store_path_for(target));
+  copy_run(base_file(), target);
   std::filesystem::create_symlink(target, link);
   const ProcessResult r = run_chomp({"sieve", "--resume", "-n", "32", "-q", "-o", link});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -6,23 +6,10 @@
 #include <set>
 
 #include "chomp/ranking.hpp"
+#include "brute_force.hpp"
 
 using namespace chomp;
-
-namespace {
-/// Partitions of n in increasing lexicographic order, by plain recursion.
-void all_partitions(int n, int max_part, Rows& prefix, std::vector<Rows>& out) {
-  if (n == 0) {
-    out.push_back(prefix);
-    return;
-  }
-  for (int a = 1; a <= std::min(n, max_part); ++a) {
-    prefix.push_back(a);
-    all_partitions(n - a, a, prefix, out);
-    prefix.pop_back();
-  }
-}
-}  // namespace
+using chomp::testing::partitions;
 
 TEST(PartitionTable, KnownValues) {
   const PartitionTable t(kMaxTiles);
@@ -40,9 +27,7 @@ TEST(PartitionTable, KnownValues) {
 TEST(PartitionTable, RankIsTheLexicographicIndexUpTo25) {
   const PartitionTable t(25);
   for (int n = 1; n <= 25; ++n) {
-    std::vector<Rows> parts;
-    Rows prefix;
-    all_partitions(n, n, prefix, parts);
+    const std::vector<Rows> parts = partitions(n);
     ASSERT_EQ(parts.size(), t.positions(n));
     for (std::size_t i = 0; i < parts.size(); ++i) {
       EXPECT_EQ(t.rank(parts[i]), i);

@@ -64,50 +64,19 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "chomp/h5_error.hpp"
+#include "chomp/provenance.hpp"
 #include "chomp/sieve.hpp"
 
 namespace chomp {
 
-/// Any failure to create, write or read a result file; what() says which file
-/// and what went wrong.
-class H5Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 inline constexpr int kFormatVersion = 3;
 /// The oldest format read_level_file still reads (version 1 lacks /resume).
 inline constexpr int kOldestReadableFormatVersion = 1;
-
-/// Where a run came from; written as root attributes.
-struct Provenance {
-  std::string command_line;
-  int max_tiles = 0;
-  int threads = 0;
-  int processes = 1;     ///< MPI processes sharing the run (attribute mpi_ranks)
-  int store_losing = 0;  ///< levels 1..store_losing keep their losing positions
-  std::uint64_t memory_budget = 0;  ///< the sieve's budget in bytes (0: none)
-  std::string store_file;  ///< the store's name, relative to the result file's folder
-  std::string run_id;      ///< the store's id
-  std::string start_utc;
-  std::string resume_history;  ///< empty for a run that was never resumed
-  int dimensions = 2;  ///< 2: tiles (partitions); 3: cubes (plane partitions, sieve3d.hpp)
-};
-
-/// HDF5 prints its own error stack on stderr only when asked (`--debug`):
-/// in the normal path the program reports each failure in one line.
-void show_hdf5_errors(bool show);
-
-/// Library and machine facts for provenance.
-std::string utc_now();
-std::string host_name();
-std::string hdf5_version();
-std::string tbb_version();
 
 class LevelFileWriter {
  public:

@@ -184,8 +184,6 @@ int run_grundy(const GrundyArgs& a) {
   prov.threads = threads;
   prov.checked_against = check_sieve;
 
-  g_stop.store(false);
-  g_stop_signal.store(0);
   const StopSignals stop_signals;
   const auto t0 = std::chrono::steady_clock::now();
   const auto since = [](std::chrono::steady_clock::time_point t) {
@@ -248,15 +246,14 @@ int run_grundy(const GrundyArgs& a) {
             std::fflush(stdout);
           }
         },
-        &g_stop);
+        StopSignals::flag());
   } catch (const GrundyInterrupted&) {
-    const int sig = g_stop_signal.load();
     const int done = static_cast<int>(levels.size());
-    std::cerr << "chomp: stopped by " << signal_name(sig)
+    std::cerr << "chomp: stopped by " << StopSignals::name()
               << (resume && !wrote ? " before resuming" : " during level " + std::to_string(done + 1)) << "; "
               << stop_message("interrupted") << '\n';
     std::cerr << "chomp: to continue: " << resume_command(a, max_tiles, check_sieve) << '\n';
-    return 128 + (sig > 0 ? sig : SIGINT);
+    return StopSignals::exit_code();
   } catch (const SieveDisagrees& e) {
     std::cerr << "chomp: error: " << e.what() << "; the run stops there: " << stop_message("failed") << '\n';
     return 1;

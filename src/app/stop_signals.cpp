@@ -5,18 +5,24 @@
 
 namespace chomp::app {
 
+namespace {
+
+// Set by SIGINT / SIGTERM. Lock-free atomics are safe to store to from a
+// signal handler.
 std::atomic<bool> g_stop{false};
 std::atomic<int> g_stop_signal{0};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
-namespace {
 extern "C" void on_stop_signal(int sig) {
   g_stop_signal.store(sig);
   g_stop.store(true);
 }
+
 }  // namespace
 
 StopSignals::StopSignals() {
+  g_stop.store(false);
+  g_stop_signal.store(0);
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
@@ -30,6 +36,16 @@ StopSignals::~StopSignals() {
   sigaction(SIGTERM, &old_term_, nullptr);
 }
 
-const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
+const std::atomic<bool>* StopSignals::flag() { return &g_stop; }
+
+int StopSignals::exit_code() {
+  const int sig = g_stop_signal.load();
+  return 128 + (sig > 0 ? sig : SIGINT);
+}
+
+const char* StopSignals::name() {
+  const int sig = g_stop_signal.load();
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
 
 }  // namespace chomp::app

@@ -10,13 +10,10 @@
 
 namespace chomp::app {
 
-/// Set by SIGINT / SIGTERM while a StopSignals lives; g_stop_signal holds
-/// the signal. Lock-free atomics are safe to store to from a signal handler.
-extern std::atomic<bool> g_stop;
-extern std::atomic<int> g_stop_signal;
-
-/// Installs the stop handlers for the scope of a run. SA_RESETHAND: a
-/// second Ctrl-C kills at once, for a user who will not wait.
+/// Installs the stop handlers for the scope of a run and lowers the stop
+/// flag. SIGINT or SIGTERM raises the flag, which the run polls to stop the
+/// level in progress. SA_RESETHAND: a second Ctrl-C kills at once, for a
+/// user who will not wait.
 class StopSignals {
  public:
   StopSignals();
@@ -24,12 +21,16 @@ class StopSignals {
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 
+  /// The flag the handlers raise (for Sieve::set_stop_flag and the like).
+  static const std::atomic<bool>* flag();
+  /// The exit status of a run that a signal stopped: 128 + the signal.
+  static int exit_code();
+  /// "SIGINT", "SIGTERM" or "a signal": the one that stopped the run.
+  static const char* name();
+
  private:
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
 };
-
-/// "SIGINT", "SIGTERM" or "a signal".
-const char* signal_name(int sig);
 
 }  // namespace chomp::app

@@ -1,0 +1,33 @@
+/// @file provenance.hpp
+/// @brief Where a result file came from: the run's parameters (Provenance,
+/// written as root attributes of the sieve's result file) and the facts of
+/// the library and machine that every file records.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace chomp {
+
+/// Where a run came from; written as root attributes.
+struct Provenance {
+  std::string command_line;
+  int max_tiles = 0;
+  int threads = 0;
+  int processes = 1;     ///< MPI processes sharing the run (attribute mpi_ranks)
+  int store_losing = 0;  ///< levels 1..store_losing keep their losing positions
+  std::uint64_t memory_budget = 0;  ///< the sieve's budget in bytes (0: none)
+  std::string store_file;  ///< the store's name, relative to the result file's folder
+  std::string run_id;      ///< the store's id
+  std::string start_utc;
+  std::string resume_history;  ///< empty for a run that was never resumed
+  int dimensions = 2;  ///< 2: tiles (partitions); 3: cubes (plane partitions, sieve3d.hpp)
+};
+
+/// Library and machine facts for provenance.
+std::string utc_now();
+std::string host_name();
+std::string hdf5_version();
+std::string tbb_version();
+
+}  // namespace chomp

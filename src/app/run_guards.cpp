@@ -1,0 +1,121 @@
+/// @file run_guards.cpp
+/// @brief The stop handlers, file locks, memory budget and disk check of
+/// `chomp sieve` (run_guards.hpp).
+
+#include "run_guards.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <system_error>
+
+#include "cli_checks.hpp"
+#include "commands.hpp"
+
+namespace chomp::app {
+
+bool RunLock::held_elsewhere(const std::string& path) {
+  // O_NONBLOCK: a FIFO in the place of a file must not block the open.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  const bool held = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+  close(fd);
+  return held;
+}
+
+RunLock::RunLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK)) {
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  if (fd_ < 0 || fcntl(fd_, F_OFD_SETLK, &fl) != 0)
+    throw std::runtime_error("another chomp is writing " + path + " (a second run on the same --output?)");
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void refuse_files_in_use(std::initializer_list<std::string> paths, const std::string& advice) {
+  for (const std::string& path : paths)
+    if (RunLock::held_elsewhere(path))
+      throw std::runtime_error(path + " is being written by another chomp process; " + advice);
+}
+
+namespace {
+
+/// Bytes this process holds now (resident): the program, its libraries,
+/// what it read so far. The budget is what a limit leaves beside them.
+std::uint64_t resident_bytes() {
+  std::ifstream in("/proc/self/statm");
+  std::uint64_t size = 0, resident = 0;
+  if (!(in >> size >> resident)) return 0;
+  return resident * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+/// Room kept beside the sieve's budget within a limit: the libraries'
+/// buffers, the allocator's slack, the file writer.
+constexpr std::uint64_t kMarginBytes = std::uint64_t{8} << 20;
+
+}  // namespace
+
+Budget decide_budget(const std::string& memory_limit) {
+  Budget b;
+  const auto [avail, avail_source] = available_memory();
+  if (!memory_limit.empty()) {
+    std::string why;
+    b.limit = parse_byte_size(memory_limit, why).value_or(0);
+    b.source = "--memory-limit";
+    if (avail && b.limit > avail)
+      std::cerr << "note: --memory-limit " << human_bytes(static_cast<double>(b.limit)) << " is more than the "
+                << human_bytes(static_cast<double>(avail)) << " " << avail_source << "\n";
+  } else if (avail) {
+    // Without a limit: what the machine has, less a tenth for everything else.
+    b.limit = avail - avail / 10;
+    b.source = "nine tenths of the memory " + avail_source;
+  } else {
+    b.limit = std::uint64_t{4} << 30;
+    b.source = "the default (available memory unknown)";
+  }
+  const std::uint64_t held = resident_bytes() + kMarginBytes;
+  b.sieve = b.limit > held ? b.limit - held : 1;
+  return b;
+}
+
+MemoryPlan plan_or_refuse(int max_tiles, const SieveOptions& o, const Budget& b, int processes) {
+  try {
+    return plan_run(max_tiles, o, processes);
+  } catch (const BudgetTooSmall& e) {
+    const std::uint64_t smallest = e.smallest + (b.limit - b.sieve);
+    throw UsageError("--max-tiles " + std::to_string(max_tiles) + " does not fit " + b.source + " (" +
+                     human_bytes(static_cast<double>(b.limit)) + "): " + e.what() +
+                     "; the smallest --memory-limit that works is " + human_bytes(static_cast<double>(smallest)) +
+                     (processes > 1 ? " per process" : ""));
+  }
+}
+
+std::uint64_t free_bytes_beside(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
+  if (ec) return 0;
+  const std::filesystem::space_info room = std::filesystem::space(folder, ec);
+  return ec ? 0 : static_cast<std::uint64_t>(room.available);
+}
+
+void check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint64_t free_disk, const std::string& output) {
+  const std::uint64_t needed =
+      (disk.store_bytes > store_held ? disk.store_bytes - store_held : 0) + disk.result_bytes;
+  if (free_disk && needed > free_disk)
+    throw UsageError("the run needs about " + human_bytes(static_cast<double>(needed)) + " more on the disk of " +
+                     output + " but only " + human_bytes(static_cast<double>(free_disk)) + " is free (" +
+                     human_bytes(static_cast<double>(needed - free_disk)) +
+                     " missing); free some space there, or choose a smaller --max-tiles or another --output");
+}
+
+}  // namespace chomp::app

@@ -1,0 +1,73 @@
+/// @file run_guards.hpp
+/// @brief What keeps a `chomp sieve` run from harm and from harming: locks
+/// on the files it writes, and the memory and disk it may take, all checked
+/// before anything is written (its stops on SIGINT and SIGTERM are
+/// stop_signals.hpp, shared with `chomp grundy`).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "chomp/sieve.hpp"
+#include "stop_signals.hpp"
+
+namespace chomp::app {
+
+// ---- Locks ------------------------------------------------------------------
+
+/// An advisory lock on the file a run writes, so that a second chomp on the
+/// same --output (a batch job submitted twice, a requeue while the first
+/// still runs) refuses instead of replacing the file under it. It is an
+/// open-file-description lock (F_OFD_SETLK): HDF5's own flock locks, and
+/// readers of the running file, are not affected, and closing other
+/// descriptors of the file does not drop it. The lock moves with the file
+/// when FILE.partial is renamed to FILE.
+class RunLock {
+ public:
+  /// True when another process holds the lock on path.
+  static bool held_elsewhere(const std::string& path);
+  /// Throws std::runtime_error when another process holds it.
+  explicit RunLock(const std::string& path);
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+/// Throws std::runtime_error("PATH is being written by another chomp
+/// process; ADVICE") for the first of `paths` that another run holds.
+void refuse_files_in_use(std::initializer_list<std::string> paths, const std::string& advice);
+
+// ---- Memory -----------------------------------------------------------------
+
+/// What --memory-limit (or, without one, the machine's available memory)
+/// leaves the sieve: less what the process holds now, less a margin.
+struct Budget {
+  std::uint64_t sieve = 0;   ///< for SieveOptions::memory_budget
+  std::uint64_t limit = 0;   ///< the whole process's
+  std::string source;        ///< where the limit comes from
+};
+
+/// The budget of a run given --memory-limit (empty: none); notes on stderr
+/// a limit above the available memory.
+Budget decide_budget(const std::string& memory_limit);
+
+/// The plan for the run; a usage error (exit 2) when the budget cannot
+/// hold it, naming the smallest limit that can.
+MemoryPlan plan_or_refuse(int max_tiles, const SieveOptions& o, const Budget& b, int processes);
+
+// ---- Disk -------------------------------------------------------------------
+
+/// Free bytes on the file system of path's folder (0 if unknown).
+std::uint64_t free_bytes_beside(const std::string& path);
+
+/// A usage error when the disk of `output` (free_disk bytes free; 0:
+/// unknown) cannot take what the run will add: the store beyond the
+/// store_held bytes it holds now, and the result file.
+void check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint64_t free_disk, const std::string& output);
+
+}  // namespace chomp::app

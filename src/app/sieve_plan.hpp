@@ -1,0 +1,29 @@
+/// @file sieve_plan.hpp
+/// @brief The plan `chomp sieve` prints before it runs: memory, disk and,
+/// for --dry-run, the time on this machine from a calibration it measures.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "chomp/sieve.hpp"
+#include "run_guards.hpp"
+
+namespace chomp::app {
+
+/// The plan in full (--dry-run, on stdout).
+void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
+                std::uint64_t free_disk, int processes);
+
+/// The plan in one line on stderr, for a run.
+void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
+                     std::uint64_t free_disk, int processes);
+
+/// --dry-run's time: a calibration run (levels 1..kCalibrationTiles in
+/// memory, a few seconds) measures marks per second on this machine with
+/// these threads; the model's marks of levels 1..N at that rate, sliced
+/// levels dearer by kSliceCost a slice beyond the first (measured at
+/// N = 120: 2 slices 1.07x, 4 slices 1.35x).
+void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& plan, int threads, int processes);
+
+}  // namespace chomp::app

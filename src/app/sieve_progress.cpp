@@ -1,0 +1,112 @@
+/// @file sieve_progress.cpp
+/// @brief The progress line and ETA of `chomp sieve` (sieve_progress.hpp).
+
+#include "sieve_progress.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace chomp::app {
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lld s", s);
+  return buf;
+}
+
+std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", s);
+  return buf;
+}
+
+double model_marks(const PartitionTable& table, int k, double r0, int k0) {
+  return std::max(1.0, r0 + kRatioGrowth * (k - k0)) * static_cast<double>(table.positions(k));
+}
+
+void ProgressLine::start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks) {
+  const std::lock_guard lock(mutex_);
+  window_ = std::move(window);
+  marks_ = std::move(marks);
+  finished_ = first - 1;
+  tiles_ = 0;
+  samples_.clear();
+  started_ = line_.elapsed();
+}
+
+void ProgressLine::update(int tiles, double fraction) {
+  const std::lock_guard lock(mutex_);
+  if (quiet_ || !marks_) return;
+  const double now = line_.elapsed();
+  const double applied = static_cast<double>(marks_());
+  if (tiles != tiles_) {
+    // A new level: its passes are estimated from the last level's.
+    if (tiles_ != 0) last_level_marks_ = applied - level_start_marks_;
+    tiles_ = tiles, level_start_marks_ = applied, level_started_ = now;
+  }
+  const double in_pass = applied - level_start_marks_;
+  const double estimate = std::max(in_pass, fraction * last_level_marks_);
+  const double done = level_start_marks_ + estimate;
+  if (samples_.empty() || now - samples_.back().first >= 1.0) samples_.push_back({now, done});
+  while (samples_.size() > 2 && now - samples_[1].first > kRateSeconds) samples_.pop_front();
+  if (now - started_ < kQuietSeconds) return;
+  const auto& [t0, w0] = samples_.front();
+  const double rate = now > t0 && done > w0 ? (done - w0) / (now - t0) : 0;
+  std::string text = "level " + std::to_string(tiles) + "/" + std::to_string(max_);
+  char pct[16];
+  std::snprintf(pct, sizeof pct, "%3.0f%%", 100 * fraction);
+  text += " \u00b7 " + std::string(pct) + " \u00b7 " + clock_text(now - started_) + " elapsed";
+  if (const auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles}; n1 > n0)
+    text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
+  if (rate > 0 && samples_.size() > 1) {
+    // Marks the unfinished levels will have received in all.
+    double expected = 0;
+    for (int k = finished_ + 1; k <= max_; ++k) expected += model_marks(table_, k, ratio_, ratio_level_);
+    const double received = done - finished_marks_;  // by the unfinished levels
+    const double left = std::max(0.0, expected - received);
+    const double level_left = fraction > 0.02 ? (now - level_started_) * (1 - fraction) / fraction : -1;
+    text += " \u00b7 ETA ";
+    if (level_left >= 0) text += "level " + clock_text(level_left) + ", ";
+    text += "run " + clock_text(left / rate);
+  }
+  line_.show(text);
+}
+
+void ProgressLine::restoring(int n, int levels) {
+  const std::lock_guard lock(mutex_);
+  if (quiet_) return;
+  char text[96];
+  std::snprintf(text, sizeof text, "checking level %d of %d, %s", n, levels, clock_text(line_.elapsed()).c_str());
+  line_.show(text);
+}
+
+void ProgressLine::clear() {
+  const std::lock_guard lock(mutex_);
+  line_.clear();
+}
+
+void ProgressLine::row(const LevelResult& r) {
+  const std::lock_guard lock(mutex_);
+  finished_ = r.tiles;
+  finished_marks_ += static_cast<double>(r.marks);
+  if (r.positions >= 1000) {
+    ratio_ = static_cast<double>(r.marks) / static_cast<double>(r.positions);
+    ratio_level_ = r.tiles;
+  }
+  if (quiet_) return;
+  line_.clear();
+  std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles, static_cast<unsigned long long>(r.positions),
+              static_cast<unsigned long long>(r.losing), 100 * r.losing_fraction(), r.hypothesis_ratio(),
+              r.seconds + r.window_seconds);
+  std::fflush(stdout);
+}
+
+}  // namespace chomp::app

@@ -1,0 +1,89 @@
+/// @file sieve_progress.hpp
+/// @brief `chomp sieve`'s progress line with the ETA of the level and of the
+/// run, the work model the ETA (and --dry-run's estimate) rests on, its
+/// table rows, and the words its messages share.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "chomp/ranking.hpp"
+#include "chomp/sieve.hpp"
+#include "status_line.hpp"
+
+namespace chomp::app {
+
+/// "1:02:03", "4:05" or "37 s".
+std::string clock_text(double seconds);
+/// "1 thread", "2 threads".
+std::string threads_text(int n);
+/// Seconds with two decimals.
+std::string seconds_text(double s);
+
+/// The work model of the ETA and of --dry-run's estimate: the marks into
+/// level k are about r(k) p(k), with r(k) = r0 + kRatioGrowth (k - k0) from
+/// a level k0 whose r0 was measured (data/levels-153.csv: 1.64 at n = 40,
+/// 1.98 at 100, 2.15 at 150), and a pass costs about its marks.
+inline constexpr double kRatioGrowth = 0.0032;
+inline constexpr double kRatioAt100 = 1.98;
+
+double model_marks(const PartitionTable& table, int k, double r0 = kRatioAt100, int k0 = 100);
+
+/// The level being computed and how far it is, with the time so far and
+/// the ETA of the level and of the run, and the table's rows, which are
+/// printed once a level is saved: one lock keeps the two from interleaving.
+///
+/// The ETA comes from a work model in marks, not a count of levels: the
+/// marks into level k are about r(k) p(k), r growing slowly and steadily
+/// (1.64 at n = 40, 1.98 at 100, 2.15 at 150: kRatioGrowth a level), and a
+/// pass costs about its marks whatever levels they go to, so a window's
+/// long first passes, which mark many levels above the current one, count
+/// for what they do. Work done is the marks applied so far (the sieve
+/// counts them) plus the current pass's share of the last one's; the work
+/// left is the model's marks of the unfinished levels less those they have
+/// received already; the rate is marks per second over the last five
+/// minutes (all of the run, early on). Runs shorter than a few seconds and
+/// quiet runs print nothing.
+class ProgressLine {
+ public:
+  ProgressLine(const PartitionTable& table, int max_tiles, bool quiet)
+      : table_(table), max_(max_tiles), quiet_(quiet) {}
+  /// The sieve starts (after a resumed run's checks) at level `first`;
+  /// window() gives the levels held in memory, shown beside the level in
+  /// progress, and marks() the marks the sieve has applied.
+  void start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks);
+  /// The level in progress and its finished fraction (a ProgressFn).
+  void update(int tiles, double fraction);
+  /// Resuming: level n of the file's `levels` is being checked.
+  void restoring(int n, int levels);
+  void clear();
+  /// A level is saved: prints its row of the table on stdout (unless quiet)
+  /// and counts its marks as done.
+  void row(const LevelResult& r);
+
+ private:
+  /// Nothing is shown in a run's first seconds; the rate is measured over
+  /// about the last five minutes.
+  static constexpr double kQuietSeconds = 3.0;
+  static constexpr double kRateSeconds = 300.0;
+  std::mutex mutex_;
+  StatusLine line_;
+  const PartitionTable& table_;
+  int max_;
+  bool quiet_;
+  int finished_ = 0;                 // the last level saved
+  double finished_marks_ = 0;        // marks of the levels saved in this run
+  double ratio_ = kRatioAt100;       // marks per position of the last level saved
+  int ratio_level_ = 100;            //   (or the model's, until one is)
+  int tiles_ = 0;                    // the level in progress
+  double level_start_marks_ = 0, last_level_marks_ = 0, level_started_ = 0, started_ = 0;
+  std::function<std::pair<int, int>()> window_;
+  std::function<std::uint64_t()> marks_;
+  std::deque<std::pair<double, double>> samples_;  // (seconds, marks done)
+};
+
+}  // namespace chomp::app

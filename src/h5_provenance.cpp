@@ -1,0 +1,86 @@
+/// @file h5_provenance.cpp
+/// @brief The build and run attributes of result files, and the library and
+/// machine facts they record.
+
+#include "h5_provenance.hpp"
+
+#include <oneapi/tbb/version.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <ctime>
+
+#include "build_info.hpp"
+#include "h5_util.hpp"
+
+namespace chomp {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string hdf5_version() {
+  unsigned maj = 0, min = 0, rel = 0;
+  H5get_libversion(&maj, &min, &rel);
+  return std::to_string(maj) + "." + std::to_string(min) + "." + std::to_string(rel);
+}
+
+std::string tbb_version() { return TBB_runtime_version(); }
+
+namespace h5 {
+
+void write_build_attributes(hid_t f) {
+  write_attr(f, "program", "chomp");
+  write_attr(f, "version", build::kVersion);
+  write_attr(f, "git_revision", build::kGitRevision);
+  write_attr(f, "compiler", build::kCompiler);
+  write_attr(f, "build_type", build::kBuildType);
+  write_attr(f, "hdf5_version", hdf5_version());
+  write_attr(f, "tbb_version", tbb_version());
+  write_attr(f, "host", host_name());
+  write_attr(f, "license",
+             "the data in this file: CC-BY-4.0 (cite the chomp project, CITATION.cff); the program that wrote it: "
+             "BSD-2-Clause");
+  write_attr(f, "references",
+             "D. Gale, A curious Nim-type game, Amer. Math. Monthly 81 (1974) 876-879 (the game); Caribou "
+             "Contests, Chomp, https://cariboutests.com/games/chomp.php (the density table for n = 20..90 and the "
+             "0.286 conjecture); T. Herchen, https://github.com/anematode/chomp, files/130.txt (levels 1..130); "
+             "the layout of this file: doc/FILE_FORMAT.md");
+}
+
+void write_run_attributes(hid_t f, const Provenance& prov) {
+  write_attr(f, "dimensions", prov.dimensions);
+  write_attr(f, "command_line", prov.command_line);
+  write_attr(f, "max_tiles", prov.max_tiles);
+  write_attr(f, "threads", prov.threads);
+  write_attr(f, "mpi_ranks", prov.processes);
+  write_attr(f, "store_losing", prov.store_losing);
+  write_attr(f, "memory_budget", static_cast<std::int64_t>(prov.memory_budget));
+  write_attr(f, "store_file", prov.store_file);
+  write_attr(f, "run_id", prov.run_id);
+  write_attr(f, "start_utc", prov.start_utc);
+  write_attr(f, "end_utc", "");
+  write_attr(f, "resume_history", prov.resume_history);
+  write_attr(f, "complete", 0);
+  write_attr(f, "status", "running");
+}
+
+void write_end_attributes(hid_t f, const std::string& status) {
+  write_attr(f, "end_utc", utc_now());
+  write_attr(f, "status", status);
+  write_attr(f, "complete", status == "complete" ? 1 : 0);
+}
+
+}  // namespace h5
+}  // namespace chomp

@@ -1,0 +1,30 @@
+/// @file h5_provenance.hpp
+/// @brief Provenance as root attributes: the facts of the program that wrote
+/// a file (every result file carries them) and the attributes of a sieve
+/// run (its parameters, and its status as it starts and ends).
+#pragma once
+
+#include <hdf5.h>
+
+#include <string>
+
+#include "chomp/provenance.hpp"
+
+namespace chomp::h5 {
+
+/// The provenance every result file carries about the program that wrote it:
+/// program, version, git_revision, compiler, build_type, hdf5_version,
+/// tbb_version, host, license and references.
+void write_build_attributes(hid_t file);
+
+/// A sieve run's root attributes after format_version: dimensions,
+/// command_line, max_tiles, threads, mpi_ranks, store_losing,
+/// memory_budget, store_file, run_id, start_utc, an empty end_utc,
+/// resume_history, complete = 0 and status "running".
+void write_run_attributes(hid_t file, const Provenance& provenance);
+
+/// The end of a run: end_utc, status, and complete = 1 only for status
+/// "complete". Written over in place (SWMR writing allows that).
+void write_end_attributes(hid_t file, const std::string& status);
+
+}  // namespace chomp::h5

@@ -1,0 +1,136 @@
+/// @file sieve_run.cpp
+/// @brief A batch run of the sieve (include/chomp/sieve_run.hpp): its
+/// provenance, store, result file, restored and computed levels, and what a
+/// stop or a failure leaves.
+
+#include "chomp/sieve_run.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <new>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "build_info.hpp"
+
+namespace chomp {
+
+namespace {
+
+/// The provenance of a new run, or of a resumed one: the file's, with a
+/// line of resume_history naming the resuming program (it may be another
+/// build: its revision goes with it).
+Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
+  Provenance prov;
+  const int threads = r.options.threads;
+  if (resume) {
+    prov = resume->state().provenance;
+    if (!prov.resume_history.empty()) prov.resume_history += '\n';
+    prov.resume_history += utc_now() + ": restored levels 1.." + std::to_string(resume->state().levels) + " with " +
+                           std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " (chomp " +
+                           build::kVersion + ", revision " + build::kGitRevision + "): " + r.command_line;
+  } else {
+    prov.command_line = r.command_line;
+    prov.start_utc = utc_now();
+    prov.max_tiles = r.max_tiles;
+    prov.store_losing = r.store_losing;
+    prov.run_id = new_run_id();
+    prov.store_file = std::filesystem::path(r.store_path).filename().string();
+  }
+  prov.threads = threads;
+  prov.memory_budget = r.options.memory_budget;
+  prov.processes = r.processes;
+  return prov;
+}
+
+}  // namespace
+
+SieveRun::SieveRun(SieveRunRequest request, std::unique_ptr<Resume> resume)
+    : request_(std::move(request)),
+      resume_(std::move(resume)),
+      resuming_(resume_ != nullptr),
+      provenance_(run_provenance(request_, resume_.get())),
+      partial_(request_.output + ".partial") {}
+
+SieveRun::~SieveRun() = default;
+
+void SieveRun::open_store() {
+  try {
+    store_ = resume_ ? resume_->open_store(true) : LosingStore::create(request_.store_path, provenance_.run_id);
+  } catch (const StoreError& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+void SieveRun::open_file() { out_.emplace(partial_, provenance_); }
+
+void SieveRun::name_file() { out_->rename_to(request_.output); }
+
+void SieveRun::restore(const std::function<void(int n, int levels)>& checking, const std::atomic<bool>* stop) {
+  const auto start = std::chrono::steady_clock::now();
+  const int levels = resume_->state().levels;
+  resume_->restore(*store_, *out_, [&](int n) { checking(n, levels); }, stop);
+  out_->rename_to(request_.output);
+  restored_levels_ = levels;
+  restore_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  resume_.reset();
+}
+
+Sieve& SieveRun::make_sieve(ProcessGroup* group, const std::atomic<bool>* stop) {
+  sieve_ = std::make_unique<Sieve>(request_.max_tiles, *store_, request_.options, group);
+  sieve_->set_stop_flag(stop);
+  return *sieve_;
+}
+
+void SieveRun::run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress) {
+  sieve_->run(
+      [&](const LevelResult& r) {
+        compute_seconds_ += r.seconds + r.window_seconds;
+        save_level(*out_, *sieve_, r);
+        on_level(r);
+      },
+      progress);
+}
+
+void SieveRun::finish() { out_->finish("complete"); }
+
+bool SieveRun::stopped() {
+  if (out_->path() == partial_) {
+    // Stopped while checking the old file: it is untouched.
+    out_.reset();
+    std::error_code ec;
+    std::filesystem::remove(partial_, ec);
+    return false;
+  }
+  out_->finish("interrupted");
+  return true;
+}
+
+int SieveRun::levels_done() const { return sieve_ ? sieve_->levels_done() : restored_levels_; }
+
+bool SieveRun::failed(const std::exception& e) {
+  const bool write_failed = dynamic_cast<const H5Error*>(&e) != nullptr;
+  const bool disk_full = dynamic_cast<const StoreFull*>(&e) != nullptr;
+  if (out_->path() == partial_) {
+    out_.reset();
+    std::error_code ec;
+    std::filesystem::remove(partial_, ec);
+    return false;
+  }
+  if (write_failed) {
+    // A write failed: closing would write HDF5's superblock over the
+    // failed writes; leave the file as a kill would (status "running").
+    out_->abandon();
+  } else {
+    try {
+      out_->finish(disk_full ? "interrupted" : "failed");
+    } catch (...) {
+      // The file keeps status "running"; its finished levels stay readable.
+    }
+  }
+  return true;
+}
+
+}  // namespace chomp

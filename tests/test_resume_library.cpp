@@ -1,0 +1,92 @@
+/// @file test_resume_library.cpp
+/// @brief Resuming in-process through the library (Resume, LevelFileWriter,
+/// Sieve): runs stopped right after levels without losing positions, and a
+/// stop while the levels of the old file are checked.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
+#include "chomp/resume.hpp"
+#include "chomp/sieve.hpp"
+#include "chomp_process.hpp"
+
+using namespace chomp;
+using namespace chomp::testing;
+
+namespace {
+
+/// In-process: a run to max_tiles stopped after `levels` levels, with its
+/// store beside it.
+void write_interrupted_run(const std::string& path, int max_tiles, int levels) {
+  Provenance prov;
+  prov.max_tiles = max_tiles;
+  prov.run_id = new_run_id();
+  prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
+  const auto store = LosingStore::create(store_path_for(path), prov.run_id);
+  LevelFileWriter out(path, prov);
+  Sieve sieve(max_tiles, *store, SieveOptions{});
+  for (int n = 1; n <= levels; ++n) save_level(out, sieve, sieve.next_level());
+  out.finish("interrupted");
+}
+
+}  // namespace
+
+// In-process: levels without losing positions (L(2) = L(4) = 0) as the last
+// finished ones.
+TEST(ResumeLibrary, RunsStoppedRightAfterLevelsWithoutLosingPositions) {
+  ScratchDir dir;
+  for (int stop_after : {2, 4}) {
+    const std::string path = dir.file("stop" + std::to_string(stop_after) + ".h5");
+    write_interrupted_run(path, 12, stop_after);
+    Resume resume(ResumeRequest{path, 0, -1});
+    EXPECT_EQ(resume.state().levels, stop_after);
+    const std::string continued = path + ".continued";
+    LevelFileWriter out(continued, resume.state().provenance);
+    const auto store = resume.open_store(true);
+    resume.restore(*store, out);
+    Sieve sieve(12, *store, SieveOptions{});
+    EXPECT_EQ(sieve.levels_done(), stop_after);
+    sieve.run([&](const LevelResult& r) { save_level(out, sieve, r); });
+    out.finish("complete");
+    const LevelTable t = read_level_file(continued);
+    const std::vector<std::uint64_t> expected{1, 0, 1, 0, 3, 0, 3, 2, 5, 2, 3, 10};  // small_counts.csv
+    EXPECT_EQ(t.losing, expected);
+  }
+}
+
+// In-process: a stop while levels are being checked is obeyed at once (a
+// resume reads the whole store back, a minute at n = 170), and every level
+// is reported as it goes.
+TEST(ResumeLibrary, StopsWhileCheckingLevelsAndReportsEachOne) {
+  ScratchDir dir;
+  const std::string path = dir.file("stopped.h5");
+  write_interrupted_run(path, 20, 15);
+  Resume resume(ResumeRequest{path, 0, -1});
+  ASSERT_EQ(resume.state().levels, 15);
+  const auto store = resume.open_store(false);
+  {
+    LevelFileWriter out(path + ".whole", resume.state().provenance);
+    std::vector<int> reported;
+    resume.restore(*store, out, [&](int n) { reported.push_back(n); });
+    EXPECT_EQ(reported.size(), 15U);
+    EXPECT_EQ(reported.back(), 15);
+    EXPECT_EQ(out.rows(), 15U);
+  }
+  // The flag raised while level 6 is checked: restoring stops before level 7.
+  LevelFileWriter out(path + ".stopped", resume.state().provenance);
+  std::atomic<bool> stop{false};
+  int last = 0;
+  EXPECT_THROW(resume.restore(*store, out, [&](int n) {
+    last = n;
+    if (n == 6) stop = true;
+  }, &stop), SieveInterrupted);
+  EXPECT_EQ(last, 6);
+  EXPECT_EQ(out.rows(), 6U);
+}
