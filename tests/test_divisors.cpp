@@ -2,7 +2,8 @@
 // factoring, counting down-sets, and the box solver against the 2D bounded
 // solver (every position of small boards), the 3D solver (every position
 // of small boxes) and, for N with four and five primes, an independent
-// brute force over sets of numbers that knows nothing of boxes.
+// brute force over sets of numbers that knows nothing of boxes; then
+// `chomp divisors` end to end against `chomp analyze` and `chomp rectangles`.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <regex>
 #include <set>
 #include <unordered_map>
 
@@ -19,6 +21,7 @@
 #include "chomp/divisors.hpp"
 #include "chomp/plane_partition.hpp"
 #include "chomp/plane_ranking.hpp"
+#include "chomp_process.hpp"
 
 using namespace chomp;
 
@@ -435,6 +438,267 @@ TEST(Divisors, TheFullBoardIsAlwaysWon) {
     ASSERT_FALSE(s.is_losing(whole_box(b.box()))) << n;
     ASSERT_FALSE(s.winning_moves(whole_box(b.box())).empty()) << n;
   }
+}
+
+// ---------------------------------------------------------------------------
+// chomp divisors, end to end
+
+using chomp::testing::run_chomp;
+
+std::uint64_t power(std::uint64_t p, int e) {
+  std::uint64_t v = 1;
+  while (e-- > 0) v *= p;
+  return v;
+}
+
+/// What `chomp divisors` printed: the status and the numbers to pick.
+struct Answer {
+  bool losing = false;
+  std::vector<std::uint64_t> picks;  // ascending
+};
+
+Answer divisors_answer(const std::vector<std::string>& args) {
+  const chomp::testing::ProcessResult r = run_chomp(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  Answer a;
+  a.losing = r.out.find("Status: losing") != std::string::npos;
+  EXPECT_TRUE(a.losing || r.out.find("Status: winning") != std::string::npos) << r.out;
+  static const std::regex move(R"(\n  (\d+)  removes )");
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), move); it != std::sregex_iterator(); ++it)
+    a.picks.push_back(std::stoull((*it)[1]));
+  std::sort(a.picks.begin(), a.picks.end());
+  return a;
+}
+
+/// `chomp analyze --json`'s status and moves as coordinate lists.
+struct Analyzed {
+  bool losing = false;
+  std::vector<std::vector<int>> moves;
+};
+
+Analyzed analyze_answer(const std::vector<std::string>& args) {
+  const chomp::testing::ProcessResult r = run_chomp(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  Analyzed a;
+  a.losing = r.out.find("\"status\": \"losing\"") != std::string::npos;
+  static const std::regex move(R"re(\{"row": (\d+), "col": (\d+)(, "layer": (\d+))?)re");
+  const std::string moves = r.out.substr(0, r.out.find("\"best_move\""));
+  for (auto it = std::sregex_iterator(moves.begin(), moves.end(), move); it != std::sregex_iterator(); ++it) {
+    std::vector<int> m{std::stoi((*it)[1]), std::stoi((*it)[2])};
+    if ((*it)[4].matched) m.push_back(std::stoi((*it)[4]));
+    a.moves.push_back(m);
+  }
+  return a;
+}
+
+/// Every position of n's game: the sets of divisors that hold n and, with
+/// each number, its multiples that divide n (n has at most 16 divisors).
+std::vector<std::vector<std::uint64_t>> every_position(std::uint64_t n) {
+  std::vector<std::uint64_t> ds;
+  for (std::uint64_t d = 1; d <= n; ++d)
+    if (n % d == 0) ds.push_back(d);
+  std::vector<std::vector<std::uint64_t>> out;
+  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << ds.size()); ++mask) {
+    std::set<std::uint64_t> set;
+    for (std::size_t i = 0; i < ds.size(); ++i)
+      if (mask >> i & 1) set.insert(ds[i]);
+    if (!set.count(n)) continue;
+    bool closed = true;
+    for (std::uint64_t d : set)
+      for (std::uint64_t m : ds)
+        if (m % d == 0 && !set.count(m)) closed = false;
+    if (closed) out.emplace_back(set.rbegin(), set.rend());
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::uint64_t>& v) {
+  std::string s;
+  for (std::uint64_t d : v) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(d);
+  }
+  return s;
+}
+
+TEST(DivisorsCommand, SeventyTwoShowsTheSeedsGridAndItsWinningMove) {
+  const chomp::testing::ProcessResult r = run_chomp({"divisors", "72"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The grid's rows, in order, whatever the alignment.
+  std::vector<std::string> rows;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string w, norm;
+    while (words >> w) norm += (norm.empty() ? "" : " ") + w;
+    rows.push_back(norm);
+  }
+  const auto grid = std::find(rows.begin(), rows.end(), "72 36 18 9");
+  ASSERT_NE(grid, rows.end()) << r.out;
+  ASSERT_LE(grid + 3, rows.end());
+  EXPECT_EQ(grid[1], "24 12 6 3");
+  EXPECT_EQ(grid[2], "8 4 2 1");
+  EXPECT_NE(r.out.find("72 = 2^3 * 3^2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 x 4 board"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Status: winning"), std::string::npos) << r.out;
+  // The winning first moves are those of the 3 x 4 rectangle in analyze,
+  // tile (row, col) being 3^(3 - row) 2^(4 - col).
+  const Answer mine = divisors_answer({"divisors", "72"});
+  const Analyzed ref = analyze_answer({"analyze", "--json", "4,4,4"});
+  std::vector<std::uint64_t> expected;
+  for (const auto& m : ref.moves) expected.push_back(power(3, 3 - m[0]) * power(2, 4 - m[1]));
+  std::sort(expected.begin(), expected.end());
+  EXPECT_FALSE(expected.empty());
+  EXPECT_EQ(mine.picks, expected);
+}
+
+TEST(DivisorsCommand, TwoPrimesAgreeWithAnalyzeOnEveryPosition) {
+  // N = 2^P 3^Q is the (Q+1) x (P+1) board: divisor 2^a 3^b is the tile
+  // (Q - b + 1, P - a + 1).
+  for (int P = 0; P <= 3; ++P)
+    for (int Q = 0; Q <= 2; ++Q) {
+      const std::uint64_t n = power(2, P) * power(3, Q);
+      if (n < 2) continue;
+      for (const std::vector<std::uint64_t>& pos : every_position(n)) {
+        Rows rows(static_cast<std::size_t>(Q + 1), 0);
+        for (std::uint64_t d : pos) {
+          int a = 0, b = 0;
+          for (std::uint64_t x = d; x % 2 == 0; x /= 2) ++a;
+          for (std::uint64_t x = d; x % 3 == 0; x /= 3) ++b;
+          ++rows[static_cast<std::size_t>(Q - b)];
+        }
+        while (!rows.empty() && rows.back() == 0) rows.pop_back();
+        const Answer mine = divisors_answer({"divisors", std::to_string(n), "--position", joined(pos)});
+        const Analyzed ref = analyze_answer({"analyze", "--json", rows_to_string(rows)});
+        ASSERT_EQ(mine.losing, ref.losing) << n << " " << joined(pos);
+        std::vector<std::uint64_t> expected;
+        for (const auto& m : ref.moves) expected.push_back(power(3, Q - m[0] + 1) * power(2, P - m[1] + 1));
+        std::sort(expected.begin(), expected.end());
+        ASSERT_EQ(mine.picks, expected) << n << " " << joined(pos);
+      }
+    }
+}
+
+TEST(DivisorsCommand, FullBoardsAgreeWithRectangles) {
+  chomp::testing::ScratchDir dir;
+  const std::string csv = dir.file("rect.csv");
+  const chomp::testing::ProcessResult r =
+      run_chomp({"rectangles", "--max-rows", "4", "--max-cols", "7", "--csv", csv, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::pair<int, int>, std::vector<std::uint64_t>> wins;  // a x b: numbers of 2^(b-1) 3^(a-1)
+  std::istringstream in(chomp::testing::read_text(csv));
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    int a = 0, b = 0, mr = 0, mc = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%d,%d,%d,%d", &a, &b, &mr, &mc), 4) << line;
+    wins[{a, b}].push_back(power(3, a - mr) * power(2, b - mc));
+  }
+  ASSERT_FALSE(wins.empty());
+  for (auto& [ab, expected] : wins) {
+    std::sort(expected.begin(), expected.end());
+    const Answer mine = divisors_answer({"divisors", std::to_string(power(2, ab.second - 1) * power(3, ab.first - 1))});
+    EXPECT_FALSE(mine.losing);
+    EXPECT_EQ(mine.picks, expected) << ab.first << " x " << ab.second;
+  }
+}
+
+TEST(DivisorsCommand, ThreePrimesAgreeWithAnalyzeInThreeDimensions) {
+  // N = 2^P 3^Q 5^R: divisor 2^a 3^b 5^c is the cube (row Q - b + 1,
+  // column P - a + 1, layer R - c + 1) of analyze --dimensions 3.
+  for (const auto& [P, Q, R] : std::vector<std::array<int, 3>>{{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}}) {
+    const std::uint64_t n = power(2, P) * power(3, Q) * power(5, R);
+    for (const std::vector<std::uint64_t>& pos : every_position(n)) {
+      Heights h(static_cast<std::size_t>(Q + 1), std::vector<int>(static_cast<std::size_t>(P + 1), 0));
+      for (std::uint64_t d : pos) {
+        int a = 0, b = 0;
+        for (std::uint64_t x = d; x % 2 == 0; x /= 2) ++a;
+        for (std::uint64_t x = d; x % 3 == 0; x /= 3) ++b;
+        ++h[static_cast<std::size_t>(Q - b)][static_cast<std::size_t>(P - a)];
+      }
+      for (auto& row : h)
+        while (!row.empty() && row.back() == 0) row.pop_back();
+      while (!h.empty() && h.back().empty()) h.pop_back();
+      const Answer mine = divisors_answer({"divisors", std::to_string(n), "--position", joined(pos)});
+      const Analyzed ref = analyze_answer({"analyze", "--json", "--dimensions", "3", heights_to_string(h)});
+      ASSERT_EQ(mine.losing, ref.losing) << n << " " << joined(pos);
+      std::vector<std::uint64_t> expected;
+      for (const auto& m : ref.moves)
+        expected.push_back(power(2, P - m[1] + 1) * power(3, Q - m[0] + 1) * power(5, R - m[2] + 1));
+      std::sort(expected.begin(), expected.end());
+      ASSERT_EQ(mine.picks, expected) << n << " " << joined(pos);
+    }
+  }
+  // Larger boxes: the full board against the 3D library.
+  for (const auto& [P, Q, R] : std::vector<std::array<int, 3>>{{2, 2, 1}, {2, 2, 2}, {3, 2, 1}, {4, 1, 1}}) {
+    const std::uint64_t n = power(2, P) * power(3, Q) * power(5, R);
+    const Heights box(static_cast<std::size_t>(Q + 1), std::vector<int>(static_cast<std::size_t>(P + 1), R + 1));
+    const Analysis3d ref = analyze_3d(box);
+    std::vector<std::uint64_t> expected;
+    for (const Cube& m : ref.winning_moves)
+      expected.push_back(power(2, P - m.col + 1) * power(3, Q - m.row + 1) * power(5, R - m.layer + 1));
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(divisors_answer({"divisors", std::to_string(n)}).picks, expected) << n;
+  }
+}
+
+TEST(DivisorsCommand, FourPrimesAgreeWithTheBruteForce) {
+  for (const std::uint64_t n : {210ULL, 1155ULL, 420ULL}) {
+    NumberGame game(n);
+    std::vector<std::uint64_t> expected = game.winning_moves(game.full());
+    const Answer mine = divisors_answer({"divisors", std::to_string(n)});
+    EXPECT_FALSE(mine.losing);
+    EXPECT_EQ(mine.picks, expected) << n;
+  }
+  // A losing position of 210: every one the brute force finds losing says so.
+  NumberGame game(210);
+  int checked = 0;
+  for (const std::vector<std::uint64_t>& pos : every_position(210)) {
+    std::uint64_t mask = 0;
+    for (std::uint64_t d : pos)
+      for (std::size_t i = 0; i < game.divisors().size(); ++i)
+        if (game.divisors()[i] == d) mask |= std::uint64_t{1} << i;
+    if (!game.losing(mask) || ++checked > 12) continue;
+    EXPECT_TRUE(divisors_answer({"divisors", "210", "--position", joined(pos)}).losing) << joined(pos);
+  }
+  EXPECT_GT(checked, 5);
+  const chomp::testing::ProcessResult r = run_chomp({"divisors", "210"});
+  EXPECT_NE(r.out.find("4D Chomp in a 2 x 2 x 2 x 2 box"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5^1 7^1:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Solved the 168 positions"), std::string::npos) << r.out;
+}
+
+TEST(DivisorsCommand, MalformedInputExitsTwoWithAReason) {
+  const auto refused = [](const std::vector<std::string>& args, const std::string& why) {
+    const chomp::testing::ProcessResult r = run_chomp(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << args.back() << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args.back();
+  };
+  refused({"divisors"}, "N is required");
+  refused({"divisors", "1"}, "too small: at least 2");
+  refused({"divisors", "0"}, "too small: at least 2");
+  refused({"divisors", "12.5"}, "not a whole number");
+  refused({"divisors", "abc"}, "not a whole number");
+  refused({"divisors", "0x10"}, "not a whole number");
+  refused({"divisors", ""}, "empty value");
+  refused({"divisors", "18446744073709551616"}, "too large: at most 18446744073709551615");
+  refused({"divisors", "--", "-6"}, "negative");
+  // 2^20 3^20: the 21 x 21 board, C(42, 21) positions.
+  refused({"divisors", "3656158440062976"}, "has 538,257,874,440 positions");
+  refused({"divisors", "3656158440062976"}, "at most 2^26 = 67,108,864");
+  // The first fifteen primes: a Boolean lattice far beyond counting.
+  refused({"divisors", "614889782588491410"}, "has at least 18,446,744,073,709,551,615 positions");
+  // Seven primes: the Boolean lattice 2^7, bounded (at least 7,828,354 x 33) without counting.
+  refused({"divisors", "510510"}, "has at least 258,335,682 positions");
+  refused({"divisors", "72", "--position", ""}, "invalid position: an empty list");
+  refused({"divisors", "72", "--position", "72,5"}, "5 does not divide 72");
+  refused({"divisors", "72", "--position", "36,18,12"}, "72 is not listed");
+  refused({"divisors", "72", "--position", "72,9"}, "9 remains but its multiple 18 is not listed");
+  refused({"divisors", "72", "--position", "72,,36"}, "entry 2 is empty");
+  refused({"divisors", "72", "--position", "72,36,36"}, "36 is listed twice");
+  refused({"divisors", "72", "--position", "72;36"}, "not a whole number");
+  refused({"divisors", "72", "--threads", "0"}, "too small");
 }
 
 }  // namespace
