@@ -160,11 +160,15 @@ struct Layout {
 };
 
 /// The layout of a box of these extents. Throws std::length_error when the
-/// key would need more than kMaxKeyWords words.
+/// key would need more than kMaxKeyWords words or an axis is longer than
+/// kMaxExtent (heights are held in bytes).
 Layout make_layout(const std::vector<int>& extents) {
   Layout L;
   L.k = static_cast<int>(extents.size());
   const int h = static_cast<int>(std::max_element(extents.begin(), extents.end()) - extents.begin());
+  if (extents[static_cast<std::size_t>(h)] > kMaxExtent)
+    throw std::length_error("an axis of " + std::to_string(extents[static_cast<std::size_t>(h)]) +
+                            " cells, more than the " + std::to_string(kMaxExtent) + " the solver holds");
   for (int a = 0; a < L.k; ++a)
     if (a != h) L.axis.push_back(a);
   L.axis.push_back(h);

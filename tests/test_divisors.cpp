@@ -334,6 +334,8 @@ TEST(BoxChomp, RefusesWhatItCannotSolve) {
   EXPECT_THROW(BoxSolver(box, bad), std::invalid_argument);
   EXPECT_THROW(BoxSolver(box, CellSet(4, 1)), std::invalid_argument);
   EXPECT_THROW(BoxSolver(Box({10, 10}), whole_box(Box({10, 10})), {}, 1000), std::length_error);
+  EXPECT_THROW(BoxSolver(Box({2, 256}), whole_box(Box({2, 256}))), std::length_error);  // heights are bytes
+  EXPECT_EQ(count_down_sets(Box({2, 256})).value, binomial(258, 2));               // counted all the same
   const BoxSolver ok(box, whole_box(box));
   EXPECT_THROW(ok.is_losing(bad), std::invalid_argument);
   EXPECT_THROW(Box({}), std::invalid_argument);

@@ -53,6 +53,14 @@ inline constexpr std::uint64_t kMaxBoxPositions = std::uint64_t{1} << 26;
 /// fewer: at most 103,680).
 inline constexpr std::size_t kMaxBoxCells = std::size_t{1} << 20;
 
+/// Words of a key at most: 512 bits of packed heights, more than any box of
+/// kMaxBoxPositions down-sets needs (every one of a 64-bit N's fits in one).
+inline constexpr int kMaxKeyWords = 8;
+
+/// The longest axis a BoxSolver takes (its heights are bytes; a 64-bit N
+/// has at most 64 powers of a prime).
+inline constexpr int kMaxExtent = 255;
+
 /// A box n_1 x ... x n_k; cells are numbered row-major, axis 0 slowest.
 class Box {
  public:
@@ -130,7 +138,8 @@ class BoxSolver {
   /// Solves every down-set inside `position` (oneTBB's thread count).
   /// Throws std::invalid_argument when `position` is not a down-set of the
   /// box, std::length_error when more than max_positions positions would
-  /// be solved or a key would need more than kMaxKeyWords words.
+  /// be solved, a key would need more than kMaxKeyWords words or an axis
+  /// is longer than kMaxExtent.
   BoxSolver(const Box& box, const CellSet& position, const BoxProgressFn& progress = {},
             std::uint64_t max_positions = kMaxBoxPositions);
   ~BoxSolver();
@@ -155,9 +164,5 @@ class BoxSolver {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// Words of a key at most: 512 bits of packed heights, more than any box of
-/// kMaxBoxPositions down-sets needs.
-inline constexpr int kMaxKeyWords = 8;
 
 }  // namespace chomp
