@@ -18,6 +18,11 @@ Why so many models: the counts are deterministic, so no fit's standard error
 says how far off its *form* may be.  The evidence on the form is whether a
 fitted limit stays put when the fit window moves, whether a fit predicts levels
 it has not seen, and whether its local exponent follows the data's.
+
+The same machinery fits 3D Chomp (notebooks/three_d.ipynb): a Series made from
+a file with dimensions = 3 counts positions by plane partitions PL(n), and its
+jitter model and fits evaluate ln PL(n) where the 2D ones evaluate ln p(n)
+(the `counts` field, a key of LN_COUNTS).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from chomp_results import Levels, partition_numbers
+from chomp_results import Levels, partition_numbers, plane_partition_numbers
 
 #: The conjectured limit of the ratio.
 CONJECTURED = 0.286
@@ -106,6 +111,29 @@ def lnp_of(n) -> np.ndarray:
     return out
 
 
+#: Largest n with exact ln PL(n) here (3D: levels beyond are not extrapolated to).
+HORIZON_3D = 400
+
+_LNPL: np.ndarray | None = None
+
+
+def lnpl_of(n) -> np.ndarray:
+    """ln PL(n), the plane partitions of n (3D positions), exact for n <= HORIZON_3D."""
+    global _LNPL
+    n = np.asarray(n, dtype=np.int64)
+    if np.any(n > HORIZON_3D) or np.any(n < 0):
+        raise ValueError(f"ln PL(n) is tabulated for 0 <= n <= {HORIZON_3D}")
+    if _LNPL is None:
+        _LNPL = np.array([math.log(v) for v in plane_partition_numbers(HORIZON_3D)])
+        _LNPL.flags.writeable = False
+    return _LNPL[n]
+
+
+#: How a table counts its positions: the 2D partition numbers p(n) or the 3D
+#: plane partitions PL(n); each gives ln(positions) at level n.
+LN_COUNTS = {"partitions": lnp_of, "plane partitions": lnpl_of}
+
+
 def nelder_mead(f, x0, step, iters: int = 600, tol: float = 1e-10) -> np.ndarray:
     """Minimum of f near x0 (a plain Nelder-Mead simplex; f may return inf)."""
     x0 = np.asarray(x0, float)
@@ -176,18 +204,22 @@ def chi2_quantile(q: float, k: int) -> float:
 
 @dataclass(frozen=True)
 class Series:
-    """r(n) for n = 2..N (n = 1 has ln p = 0), with ln p(n) and L(n)."""
+    """r(n) for n = 2..N (n = 1 has ln p = 0), with ln p(n) and L(n); `counts`
+    says what p is (a key of LN_COUNTS: a 3D table's positions are PL(n))."""
 
     n: np.ndarray
     lnp: np.ndarray
     r: np.ndarray
     losing: np.ndarray
+    counts: str = "partitions"
 
     @classmethod
     def from_levels(cls, levels: Levels) -> "Series":
+        counts = "plane partitions" if int(levels.attrs.get("dimensions", 2)) == 3 else "partitions"
         m = levels.tiles >= 2
         n = levels.tiles[m].astype(int)
-        return cls(n, lnp_of(n), levels.hypothesis_ratio[m].astype(float), levels.losing[m].astype(float))
+        return cls(n, LN_COUNTS[counts](n), levels.hypothesis_ratio[m].astype(float),
+                   levels.losing[m].astype(float), counts)
 
     @property
     def n_max(self) -> int:
@@ -195,13 +227,14 @@ class Series:
 
     def upto(self, end: int) -> "Series":
         m = self.n <= end
-        return Series(self.n[m], self.lnp[m], self.r[m], self.losing[m])
+        return Series(self.n[m], self.lnp[m], self.r[m], self.losing[m], self.counts)
 
     def extended(self, n_new, r_new) -> "Series":
         """This series with levels n_new appended (values r_new, L unknown)."""
         n_new = np.asarray(n_new, int)
-        return Series(np.concatenate([self.n, n_new]), np.concatenate([self.lnp, lnp_of(n_new)]),
-                      np.concatenate([self.r, r_new]), np.concatenate([self.losing, np.full(len(n_new), np.nan)]))
+        return Series(np.concatenate([self.n, n_new]), np.concatenate([self.lnp, LN_COUNTS[self.counts](n_new)]),
+                      np.concatenate([self.r, r_new]), np.concatenate([self.losing, np.full(len(n_new), np.nan)]),
+                      self.counts)
 
 
 # --------------------------------------------------------------------------
@@ -238,10 +271,11 @@ class Jitter:
     n_from: int
     n_to: int
     points: int
+    counts: str = "partitions"   # of the series it was fitted to (LN_COUNTS)
 
     def sigma(self, n) -> np.ndarray:
         n = np.asarray(n, int)
-        return np.exp(self.a + self.b * JITTER_SCALES[self.scale](n, lnp_of(n)))
+        return np.exp(self.a + self.b * JITTER_SCALES[self.scale](n, LN_COUNTS[self.counts](n)))
 
 
 def fit_jitter(s: Series, scale: str = "p/ln p", n_from: int = FIT_CUT, n_to: int | None = None) -> Jitter | None:
@@ -269,7 +303,8 @@ def fit_jitter(s: Series, scale: str = "p/ln p", n_from: int = FIT_CUT, n_to: in
     h = 1e-3 * span
     curv = (nll(b + h)[0] - 2 * value + nll(b - h)[0]) / h ** 2
     se_b = 1 / math.sqrt(curv) if curv > 0 else float("nan")
-    return Jitter(scale, 0.5 * math.log(s2) - b * x0, b, se_b, -value, int(n_from), int(n_to), int(len(d2)))
+    return Jitter(scale, 0.5 * math.log(s2) - b * x0, b, se_b, -value, int(n_from), int(n_to), int(len(d2)),
+                  s.counts)
 
 
 def jitter_blocks(s: Series, width: int = JITTER_BLOCK, n_from: int = 20):
@@ -398,14 +433,19 @@ class Fit:
     def se_limit(self) -> float:
         return float(math.sqrt(self.cov[0, 0])) if self.model.limit == "free" else 0.0
 
+    @property
+    def ln_positions(self):
+        """ln p(n) (2D) or ln PL(n) (3D), as the fitted series counts positions."""
+        return LN_COUNTS[self.jitter.counts]
+
     def predict(self, n) -> np.ndarray:
         n = np.asarray(n, int)
-        return self.model.c0 + self.model.design(self.theta, n, lnp_of(n)) @ self.beta
+        return self.model.c0 + self.model.design(self.theta, n, self.ln_positions(n)) @ self.beta
 
     def gradient(self, n) -> np.ndarray:
         """d predict / d (beta, theta) at the levels n (rows)."""
         n = np.asarray(n, int)
-        lnp = lnp_of(n)
+        lnp = self.ln_positions(n)
         cols = [self.model.design(self.theta, n, lnp)]
         for k in range(len(self.theta)):
             h = 1e-6 * max(1.0, abs(self.theta[k]))
@@ -425,7 +465,7 @@ class Fit:
         n = np.asarray(n, int)
         f_up, f_dn = self.predict(n + 1), self.predict(n - 1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return -(np.log(f_up) - np.log(f_dn)) / (np.log(lnp_of(n + 1)) - np.log(lnp_of(n - 1)))
+            return -(np.log(f_up) - np.log(f_dn)) / (np.log(self.ln_positions(n + 1)) - np.log(self.ln_positions(n - 1)))
 
 
 def _profile(model: Model, theta, n, lnp, y, w):
@@ -663,7 +703,7 @@ def local_fits(s: Series, jitter: Jitter, width: int = LOCAL_WIDTH, n_from: int 
         n, r, lnp = s.n[m].astype(float), s.r[m], s.lnp[m]
         w = 1 / jitter.sigma(s.n[m])
         out = [c]
-        for x, y, wy in ((n - c, r, w), (np.log(lnp) - np.log(lnp_of([c])[0]), np.log(r), w * r)):
+        for x, y, wy in ((n - c, r, w), (np.log(lnp) - np.log(LN_COUNTS[s.counts]([c])[0]), np.log(r), w * r)):
             X = np.column_stack([np.ones_like(x), x]) * wy[:, None]
             coef, *_ = np.linalg.lstsq(X, y * wy, rcond=None)
             res = y * wy - X @ coef

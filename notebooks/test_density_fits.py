@@ -69,6 +69,43 @@ class NumericsTest(unittest.TestCase):
         self.assertLess(abs(F.lnp_of([x])[0] - F.ln_partitions()[F.HORIZON] - math.pi / math.sqrt(6 * x)), 1e-3)
 
 
+class ThreeDTest(unittest.TestCase):
+    """A table of 3D levels (root attribute dimensions = 3) is fitted in ln PL(n), the plane partitions."""
+
+    def setUp(self):
+        n_max = 60
+        n = np.arange(1, n_max + 1)
+        pl = np.array(cp.plane_partition_numbers(n_max)[1:], dtype=np.int64)
+        lnpl = np.log(pl.astype(float))
+        rng = np.random.default_rng(3)
+        scale = np.where(n > 1, pl / np.where(n > 1, lnpl, 1.0), 1.0)
+        r = np.where(n > 1, 1.1 - 2.5 / np.where(n > 1, lnpl, 1.0), 0.0)
+        r = r + 2.0 * r / np.sqrt(scale) * rng.standard_normal(n_max)
+        losing = np.maximum(np.rint(r * scale), 1).astype(np.int64)
+        ratio = np.full(n_max, np.nan)
+        ratio[1:] = losing[1:] * lnpl[1:] / pl[1:]
+        self.levels = cp.Levels(path=Path("synthetic3d.h5"), tiles=n, positions=pl, losing=losing,
+                                losing_fraction=losing / pl, hypothesis_ratio=ratio, seconds=np.zeros(n_max),
+                                marks=np.zeros(n_max, dtype=np.int64), attrs={"complete": 1, "dimensions": 3})
+
+    def test_counts_and_fit_use_plane_partitions(self):
+        s = F.Series.from_levels(self.levels)
+        self.assertEqual(s.counts, "plane partitions")
+        np.testing.assert_allclose(s.lnp, np.log(self.levels.positions[1:].astype(float)), rtol=1e-13)
+        self.assertAlmostEqual(F.lnpl_of([40])[0], math.log(281846923), places=9)
+        j = F.fit_jitter(s, n_from=15)
+        self.assertEqual(j.counts, "plane partitions")
+        f = F.fit_model(F.MODEL["ln_p:free"], s, j, start=15)
+        self.assertLess(abs(f.limit - 1.1), 3 * f.se_limit + 1e-3)
+        # predictions and held-out levels are evaluated in ln PL too, so the fit predicts itself
+        np.testing.assert_allclose(f.predict(s.n[-5:]), f.beta[0] + f.beta[1] / s.lnp[-5:], rtol=1e-12)
+        self.assertIsNotNone(F.out_of_sample(s, 10, [F.MODEL["ln_p:free"]], start=15))
+        # a 2D table's series still counts partitions
+        self.assertEqual(F.Series.from_levels(synthetic_levels(lambda n, lnp: 0.3 + 0 * n)).counts, "partitions")
+        with self.assertRaises(ValueError):
+            F.lnpl_of([F.HORIZON_3D + 1])
+
+
 class FitTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -63,6 +63,7 @@ __all__ = [
     "encode_rows",
     "levels_file",
     "partition_numbers",
+    "plane_partition_numbers",
     "read_levels",
     "read_losing_positions",
     "read_reference",
@@ -170,6 +171,25 @@ def partition_numbers(n_max: int) -> list[int]:
             k += 1
         p[n] = total
     return p
+
+
+def plane_partition_numbers(n_max: int) -> list[int]:
+    """PL(0), ..., PL(n_max), the plane partitions of n (the 3D positions of n
+    cubes), as exact integers: MacMahon's product prod_k (1 - q^k)^-k gives
+    n PL(n) = sum_{k=1..n} sigma_2(k) PL(n - k), sigma_2(k) the sum of the
+    squares of k's divisors.
+
+    >>> plane_partition_numbers(8)
+    [1, 1, 3, 6, 13, 24, 48, 86, 160]
+    """
+    sigma2 = [0] * (n_max + 1)
+    for d in range(1, n_max + 1):
+        for m in range(d, n_max + 1, d):
+            sigma2[m] += d * d
+    pl = [1] + [0] * n_max
+    for n in range(1, n_max + 1):
+        pl[n] = sum(sigma2[k] * pl[n - k] for k in range(1, n + 1)) // n
+    return pl
 
 
 # --------------------------------------------------------------------------

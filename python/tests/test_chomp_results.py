@@ -92,6 +92,12 @@ class DecoderTest(unittest.TestCase):
         self.assertEqual([p[t] for t in small["tiles"]], list(small["positions"]))
         self.assertEqual(cp.partition_numbers(100)[100], 190569292)
 
+    def test_plane_partition_numbers(self):
+        # OEIS A000219, and the values doc/THREE_D.md quotes
+        pl = cp.plane_partition_numbers(50)
+        self.assertEqual(pl[:11], [1, 1, 3, 6, 13, 24, 48, 86, 160, 282, 500])
+        self.assertEqual((pl[30], pl[40], pl[50]), (5668963, 281846923, 10499640707))
+
     def test_brute_force_agrees_with_the_reference(self):
         # Guards the brute force used below: counts from data/reference/small_counts.csv.
         small = cp.read_reference("small_counts.csv")
