@@ -19,11 +19,17 @@ using namespace chomp::testing;
 
 namespace {
 
-/// Sizes: a run to kMax takes a few seconds in Release (the last levels
+/// Sizes: a run to kMax takes one to two seconds in Release (the last levels
 /// most of it), so a signal sent once level kStopAfter is printed lands
 /// inside a level; Debug and sanitizer builds run smaller levels.
-constexpr int kMax = kFullSize ? 60 : 44;
-constexpr int kStopAfter = kFullSize ? 52 : 38;
+constexpr int kMax = kFullSize ? 54 : 44;
+constexpr int kStopAfter = kFullSize ? 48 : 38;
+
+/// Waits until `run` has printed level kStopAfter, then sends it `sig`.
+void signal_inside_a_level(ChompProcess& run, int sig) {
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= kStopAfter; })) << run.err();
+  run.send(sig);
+}
 
 /// Two Grundy files hold the same levels: every count (seconds aside).
 void expect_same_levels(const std::string& a_path, const std::string& b_path) {
@@ -67,8 +73,7 @@ TEST(GrundyResume, SigtermStopsCleanlyAndResumeEqualsAnUninterruptedRun) {
   const std::string max = std::to_string(kMax);
   ChompProcess reference({"grundy", "-n", max, "-t", "1", "-q", "-o", ref});
   ChompProcess run({"grundy", "-n", max, "-t", "1", "-o", out});
-  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= kStopAfter; })) << run.err();
-  run.send(SIGTERM);
+  ASSERT_NO_FATAL_FAILURE(signal_inside_a_level(run, SIGTERM));
   const ProcessResult r = run.wait();
   ASSERT_EQ(r.exit_code, 143) << "the run ended before the signal? " << r.err;
   EXPECT_TRUE(contains(r.err, "stopped by SIGTERM during level ")) << r.err;
@@ -117,9 +122,8 @@ TEST(GrundyResume, SigintThenThePrintedCommandFinishesTheRun) {
   const std::string max = std::to_string(kMax);
   ASSERT_EQ(run_chomp({"sieve", "-n", max, "-q", "-o", sieve}).exit_code, 0);
   ChompProcess run({"grundy", "-n", max, "-t", "2", "--check-sieve", sieve, "-o", out});
-  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= kStopAfter; })) << run.err();
+  ASSERT_NO_FATAL_FAILURE(signal_inside_a_level(run, SIGINT));
   const auto sent = std::chrono::steady_clock::now();
-  run.send(SIGINT);
   const ProcessResult r = run.wait();
   const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   ASSERT_EQ(r.exit_code, 130) << r.err;
@@ -155,8 +159,7 @@ TEST(GrundyResume, AKilledRunKeepsItsFinishedLevelsAndResumes) {
   ChompProcess reference({"grundy", "-n", max, "-t", "1", "-q", "-o", ref});
   {
     ChompProcess run({"grundy", "-n", max, "-t", "1", "-o", out});
-    ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= kStopAfter; })) << run.err();
-    run.send(SIGKILL);
+    ASSERT_NO_FATAL_FAILURE(signal_inside_a_level(run, SIGKILL));
     ASSERT_EQ(run.wait().signal, SIGKILL);
   }
   const GrundyFile killed = read_grundy_file(out);
