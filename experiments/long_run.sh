@@ -10,7 +10,8 @@
 # The run's folder is RUN_DIR (default /var/tmp/chomp-run), outside any work
 # tree: levels-N.h5 (the result file), levels-N.store (its losing positions,
 # tens of GB at N = 170), leg-K.log (one log per leg, with the program's
-# revision and command), and chomp (a copy of the binary the legs run, so
+# revision and command), rss.log (the leg's peak and current resident
+# memory every five minutes), and chomp (a copy of the binary the legs run, so
 # that a rebuild in the work tree does not change a running leg).
 # MEMORY_LIMIT (default 18G) leaves room for other work on a 24 GiB machine.
 set -euo pipefail
@@ -61,5 +62,11 @@ log=$run_dir/leg-$((legs + 1)).log
 } > "$log"
 nohup nice -n 19 "$run_dir/chomp" sieve --max-tiles "$n" --output "$run_dir/levels-$n.h5" --resume \
   --memory-limit "$limit" >> "$log" 2>&1 < /dev/null &
-echo $! > "$run_dir/pid"
-echo "leg $((legs + 1)) started (pid $!); log: $log"
+pid=$!
+echo "$pid" > "$run_dir/pid"
+# The leg's memory, every five minutes while it runs, for
+# experiments/long_run_table.py: "UNIX-SECONDS VmHWM-KiB VmRSS-KiB".
+nohup bash -c 'while [ -r /proc/'"$pid"'/status ]; do
+  awk -v t="$(date +%s)" '"'"'/^VmHWM/ {h = $2} /^VmRSS/ {r = $2} END {if (h) print t, h, r}'"'"' /proc/'"$pid"'/status
+  sleep 300; done' >> "$run_dir/rss.log" 2>/dev/null < /dev/null &
+echo "leg $((legs + 1)) started (pid $pid); log: $log"

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The long run's cost, window by window, as a Markdown table.
+
+    experiments/long_run_table.py [RUN.h5] [--chomp build/chomp] [--from N]
+
+reads the run's levels through `chomp show --csv` (which also reads a file
+the run still has open) and prints, for every window of levels marked
+together: its levels, positions, marks, seconds (the window's marking plus
+each level's own scan), nanoseconds per position and per mark, the store's
+bytes per losing position at its last level and the store's size so far.
+With RUN_DIR/rss.log (written by experiments/long_run.sh: one line
+"UNIX-SECONDS VmHWM-KiB VmRSS-KiB" every few minutes), it adds the peak
+resident memory of each leg. Only the standard library: any python3 runs it.
+"""
+
+import argparse
+import csv
+import io
+import os
+import subprocess
+import sys
+
+
+def windows(rows):
+    """Rows grouped by window: a window starts where window_seconds > 0."""
+    group = []
+    for r in rows:
+        if group and float(r["window_seconds"]) > 0:
+            yield group
+            group = []
+        group.append(r)
+    if group:
+        yield group
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("file", nargs="?", default="/var/tmp/chomp-run/levels-170.h5")
+    ap.add_argument("--chomp", default="build/chomp", help="the program that reads the file")
+    ap.add_argument("--from", dest="first", type=int, default=100, help="first level shown (default 100)")
+    a = ap.parse_args()
+    try:
+        out = subprocess.run([a.chomp, "show", "--csv", a.file], check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"error: cannot read {a.file} with {a.chomp}: {getattr(e, 'stderr', '') or e}")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    print("| levels | positions | marks | seconds | ns/position | ns/mark | B/losing | store GiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    store = 0.0
+    for w in windows(rows):
+        for r in w:
+            if r["store_bytes_per_losing"]:
+                store += float(r["store_bytes_per_losing"]) * int(r["losing"])
+        last = int(w[-1]["tiles"])
+        if last < a.first:
+            continue
+        first = int(w[0]["tiles"])
+        positions = sum(int(r["positions"]) for r in w)
+        marks = sum(int(r["marks"]) for r in w)
+        seconds = sum(float(r["seconds"]) + float(r["window_seconds"]) for r in w)
+        levels = f"{first}" if first == last else f"{first}..{last}"
+        bpl = w[-1]["store_bytes_per_losing"] or "-"
+        bpl = f"{float(bpl):.3f}" if bpl != "-" else bpl
+        print(f"| {levels} | {positions:.3e} | {marks:.3e} | {seconds:.0f} | {1e9 * seconds / positions:.2f} | "
+              f"{1e9 * seconds / max(marks, 1):.2f} | {bpl} | {store / 2**30:.2f} |")
+    rss = os.path.join(os.path.dirname(os.path.abspath(a.file)), "rss.log")
+    if os.path.exists(rss):
+        peak = 0
+        with open(rss) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 2 and parts[1].isdigit():
+                    peak = max(peak, int(parts[1]))
+        print(f"\npeak resident memory in {rss}: {peak / 2**20:.1f} GiB")
+
+
+if __name__ == "__main__":
+    main()
