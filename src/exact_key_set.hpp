@@ -84,9 +84,22 @@ class ExactKeySet {
     }
     while (b < dir_.size()) dir_[b++] = static_cast<std::uint32_t>(size_);
   }
-  bool contains(const Key<N>& k) const {
+  bool contains(const Key<N>& k) const { return size_ != 0 && contains(k, bucket(k)); }
+
+  /// The look-up in three steps, for callers that overlap many (each a
+  /// cache miss or two in a large set): bucket(k), then prefetch(b) (the
+  /// directory entry), then prefetch_keys(b) (the bucket's keys), then
+  /// contains(k, b). Each prefetch only hints; any step may be skipped.
+  std::size_t bucket(const Key<N>& k) const { return static_cast<std::size_t>(key_hash(k) >> (64 - bits_)); }
+  void prefetch(std::size_t b) const {
+    if (size_ != 0) __builtin_prefetch(&dir_[b]);
+  }
+  void prefetch_keys(std::size_t b) const {
+    if (size_ != 0 && dir_[b] < size_)
+      __builtin_prefetch(&words_store_[static_cast<std::size_t>(dir_[b]) * static_cast<std::size_t>(words_)]);
+  }
+  bool contains(const Key<N>& k, std::size_t bucket) const {
     if (size_ == 0) return false;
-    const std::size_t bucket = static_cast<std::size_t>(key_hash(k) >> (64 - bits_));
     for (std::uint32_t i = dir_[bucket], end = dir_[bucket + 1]; i < end; ++i) {
       const std::uint64_t* w = &words_store_[static_cast<std::size_t>(i) * static_cast<std::size_t>(words_)];
       bool same = true;

@@ -107,6 +107,13 @@ Key3 image_key(const Grid& g, const std::array<int, 3>& p, Grid& img, bool& deci
   return encode(img);
 }
 
+/// A move: the cube at row i, column j (from 0) and height k (from 1) and
+/// every cube above, behind and beside it. (0, 0, 1) is the poisoned
+/// corner, never a move; it stands for "no move yet".
+struct CubeMove {
+  int i = 0, j = 0, k = 1;
+};
+
 /// Words a key of a level-n position can use (3n bits at most).
 int key_words(int n) { return (3 * n + 63) / 64; }
 
@@ -119,39 +126,89 @@ struct Sieve3d::Impl {
   std::vector<KeySet> losing;         // index n: level n's losing positions (index 0 unused)
   const std::atomic<bool>* stop = nullptr;
 
+  /// The key of the child of g (parent: g's key) after the move at cell
+  /// (i, j) down to height k - 1, and the cubes it removes.
+  static Key3 child(const Grid& g, const Key3& parent, int i, int j, int k, int& removed) {
+    const int cap = k - 1;
+    KeyWriter w(parent, g.off[i][j]);
+    removed = 0;
+    for (int r = i; r < g.rows; ++r) {
+      const int len = g.len[r];
+      if (r > i)
+        for (int s = 0; s < std::min(j, len); ++s) w.height(g.h[r][s]);
+      if (cap == 0 && j == 0) {  // rows i.. go entirely
+        for (int rr = r; rr < g.rows; ++rr)
+          for (int s = 0; s < g.len[rr]; ++s) removed += g.h[rr][s];
+        break;
+      }
+      for (int s = j; s < len; ++s) {
+        int v = g.h[r][s];
+        if (v > cap) removed += v - cap, v = cap;
+        if (v > 0) w.height(v);
+      }
+      w.end_row();
+    }
+    return w.key();
+  }
+
   /// Whether g (a position of n cubes) is losing; counts the moves examined.
-  bool decide(Grid& g, int n, std::uint64_t& moves) const {
+  /// `hint` is the move that won the last winning position this thread
+  /// decided: neighbours in the enumeration differ in their last cells
+  /// only, so it often wins again and is tried first. A winning position
+  /// leaves its winning move there.
+  bool decide(Grid& g, int n, std::uint64_t& moves, CubeMove& hint) const {
     const Key3 parent = encode(g);
+    int removed = 0;
+    const bool hint_valid = (hint.i | hint.j | (hint.k - 1)) != 0 && hint.i < g.rows && hint.j < g.len[hint.i] &&
+                            hint.k <= g.h[hint.i][hint.j];
+    if (hint_valid) {
+      ++moves;
+      const Key3 key = child(g, parent, hint.i, hint.j, hint.k, removed);
+      if (losing[static_cast<std::size_t>(n - removed)].contains(key)) return false;
+    }
     // Moves from the top of the last cell back to the poisoned corner:
-    // the small takes first (children on the levels just below).
+    // the small takes first (children on the levels just below). They are
+    // looked up kBatch at a time, each step for the whole batch before the
+    // next (hash, directory, keys), so that their cache misses overlap; a
+    // batch is tested in order and `moves` counts the moves up to the one
+    // that wins, as one at a time would.
+    constexpr int kBatch = 8;
+    struct Probe {
+      Key3 key;
+      const KeySet* set;
+      std::size_t bucket;
+      CubeMove move;
+    };
+    Probe batch[kBatch];
+    int size = 0;
+    auto test = [&]() {
+      for (int b = 0; b < size; ++b) batch[b].set->prefetch(batch[b].bucket);
+      for (int b = 0; b < size; ++b) batch[b].set->prefetch_keys(batch[b].bucket);
+      for (int b = 0; b < size; ++b) {
+        ++moves;
+        if (batch[b].set->contains(batch[b].key, batch[b].bucket)) {
+          hint = batch[b].move;
+          return true;
+        }
+      }
+      size = 0;
+      return false;
+    };
     for (int i = g.rows - 1; i >= 0; --i) {
       for (int j = g.len[i] - 1; j >= 0; --j) {
         for (int k = g.h[i][j]; k >= 1; --k) {
           if (i == 0 && j == 0 && k == 1) continue;
-          ++moves;
-          const int cap = k - 1;
-          KeyWriter w(parent, g.off[i][j]);
-          int removed = 0;
-          for (int r = i; r < g.rows; ++r) {
-            const int len = g.len[r];
-            if (r > i)
-              for (int s = 0; s < std::min(j, len); ++s) w.height(g.h[r][s]);
-            if (cap == 0 && j == 0) {  // rows i.. go entirely
-              for (int rr = r; rr < g.rows; ++rr)
-                for (int s = 0; s < g.len[rr]; ++s) removed += g.h[rr][s];
-              break;
-            }
-            for (int s = j; s < len; ++s) {
-              int v = g.h[r][s];
-              if (v > cap) removed += v - cap, v = cap;
-              if (v > 0) w.height(v);
-            }
-            w.end_row();
-          }
-          if (losing[static_cast<std::size_t>(n - removed)].contains(w.key())) return false;
+          if (hint_valid && i == hint.i && j == hint.j && k == hint.k) continue;
+          Probe& p = batch[size++];
+          p.key = child(g, parent, i, j, k, removed);
+          p.set = &losing[static_cast<std::size_t>(n - removed)];
+          p.bucket = p.set->bucket(p.key);
+          p.move = CubeMove{i, j, k};
+          if (size == kBatch && test()) return false;
         }
       }
     }
+    if (size > 0 && test()) return false;
     return true;
   }
 };
@@ -201,7 +258,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
   struct Local {
     std::vector<Key3> losing;
     std::uint64_t positions = 0, moves = 0;
-    std::uint64_t weight = 0;  // symmetric: 60 x (orbit size / images decided), summed
+    std::uint64_t weight = 0;  // symmetric: 360 / D a position decided, summed (60 PL(n) in all)
   };
   tbb::enumerable_thread_specific<Local> locals;
   std::atomic<std::size_t> done{0};
@@ -213,6 +270,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
     auto grid = std::make_unique<Grid>();
     auto scratch = std::make_unique<Grid>();
     Grid& g = *grid;
+    CubeMove hint;
     const auto& perms = axis_permutations();
     for (std::size_t t = range.begin(); t != range.end(); ++t) {
       if (stopped.load(std::memory_order_relaxed) || (im.stop && im.stop->load(std::memory_order_relaxed))) {
@@ -229,36 +287,28 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
         if (left == 0) {
           if (!sym) {
             ++local.positions;
-            if (im.decide(g, n, local.moves)) local.losing.push_back(encode(g));
+            if (im.decide(g, n, local.moves, hint)) local.losing.push_back(encode(g));
             return;
           }
           const std::array<int, 3> ext = extents(g);
           if (ext[2] > ext[0]) return;  // height > rows: an image of it is decided
           ++local.positions;
-          const bool lose = im.decide(g, n, local.moves);
-          if (ext[2] < ext[0] && ext[0] < ext[1]) {
-            // Distinct extents: six distinct images, this one the only one decided.
-            local.weight += 60 * 6;
-            if (lose)
-              for (const auto& p : perms) {
-                bool decided = false;
-                local.losing.push_back(image_key(g, p, *scratch, decided));
-              }
-            return;
-          }
-          std::array<Key3, 6> keys;
-          std::array<bool, 6> decided{};
-          for (std::size_t i = 0; i < 6; ++i) keys[i] = image_key(g, perms[i], *scratch, decided[i]);
-          int orbit = 0, reps = 0;
-          for (std::size_t i = 0; i < 6; ++i) {
-            bool first = true;
-            for (std::size_t j = 0; j < i; ++j) first &= !(keys[j] == keys[i]);
-            if (!first) continue;
-            ++orbit;
-            reps += decided[i];
-            if (lose) local.losing.push_back(keys[i]);
-          }
-          local.weight += static_cast<std::uint64_t>(60 * orbit / reps);
+          const bool lose = im.decide(g, n, local.moves, hint);
+          // Of the six permutations, D put the extents in the decided order
+          // (D = 1 for distinct extents, 2 with two equal, 6 with three).
+          // An orbit of o images (a stabiliser of 6 / o permutations) has
+          // D o / 6 of them decided, so 360 / D each sums to 60 o: the
+          // weights of a level sum to 60 PL(n) without building an image.
+          int d = 0;
+          for (const auto& p : perms)
+            d += ext[static_cast<std::size_t>(p[2])] <= ext[static_cast<std::size_t>(p[0])] &&
+                 ext[static_cast<std::size_t>(p[0])] <= ext[static_cast<std::size_t>(p[1])];
+          local.weight += static_cast<std::uint64_t>(360 / d);
+          if (lose)  // every image is losing (repeats are kept once by the set)
+            for (const auto& p : perms) {
+              bool decided = false;
+              local.losing.push_back(image_key(g, p, *scratch, decided));
+            }
           return;
         }
         if (sym && r >= g.len[0]) return;  // more rows than columns: an image of it is decided
