@@ -158,20 +158,14 @@ struct Sieve3d::Impl {
   /// leaves its winning move there.
   bool decide(Grid& g, int n, std::uint64_t& moves, CubeMove& hint) const {
     const Key3 parent = encode(g);
-    int removed = 0;
-    const bool hint_valid = (hint.i | hint.j | (hint.k - 1)) != 0 && hint.i < g.rows && hint.j < g.len[hint.i] &&
-                            hint.k <= g.h[hint.i][hint.j];
-    if (hint_valid) {
-      ++moves;
-      const Key3 key = child(g, parent, hint.i, hint.j, hint.k, removed);
-      if (losing[static_cast<std::size_t>(n - removed)].contains(key)) return false;
-    }
-    // Moves from the top of the last cell back to the poisoned corner:
-    // the small takes first (children on the levels just below). They are
-    // looked up kBatch at a time, each step for the whole batch before the
-    // next (hash, directory, keys), so that their cache misses overlap; a
-    // batch is tested in order and `moves` counts the moves up to the one
-    // that wins, as one at a time would.
+    // The hint first, then the moves from the top of the last cell back to
+    // the poisoned corner: the small takes first (children on the levels
+    // just below). They are looked up kBatch at a time: each child's
+    // directory entry is prefetched as soon as its key is made, the
+    // bucket's keys once the batch is full, and then the batch is tested
+    // in order, `moves` counting the moves up to the one that wins as one
+    // at a time would; so the cache misses of a batch overlap each other
+    // and the making of the next keys.
     constexpr int kBatch = 8;
     struct Probe {
       Key3 key;
@@ -181,8 +175,16 @@ struct Sieve3d::Impl {
     };
     Probe batch[kBatch];
     int size = 0;
+    auto add = [&](int i, int j, int k) {
+      Probe& p = batch[size++];
+      int removed = 0;
+      p.key = child(g, parent, i, j, k, removed);
+      p.set = &losing[static_cast<std::size_t>(n - removed)];
+      p.bucket = p.set->bucket(p.key);
+      p.set->prefetch(p.bucket);
+      p.move = CubeMove{i, j, k};
+    };
     auto test = [&]() {
-      for (int b = 0; b < size; ++b) batch[b].set->prefetch(batch[b].bucket);
       for (int b = 0; b < size; ++b) batch[b].set->prefetch_keys(batch[b].bucket);
       for (int b = 0; b < size; ++b) {
         ++moves;
@@ -194,16 +196,15 @@ struct Sieve3d::Impl {
       size = 0;
       return false;
     };
+    const bool hint_valid = (hint.i | hint.j | (hint.k - 1)) != 0 && hint.i < g.rows && hint.j < g.len[hint.i] &&
+                            hint.k <= g.h[hint.i][hint.j];
+    if (hint_valid) add(hint.i, hint.j, hint.k);
     for (int i = g.rows - 1; i >= 0; --i) {
       for (int j = g.len[i] - 1; j >= 0; --j) {
         for (int k = g.h[i][j]; k >= 1; --k) {
           if (i == 0 && j == 0 && k == 1) continue;
           if (hint_valid && i == hint.i && j == hint.j && k == hint.k) continue;
-          Probe& p = batch[size++];
-          p.key = child(g, parent, i, j, k, removed);
-          p.set = &losing[static_cast<std::size_t>(n - removed)];
-          p.bucket = p.set->bucket(p.key);
-          p.move = CubeMove{i, j, k};
+          add(i, j, k);
           if (size == kBatch && test()) return false;
         }
       }
