@@ -64,18 +64,30 @@ void ProgressLine::update(int tiles, double fraction) {
   char pct[16];
   std::snprintf(pct, sizeof pct, "%3.0f%%", 100 * fraction);
   text += " \u00b7 " + std::string(pct) + " \u00b7 " + clock_text(now - started_) + " elapsed";
-  if (const auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles}; n1 > n0)
-    text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
-  if (rate > 0 && samples_.size() > 1) {
-    // Marks the unfinished levels will have received in all.
-    double expected = 0;
-    for (int k = finished_ + 1; k <= max_; ++k) expected += model_marks(table_, k, ratio_, ratio_level_);
-    const double received = done - finished_marks_;  // by the unfinished levels
-    const double left = std::max(0.0, expected - received);
-    const double level_left = fraction > 0.02 ? (now - level_started_) * (1 - fraction) / fraction : -1;
+  const auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles};
+  if (n1 > n0) text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
+  const double level_left = fraction > 0.02 ? (now - level_started_) * (1 - fraction) / fraction : -1;
+  // A window's pass longer than the rate's five minutes: the marks it
+  // applies come in bursts, so its pace is its fraction done instead.
+  const bool long_pass = tiles == n0 && fraction > 0.02 && now - level_started_ > kRateSeconds;
+  if (long_pass || (rate > 0 && samples_.size() > 1)) {
+    double run_left = 0;
+    if (long_pass) {
+      // The rest of the pass, then the later levels at the pass's seconds
+      // per mark of the model (whose absolute scale cancels out).
+      double window_marks = 0, later = 0;
+      for (int k = n0; k <= max_; ++k) (k <= n1 ? window_marks : later) += model_marks(table_, k, ratio_, ratio_level_);
+      run_left = level_left + (now - level_started_) / fraction * later / window_marks;
+    } else {
+      // Marks the unfinished levels will have received in all.
+      double expected = 0;
+      for (int k = finished_ + 1; k <= max_; ++k) expected += model_marks(table_, k, ratio_, ratio_level_);
+      const double received = done - finished_marks_;  // by the unfinished levels
+      run_left = std::max(0.0, expected - received) / rate;
+    }
     text += " \u00b7 ETA ";
     if (level_left >= 0) text += "level " + clock_text(level_left) + ", ";
-    text += "run " + clock_text(left / rate);
+    text += "run " + clock_text(run_left);
   }
   line_.show(text);
 }

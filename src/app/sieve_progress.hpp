@@ -46,8 +46,12 @@ double model_marks(const PartitionTable& table, int k, double r0 = kRatioAt100, 
 /// counts them) plus the current pass's share of the last one's; the work
 /// left is the model's marks of the unfinished levels less those they have
 /// received already; the rate is marks per second over the last five
-/// minutes (all of the run, early on). Runs shorter than a few seconds and
-/// quiet runs print nothing.
+/// minutes (all of the run, early on). In a window's pass (its first
+/// level) that has lasted longer than those five minutes, where the marks
+/// applied come in bursts (the long run's passes take hours), the run's
+/// ETA is the pass projected to its end from its fraction done instead,
+/// plus the later levels at the pass's seconds per model mark. Runs
+/// shorter than a few seconds and quiet runs print nothing.
 class ProgressLine {
  public:
   ProgressLine(const PartitionTable& table, int max_tiles, bool quiet)
