@@ -6,6 +6,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <array>
@@ -13,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "chomp/macmahon_ranking.hpp"
 #include "chomp/plane_ranking.hpp"
 #include "plane_key.hpp"
 
@@ -51,32 +53,15 @@ Key3 encode(Grid& g) {
 }
 
 Key3 encode(const Heights& hs) {
-  KeyWriter w;
-  for (const auto& row : hs) {
-    for (int v : row) w.height(v);
-    w.end_row();
-  }
-  return w.key();
+  detail::HeightGrid g;
+  detail::to_grid(hs, g);
+  return detail::key_of(g);
 }
 
 Heights decode(const Key3& k) {
-  Heights out;
-  std::vector<int> row;
-  int pos = 0;
-  auto bit = [&](int p) { return (k.w[p >> 6] >> (p & 63)) & 1U; };
-  while (pos < 192) {
-    int v = 0;
-    while (pos < 192 && bit(pos)) ++v, ++pos;
-    ++pos;  // the zero after the run
-    if (v > 0) {
-      row.push_back(v);
-    } else {
-      if (row.empty()) break;
-      out.push_back(std::move(row));
-      row.clear();
-    }
-  }
-  return out;
+  detail::HeightGrid g;
+  detail::grid_of(k, g);
+  return detail::to_heights(g);
 }
 
 /// Extents of a position: rows, columns (of the first row), height of the corner.
@@ -107,6 +92,19 @@ Key3 image_key(const Grid& g, const std::array<int, 3>& p, Grid& img, bool& deci
   return encode(img);
 }
 
+/// A thread's losing keys of the level, in chunks of at most kChunkKeys
+/// (1.5 MiB; a chunk's vector doubles up to that, so no more than one
+/// chunk a thread has room to spare), which become the level's set
+/// without being copied into one list first.
+struct Chunks {
+  static constexpr std::size_t kChunkKeys = std::size_t{1} << 16;
+  std::vector<std::vector<Key3>> chunks;
+  void push(const Key3& k) {
+    if (chunks.empty() || chunks.back().size() == kChunkKeys) chunks.emplace_back();
+    chunks.back().push_back(k);
+  }
+};
+
 /// Words a key of a level-n position can use (3n bits at most).
 int key_words(int n) { return (3 * n + 63) / 64; }
 
@@ -118,6 +116,7 @@ struct Sieve3d::Impl {
   std::vector<std::uint64_t> counts;  // PL(n)
   std::vector<KeySet> losing;         // index n: level n's losing positions (index 0 unused)
   const std::atomic<bool>* stop = nullptr;
+  std::unique_ptr<MacMahonRanking> ranking;  // the store's ranks
 
   /// Whether g (a position of n cubes) is losing; counts the moves examined.
   bool decide(Grid& g, int n, std::uint64_t& moves) const {
@@ -163,6 +162,7 @@ Sieve3d::Sieve3d(int max_cubes, const Sieve3dOptions& options) : impl_(std::make
                                 std::to_string(max_cubes));
   impl_->max = max_cubes;
   impl_->counts = plane_partition_counts(max_cubes);
+  impl_->ranking = std::make_unique<MacMahonRanking>(max_cubes);
   impl_->losing.resize(1);
 }
 
@@ -199,7 +199,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
                  firsts.end());
 
   struct Local {
-    std::vector<Key3> losing;
+    Chunks losing;
     std::uint64_t positions = 0, moves = 0;
     std::uint64_t weight = 0;  // symmetric: 60 x (orbit size / images decided), summed
   };
@@ -229,7 +229,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
         if (left == 0) {
           if (!sym) {
             ++local.positions;
-            if (im.decide(g, n, local.moves)) local.losing.push_back(encode(g));
+            if (im.decide(g, n, local.moves)) local.losing.push(encode(g));
             return;
           }
           const std::array<int, 3> ext = extents(g);
@@ -242,7 +242,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
             if (lose)
               for (const auto& p : perms) {
                 bool decided = false;
-                local.losing.push_back(image_key(g, p, *scratch, decided));
+                local.losing.push(image_key(g, p, *scratch, decided));
               }
             return;
           }
@@ -256,7 +256,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
             if (!first) continue;
             ++orbit;
             reps += decided[i];
-            if (lose) local.losing.push_back(keys[i]);
+            if (lose) local.losing.push(keys[i]);
           }
           local.weight += static_cast<std::uint64_t>(60 * orbit / reps);
           return;
@@ -289,14 +289,15 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
 
   LevelResult r;
   r.tiles = n;
-  std::vector<Key3> keys;
+  std::vector<std::vector<Key3>> parts;
   std::uint64_t visited = 0, weight = 0;
+  std::size_t found = 0;
   for (Local& l : locals) {
     visited += l.positions;
     weight += l.weight;
     r.marks += l.moves;
-    keys.insert(keys.end(), l.losing.begin(), l.losing.end());
-    std::vector<Key3>().swap(l.losing);
+    for (std::vector<Key3>& c : l.losing.chunks) found += c.size(), parts.push_back(std::move(c));
+    l.losing.chunks.clear();
   }
   const std::uint64_t pl = impl_->counts[static_cast<std::size_t>(n)];
   if (sym ? weight != 60 * pl : visited != pl)
@@ -304,8 +305,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
                            (sym ? std::to_string(weight) + " / 60" : std::to_string(visited)) +
                            ", not PL(n) = " + std::to_string(pl));
   r.positions = pl;
-  const std::size_t found = keys.size();
-  impl_->losing.emplace_back(std::move(keys), key_words(n));
+  impl_->losing.emplace_back(std::move(parts), key_words(n));
   r.losing = impl_->losing.back().size();
   if (!sym && r.losing != found) throw std::logic_error("the 3D sieve found a losing position twice");
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -327,6 +327,49 @@ std::vector<Heights> Sieve3d::losing_positions(int n) const {
   for (const Key3& k : impl_->losing[static_cast<std::size_t>(n)].keys()) out.push_back(decode(k));
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::vector<std::uint64_t> Sieve3d::losing_ranks(int n) const {
+  if (n < 1 || n > levels_done()) throw std::out_of_range("level " + std::to_string(n) + " is not finished");
+  const KeySet& set = impl_->losing[static_cast<std::size_t>(n)];
+  const MacMahonRanking& ranking = *impl_->ranking;
+  std::vector<std::uint64_t> out(set.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, out.size(), 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+    detail::HeightGrid g;
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      detail::grid_of(set.key(i), g);
+      out[i] = ranking.rank(g);
+    }
+  });
+  tbb::parallel_sort(out.begin(), out.end());
+  return out;
+}
+
+void Sieve3d::restore_level(std::span<const std::uint64_t> ranks) {
+  const int n = levels_done() + 1;
+  if (n > impl_->max) throw std::logic_error("the 3D sieve has finished its levels");
+  const std::uint64_t pl = impl_->counts[static_cast<std::size_t>(n)];
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] >= pl || (i > 0 && ranks[i] <= ranks[i - 1]))
+      throw std::invalid_argument("the ranks of level " + std::to_string(n) +
+                                  " must increase and stay below PL(n) = " + std::to_string(pl));
+  const MacMahonRanking& ranking = *impl_->ranking;
+  constexpr std::size_t kChunk = Chunks::kChunkKeys;
+  std::vector<std::vector<Key3>> parts((ranks.size() + kChunk - 1) / kChunk);
+  tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t c) {
+    detail::HeightGrid g;
+    const std::size_t end = std::min(ranks.size(), (c + 1) * kChunk);
+    parts[c].reserve(end - c * kChunk);
+    for (std::size_t i = c * kChunk; i < end; ++i) {
+      ranking.unrank(n, ranks[i], g);
+      parts[c].push_back(detail::key_of(g));
+    }
+  });
+  impl_->losing.emplace_back(std::move(parts), key_words(n));
+  if (impl_->losing.back().size() != ranks.size()) {
+    impl_->losing.pop_back();
+    throw std::logic_error("two ranks of level " + std::to_string(n) + " gave one position");
+  }
 }
 
 std::uint64_t Sieve3d::bytes() const {

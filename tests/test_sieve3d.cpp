@@ -13,6 +13,7 @@
 
 #include "chomp/analyze3d.hpp"
 #include "chomp/h5_output.hpp"
+#include "chomp/macmahon_ranking.hpp"
 #include "chomp/plane_partition.hpp"
 #include "chomp/plane_ranking.hpp"
 #include "chomp/sieve.hpp"
@@ -206,6 +207,47 @@ TEST(Sieve3d, FlatPositionsHaveTheirTwoDimensionalStatus) {
   for (int n = 1; n <= kMax; ++n) p += plane.table().positions(n), l += plane.losing_positions(n).size();
   EXPECT_EQ(static_cast<std::uint64_t>(flat), p);
   EXPECT_EQ(static_cast<std::uint64_t>(flat_losing), l);
+}
+
+// What a resumed run does: levels restored from the ranks of their losing
+// positions, then the levels above classified as an uninterrupted sieve does.
+TEST(Sieve3d, LevelsRestoredFromTheirRanksGiveTheSameLevelsAbove) {
+  constexpr int kMax = 17, kRestored = 12;
+  Sieve3d whole(kMax);
+  std::vector<LevelResult> rows;
+  for (int n = 1; n <= kMax; ++n) rows.push_back(whole.next_level());
+  const MacMahonRanking ranking(kMax);
+  Sieve3d resumed(kMax);
+  for (int n = 1; n <= kRestored; ++n) {
+    const std::vector<std::uint64_t> ranks = whole.losing_ranks(n);
+    ASSERT_EQ(ranks.size(), rows[static_cast<std::size_t>(n - 1)].losing);
+    EXPECT_TRUE(std::is_sorted(ranks.begin(), ranks.end()));
+    std::vector<Heights> positions;
+    for (std::uint64_t r : ranks) positions.push_back(ranking.unrank(n, r));
+    std::sort(positions.begin(), positions.end());
+    EXPECT_EQ(positions, whole.losing_positions(n)) << "level " << n;
+    resumed.restore_level(ranks);
+  }
+  EXPECT_EQ(resumed.levels_done(), kRestored);
+  EXPECT_EQ(resumed.bytes(), [&] {
+    Sieve3d part(kRestored);
+    for (int n = 1; n <= kRestored; ++n) part.next_level();
+    return part.bytes();
+  }());
+  for (int n = kRestored + 1; n <= kMax; ++n) {
+    const LevelResult r = resumed.next_level();
+    EXPECT_EQ(r.losing, rows[static_cast<std::size_t>(n - 1)].losing) << n;
+    EXPECT_EQ(r.marks, rows[static_cast<std::size_t>(n - 1)].marks) << n;
+    EXPECT_EQ(resumed.losing_positions(n), whole.losing_positions(n)) << n;
+    EXPECT_EQ(resumed.losing_ranks(n), whole.losing_ranks(n)) << n;
+  }
+  // Ranks that are not a level's: out of order, repeated, beyond PL(n).
+  Sieve3d bad(5);
+  EXPECT_THROW(bad.restore_level(std::vector<std::uint64_t>{1}), std::invalid_argument);  // PL(1) = 1
+  bad.restore_level(std::vector<std::uint64_t>{0});
+  EXPECT_THROW(bad.restore_level(std::vector<std::uint64_t>{2, 1}), std::invalid_argument);
+  EXPECT_THROW(bad.restore_level(std::vector<std::uint64_t>{1, 1}), std::invalid_argument);
+  EXPECT_EQ(bad.levels_done(), 1);
 }
 
 TEST(Sieve3d, CliWritesTheLevelTableWithDimensions3) {

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "chomp/plane_partition.hpp"
@@ -64,6 +65,17 @@ class Sieve3d {
 
   /// The losing positions of a finished level n, in rank order.
   std::vector<Heights> losing_positions(int n) const;
+
+  /// The ranks of the losing positions of finished level n, increasing, in
+  /// MacMahonRanking's bijection with 0..PL(n)-1 (macmahon_ranking.hpp):
+  /// what the run's store keeps of the level (computed in parallel).
+  std::vector<std::uint64_t> losing_ranks(int n) const;
+
+  /// Adds level levels_done() + 1 from the ranks of its losing positions
+  /// (increasing, below PL(n), as losing_ranks gives them), instead of
+  /// classifying it: a resumed run's levels come back from its store.
+  /// Throws std::invalid_argument otherwise.
+  void restore_level(std::span<const std::uint64_t> ranks);
 
   /// Bytes held by the sets of losing positions.
   std::uint64_t bytes() const;
