@@ -40,6 +40,39 @@ struct Sieve3dOptions {
   bool symmetry = true;
 };
 
+/// What a 3D run to max_cubes needs (doc/THREE_D.md, "What bounds it").
+/// Memory: the losing sets of every level below the last (their keys, 8
+/// bytes a word of key, and their directory, 4 bytes a bucket: about 18
+/// bytes a losing position), and building the last level (kBuildBytes a
+/// losing position: its keys in the threads' growing lists and then in
+/// one list, before they become its set). Disk: the store's gap-coded
+/// ranks (about 0.7 bytes a losing position) and the result file.
+struct Sieve3dPlan {
+  static constexpr std::uint64_t kBuildBytes = 72;
+  std::uint64_t sets_bytes = 0;    ///< the losing sets of levels 1..max_cubes - 1
+  std::uint64_t level_bytes = 0;   ///< building level max_cubes
+  std::uint64_t store_bytes = 0;   ///< the store file at the end
+  std::uint64_t result_bytes = 0;  ///< the result file
+  std::uint64_t losing = 0;        ///< the losing positions of every level (some estimated)
+  int first_estimated = 0;         ///< the first level whose L(n) is estimated (max_cubes + 1: none)
+  /// The most memory the run holds (at its last level).
+  std::uint64_t total() const { return sets_bytes + level_bytes; }
+};
+
+/// The plan of a run to max_cubes whose levels 1..known.size() have the
+/// losing counts `known` (a resumed run's); the levels above are
+/// estimated (estimated_losing_3d).
+Sieve3dPlan plan_sieve3d(int max_cubes, std::span<const std::uint64_t> known = {});
+
+/// L(n) for a level not computed yet: r PL(n) / ln PL(n), with r = 1 up to
+/// n = 40 and 0.003 more a level beyond (measured: 0.83 at 10, 0.95 at 30,
+/// 0.978 at 40, rising 0.003 a level from 30 to 40), so that it errs high
+/// (by 2 % at 40, 5 % at 30).
+std::uint64_t estimated_losing_3d(int n);
+
+/// Bytes of an exact set of `count` keys of level n (its keys and directory).
+std::uint64_t losing_set_bytes(int n, std::uint64_t count);
+
 class Sieve3d {
  public:
   /// Levels 1..max_cubes (1 <= max_cubes <= kMaxCubes); threads are the
