@@ -21,10 +21,17 @@ std::uint64_t estimated_losing_3d(int n) {
   return std::min(pl[static_cast<std::size_t>(n)], static_cast<std::uint64_t>(std::ceil(r * p / std::log(p))));
 }
 
+namespace {
+
+/// Words of a key of n cubes (3n bits at most), as the sieve keeps them.
+std::uint64_t key_words(int n) { return static_cast<std::uint64_t>((3 * n + 63) / 64); }
+
+}  // namespace
+
 std::uint64_t losing_set_bytes(int n, std::uint64_t count) {
-  // As ExactKeySet holds them: (3n + 63) / 64 words a key, and a directory
-  // of 2^b + 1 entries of 4 bytes, 2^b the least power of two from count / 2 + 1 (b >= 1).
-  const auto words = static_cast<std::uint64_t>((3 * n + 63) / 64);
+  // As ExactKeySet holds them: key_words(n) words a key, and a directory of
+  // 2^b + 1 entries of 4 bytes, 2^b the least power of two from count / 2 + 1 (b >= 1).
+  const std::uint64_t words = key_words(n);
   std::uint64_t buckets = 2;
   while (buckets < count / 2 + 1) buckets *= 2;
   return count * words * 8 + (buckets + 1) * 4;
@@ -43,7 +50,7 @@ Sieve3dPlan plan_sieve3d(int max_cubes, std::span<const std::uint64_t> known) {
     if (n < max_cubes)
       plan.sets_bytes += losing_set_bytes(n, losing);
     else
-      plan.level_bytes = Sieve3dPlan::kBuildBytes * losing;
+      plan.level_bytes = (plan.build_bytes_each = Sieve3dPlan::kBuildBytes + 8 * key_words(n)) * losing;
     // The store, as the 2D plan counts it (memory_plan.cpp): about log2 of
     // the mean gap plus 1.1 bits a rank (measured in 3D: 0.70 bytes a
     // position to n = 30, mean gap 16-20), and the blocks' index.

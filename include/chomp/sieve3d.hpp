@@ -8,7 +8,9 @@
 /// leads to a losing position. The losing positions of every finished level
 /// are kept in an exact set of 192-bit keys (the height matrix in unary;
 /// membership compares whole keys, so no collision can change a status),
-/// which is small: L(n) is a few percent of PL(n). A level's row reports
+/// which is small: L(n) is a few percent of PL(n). A batch run (SieveRun,
+/// sieve_run.hpp) also stores each level's losing ranks (losing_ranks) and
+/// restores its sets from them to resume (restore_level). A level's row reports
 /// PL(n) (the visits are counted and checked against MacMahon's product),
 /// L(n), the moves examined (in LevelResult::marks) and its seconds. The
 /// positions decided are those with height <= rows <= columns (one or more
@@ -43,14 +45,16 @@ struct Sieve3dOptions {
 /// What a 3D run to max_cubes needs (doc/THREE_D.md, "What bounds it").
 /// Memory: the losing sets of every level below the last (their keys, 8
 /// bytes a word of key, and their directory, 4 bytes a bucket: about 18
-/// bytes a losing position), and building the last level (kBuildBytes a
-/// losing position: its keys in the threads' chunks, 24 bytes, and its set
-/// made from them, then its ranks for the store; measured beyond the sets
-/// below, in peak resident memory: 60 bytes at n = 30, 52 at n = 33).
-/// Disk: the store's gap-coded ranks (0.70 bytes a losing position,
-/// measured to n = 33) and the result file.
+/// bytes a losing position), and building the last level (kBuildBytes
+/// and 8 a word of its keys a losing position: its keys in the threads'
+/// chunks, 24 bytes, and its set made from them, then its ranks for the
+/// store; measured beyond the sets below, in peak resident memory, with
+/// keys of two words: 60 bytes at n = 30, 52 at n = 33, planned 64). Disk:
+/// the store's gap-coded ranks (0.70 bytes a losing position, measured to
+/// n = 33) and the result file.
 struct Sieve3dPlan {
-  static constexpr std::uint64_t kBuildBytes = 64;
+  static constexpr std::uint64_t kBuildBytes = 48;
+  std::uint64_t build_bytes_each = 0;  ///< bytes a losing position of the last level while it is built
   std::uint64_t sets_bytes = 0;    ///< the losing sets of levels 1..max_cubes - 1
   std::uint64_t level_bytes = 0;   ///< building level max_cubes
   std::uint64_t store_bytes = 0;   ///< the store file at the end

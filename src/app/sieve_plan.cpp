@@ -85,7 +85,7 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
       << " of a budget of " << bytes(b.sieve) << " (" << b.source << ", " << bytes(b.limit)
       << ", less what the program holds)\n    losing sets of levels 1.." << max_cubes - 1 << " "
       << bytes(plan.sets_bytes) << ", building level " << max_cubes << " " << bytes(plan.level_bytes) << " ("
-      << Sieve3dPlan::kBuildBytes << " bytes a losing position)\n    ";
+      << plan.build_bytes_each << " bytes a losing position)\n    ";
   if (plan.first_estimated > max_cubes)
     out << "L(n) of every level from the file";
   else
