@@ -379,3 +379,27 @@ TEST(Resume3d, ATooSmallMemoryLimitIsRefusedNamingTheSmallestThatWorks) {
     EXPECT_LT(small.max_rss_kib, 64 * 1024) << "peak resident memory";
   }
 }
+
+// A write that fails (the store reaches a file size limit): exit 1, the
+// finished levels kept, and the command that continues the run, which
+// then finishes it as an uninterrupted run would.
+TEST(Resume3d, AFailedStoreWriteKeepsTheFinishedLevelsAndTheRunResumes) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5"), ref = dir.file("ref.h5");
+  ProcessOptions opts;
+  opts.file_size_limit = 40 * 1024;  // the store of levels 1..24 takes 64 KiB
+  const ProcessResult r = run_chomp(sieve3d({"-n", "24", "-q", "-o", out}), opts);
+  EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" --dimensions 3 --quiet --resume"), std::string::npos) << r.err;
+  const LevelTable t = read_level_file(out);
+  EXPECT_EQ(t.status(), "interrupted");
+  EXPECT_GE(t.tiles.size(), 15U);
+  EXPECT_LT(t.tiles.size(), 24U);
+  const ProcessResult resumed = run_chomp(sieve3d({"--resume", "-q", "-o", out}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  ASSERT_EQ(run_chomp(sieve3d({"-n", "24", "-q", "-o", ref})).exit_code, 0);
+  expect_same_levels(ref, out);
+  expect_complete(out, 24);
+}
