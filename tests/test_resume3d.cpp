@@ -403,3 +403,24 @@ TEST(Resume3d, AFailedStoreWriteKeepsTheFinishedLevelsAndTheRunResumes) {
   expect_same_levels(ref, out);
   expect_complete(out, 24);
 }
+
+// The commands that read a 2D store's ranks as 2D positions refuse a 3D
+// file now that it has a store (exit 2, the file unchanged); `show` gives
+// its table and the store's bytes a position.
+TEST(Resume3d, CommandsOfTwoDimensionalStoresRefuseA3dFile) {
+  ScratchDir dir;
+  const std::string out = dir.file("a.h5");
+  ASSERT_EQ(run_chomp(sieve3d({"-n", "14", "-q", "-o", out})).exit_code, 0);
+  const std::string bytes = read_text(out);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"verify", out}, std::vector<std::string>{"show", out, "--three-rows"}}) {
+    const ProcessResult r = run_chomp(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("is a table of 3D Chomp"), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  }
+  const ProcessResult show = run_chomp({"show", out});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(show.err.find("store"), std::string::npos) << show.err;
+  EXPECT_EQ(read_text(out), bytes);
+}
