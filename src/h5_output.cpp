@@ -289,7 +289,7 @@ void check_root_values(const LevelTable& t, const std::string& path) {
   if (const auto f = t.text_attributes.find("store_file"); f != t.text_attributes.end() && !f->second.empty() &&
                                                             !plain_file_name(f->second))
     refuse("store_file", "is not a file name (\"" + f->second.substr(0, 60) + "\")");
-  // (A run with no store, such as a 3D one, records an empty run_id.)
+  // (A run with no store, such as a 3D one before 3D runs kept a store, records an empty run_id.)
   if (const auto id = t.text_attributes.find("run_id");
       id != t.text_attributes.end() && !run_id_form(id->second) &&
       !(id->second.empty() && t.text_attributes.count("store_file") && t.text_attributes.at("store_file").empty()))

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "exact_key_set.hpp"
+#include "height_grid.hpp"
 
 namespace chomp::detail {
 
@@ -53,5 +54,34 @@ class KeyWriter {
   std::uint64_t w_[4] = {0, 0, 0, 0};  // one word of room for a run that spills
   int pos_ = 0;
 };
+
+/// The key of a height matrix.
+inline Key3 key_of(const HeightGrid& g) {
+  KeyWriter w;
+  for (int i = 0; i < g.rows; ++i) {
+    for (int j = 0; j < g.len[i]; ++j) w.height(g.h[i][j]);
+    w.end_row();
+  }
+  return w.key();
+}
+
+/// The height matrix of a key (key_of backwards).
+inline void grid_of(const Key3& k, HeightGrid& g) {
+  g.rows = 0;
+  int pos = 0, len = 0;
+  const auto bit = [&](int p) { return (k.w[p >> 6] >> (p & 63)) & 1U; };
+  while (pos < 192) {
+    int v = 0;
+    while (pos < 192 && bit(pos)) ++v, ++pos;
+    ++pos;  // the zero after the run
+    if (v > 0) {
+      g.h[g.rows][len++] = static_cast<std::uint8_t>(v);
+    } else {
+      if (len == 0) break;  // a row closed twice: the end
+      g.len[g.rows++] = static_cast<std::uint8_t>(len);
+      len = 0;
+    }
+  }
+}
 
 }  // namespace chomp::detail

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "chomp/plane_ranking.hpp"
 #include "chomp/ranking.hpp"
 
 namespace chomp {
@@ -37,11 +38,28 @@ LevelResult row_of(const LevelTable& t, int n) {
   return r;
 }
 
+/// p(n) (2D) or PL(n) (3D) for n = 0..max.
+std::vector<std::uint64_t> position_counts(int dimensions, int max) {
+  if (dimensions == 3) return plane_partition_counts(max);
+  const PartitionTable table(max);
+  std::vector<std::uint64_t> out{1};
+  for (int n = 1; n <= max; ++n) out.push_back(table.positions(n));
+  return out;
+}
+
+/// What continues a file of `dimensions` (refusing a file of the other).
+std::string continued_by(std::int64_t dimensions) {
+  if (dimensions == 3) return "continue it with chomp sieve --dimensions 3 --resume";
+  if (dimensions == 2) return "continue it with chomp sieve --resume (without --dimensions 3)";
+  return "which chomp sieve --resume does not continue";
+}
+
 }  // namespace
 
 struct Resume::Impl {
   std::unique_ptr<LevelFileReader> reader;
   ResumeState state;
+  std::vector<std::uint64_t> positions;  // p(n) or PL(n), n = 0..max_tiles
 };
 
 Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
@@ -56,12 +74,17 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   const LevelTable& t = reader.table();
   ResumeState& s = impl_->state;
 
-  if (const std::int64_t dims = number_attribute(t, "dimensions", 2); dims != 2)
-    throw ResumeRefused(cannot + "it is a table of " + std::to_string(dims) +
-                        "D Chomp (root attribute dimensions = " + std::to_string(dims) +
-                        "), which --resume does not continue; start it over with --dimensions " +
-                        std::to_string(dims) + " --force");
+  const int dims = request.dimensions;
+  const bool cubes = dims == 3;
+  if (const std::int64_t file_dims = number_attribute(t, "dimensions", 2); file_dims != dims)
+    throw ResumeMismatch(cannot + "it is a table of " + std::to_string(file_dims) +
+                         "D Chomp (root attribute dimensions = " + std::to_string(file_dims) + "), not " +
+                         std::to_string(dims) + "D; " + continued_by(file_dims));
   const std::int64_t format = number_attribute(t, "format_version", 0);
+  if (cubes && format == kFormatVersion && !reader.has_store())
+    throw ResumeRefused(cannot + "it was written by a 3D run that kept its losing positions in memory only "
+                        "(no store file: it was written before 3D runs kept one); start it over with --dimensions 3 "
+                        "--force");
   if (format != kFormatVersion || !reader.has_store())
     throw ResumeRefused(cannot + "it has format_version " + std::to_string(format) +
                         (format < 3 ? " (its losing ranks are not in a store file)" : " and names no store file") +
@@ -69,7 +92,9 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
                         " files can be resumed (start over with --force)");
   const std::int64_t file_max = number_attribute(t, "max_tiles", 0);
   const std::int64_t file_store = number_attribute(t, "store_losing", -1);
-  if (file_max < 1 || file_max > kMaxTiles || file_store < 0 || file_store > std::min<std::int64_t>(63, file_max))
+  const std::int64_t largest = cubes ? kMaxCubes : kMaxTiles;
+  if (file_max < 1 || file_max > largest || file_store < 0 || file_store > std::min<std::int64_t>(63, file_max) ||
+      (cubes && file_store != 0))
     throw ResumeRefused(cannot + "its max_tiles (" + std::to_string(file_max) + ") or store_losing (" +
                         std::to_string(file_store) + ") attribute is missing or impossible (damaged file)");
   s.file_max_tiles = static_cast<int>(file_max);
@@ -88,7 +113,9 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   s.store_path = reader.store_path();
 
   // Trust the rows in order while each agrees with the engine.
-  const PartitionTable table(s.max_tiles);
+  impl_->positions = position_counts(dims, s.max_tiles);
+  const std::vector<std::uint64_t>& positions = impl_->positions;
+  const std::string p_of = cubes ? "PL(" : "p(", unit = cubes ? " cubes" : " tiles";
   const std::size_t rows = t.tiles.size();
   if (rows > static_cast<std::size_t>(s.file_max_tiles))
     throw ResumeRefused(cannot + "it has " + std::to_string(rows) + " levels but was started with --max-tiles " +
@@ -98,15 +125,17 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
     const std::string level = "level " + std::to_string(n) + " ";
     if (t.tiles[i] != static_cast<std::uint32_t>(n))
       throw ResumeRefused(cannot + "row " + std::to_string(n) + " of /levels is for " + std::to_string(t.tiles[i]) +
-                          " tiles, not " + std::to_string(n) + " (damaged file)");
-    if (t.positions[i] != table.positions(n))
-      throw ResumeRefused(cannot + level + "has p(" + std::to_string(n) + ") = " + std::to_string(t.positions[i]) +
-                          " but the engine computes " + std::to_string(table.positions(n)) +
+                          unit + ", not " + std::to_string(n) + " (damaged file)");
+    const std::uint64_t p = positions[static_cast<std::size_t>(n)];
+    if (t.positions[i] != p)
+      throw ResumeRefused(cannot + level + "has " + p_of + std::to_string(n) + ") = " +
+                          std::to_string(t.positions[i]) + " but the engine computes " + std::to_string(p) +
                           " (damaged file, or written by an incompatible program)");
     if (t.losing[i] > t.positions[i])
       throw ResumeRefused(cannot + level + "has more losing positions (" + std::to_string(t.losing[i]) +
                           ") than positions (damaged file)");
     s.levels = n;
+    s.losing.push_back(t.losing[i]);
   }
   if (s.complete && s.levels != s.file_max_tiles)
     throw ResumeRefused(cannot + "it is marked complete but only levels 1.." + std::to_string(s.levels) +
@@ -121,6 +150,7 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   p.threads = static_cast<int>(number_attribute(t, "threads", 0));
   p.store_file = std::filesystem::path(s.store_path).filename().string();
   p.run_id = reader.run_id();
+  p.dimensions = dims;
 }
 
 Resume::~Resume() = default;
@@ -137,16 +167,16 @@ std::unique_ptr<LosingStore> Resume::open_store(bool append) const {
 }
 
 void Resume::restore(const LosingStore& store, LevelFileWriter& out, const std::function<void(int n)>& restoring,
-                     const std::atomic<bool>* stop) const {
+                     const std::atomic<bool>* stop, const std::function<void(int n)>& checked) const {
   const ResumeState& s = impl_->state;
   const LevelTable& t = impl_->reader->table();
-  const PartitionTable table(s.max_tiles);
   if (store.levels() != s.levels) throw std::logic_error("Resume::restore needs the store of open_store()");
   for (int n = 1; n <= s.levels; ++n) {
     if (stop && stop->load()) throw SieveInterrupted("stopped while checking level " + std::to_string(n));
     if (restoring) restoring(n);
     try {
-      store.check_level(n, table.positions(n));
+      store.check_level(n, impl_->positions[static_cast<std::size_t>(n)]);
+      if (checked) checked(n);
     } catch (const StoreError& e) {
       throw ResumeRefused("cannot resume " + impl_->reader->path() + ": " + e.what());
     }

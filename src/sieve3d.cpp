@@ -6,6 +6,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <array>
@@ -13,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "chomp/macmahon_ranking.hpp"
 #include "chomp/plane_ranking.hpp"
 #include "plane_key.hpp"
 
@@ -51,32 +53,15 @@ Key3 encode(Grid& g) {
 }
 
 Key3 encode(const Heights& hs) {
-  KeyWriter w;
-  for (const auto& row : hs) {
-    for (int v : row) w.height(v);
-    w.end_row();
-  }
-  return w.key();
+  detail::HeightGrid g;
+  detail::to_grid(hs, g);
+  return detail::key_of(g);
 }
 
 Heights decode(const Key3& k) {
-  Heights out;
-  std::vector<int> row;
-  int pos = 0;
-  auto bit = [&](int p) { return (k.w[p >> 6] >> (p & 63)) & 1U; };
-  while (pos < 192) {
-    int v = 0;
-    while (pos < 192 && bit(pos)) ++v, ++pos;
-    ++pos;  // the zero after the run
-    if (v > 0) {
-      row.push_back(v);
-    } else {
-      if (row.empty()) break;
-      out.push_back(std::move(row));
-      row.clear();
-    }
-  }
-  return out;
+  detail::HeightGrid g;
+  detail::grid_of(k, g);
+  return detail::to_heights(g);
 }
 
 /// Extents of a position: rows, columns (of the first row), height of the corner.
@@ -114,6 +99,19 @@ struct CubeMove {
   int i = 0, j = 0, k = 1;
 };
 
+/// A thread's losing keys of the level, in chunks of at most kChunkKeys
+/// (1.5 MiB; a chunk's vector doubles up to that, so no more than one
+/// chunk a thread has room to spare), which become the level's set
+/// without being copied into one list first.
+struct Chunks {
+  static constexpr std::size_t kChunkKeys = std::size_t{1} << 16;
+  std::vector<std::vector<Key3>> chunks;
+  void push(const Key3& k) {
+    if (chunks.empty() || chunks.back().size() == kChunkKeys) chunks.emplace_back();
+    chunks.back().push_back(k);
+  }
+};
+
 /// Words a key of a level-n position can use (3n bits at most).
 int key_words(int n) { return (3 * n + 63) / 64; }
 
@@ -125,6 +123,7 @@ struct Sieve3d::Impl {
   std::vector<std::uint64_t> counts;  // PL(n)
   std::vector<KeySet> losing;         // index n: level n's losing positions (index 0 unused)
   const std::atomic<bool>* stop = nullptr;
+  std::unique_ptr<MacMahonRanking> ranking;  // the store's ranks
 
   /// The key of the child of g (parent: g's key) after the move at cell
   /// (i, j) down to height k - 1, and the cubes it removes.
@@ -221,6 +220,7 @@ Sieve3d::Sieve3d(int max_cubes, const Sieve3dOptions& options) : impl_(std::make
                                 std::to_string(max_cubes));
   impl_->max = max_cubes;
   impl_->counts = plane_partition_counts(max_cubes);
+  impl_->ranking = std::make_unique<MacMahonRanking>(max_cubes);
   impl_->losing.resize(1);
 }
 
@@ -257,7 +257,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
                  firsts.end());
 
   struct Local {
-    std::vector<Key3> losing;
+    Chunks losing;
     std::uint64_t positions = 0, moves = 0;
     std::uint64_t weight = 0;  // symmetric: 360 / D a position decided, summed (60 PL(n) in all)
   };
@@ -271,13 +271,15 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
     auto grid = std::make_unique<Grid>();
     auto scratch = std::make_unique<Grid>();
     Grid& g = *grid;
-    CubeMove hint;
     const auto& perms = axis_permutations();
     for (std::size_t t = range.begin(); t != range.end(); ++t) {
       if (stopped.load(std::memory_order_relaxed) || (im.stop && im.stop->load(std::memory_order_relaxed))) {
         stopped.store(true);
         return;
       }
+      // Each first row starts without a hint, so that the moves examined
+      // (the level's marks) do not depend on which thread took which row.
+      CubeMove hint;
       const auto& first = firsts[t];
       int used = 0;
       g.rows = 1;
@@ -288,7 +290,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
         if (left == 0) {
           if (!sym) {
             ++local.positions;
-            if (im.decide(g, n, local.moves, hint)) local.losing.push_back(encode(g));
+            if (im.decide(g, n, local.moves, hint)) local.losing.push(encode(g));
             return;
           }
           const std::array<int, 3> ext = extents(g);
@@ -308,7 +310,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
           if (lose)  // every image is losing (repeats are kept once by the set)
             for (const auto& p : perms) {
               bool decided = false;
-              local.losing.push_back(image_key(g, p, *scratch, decided));
+              local.losing.push(image_key(g, p, *scratch, decided));
             }
           return;
         }
@@ -340,14 +342,15 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
 
   LevelResult r;
   r.tiles = n;
-  std::vector<Key3> keys;
+  std::vector<std::vector<Key3>> parts;
   std::uint64_t visited = 0, weight = 0;
+  std::size_t found = 0;
   for (Local& l : locals) {
     visited += l.positions;
     weight += l.weight;
     r.marks += l.moves;
-    keys.insert(keys.end(), l.losing.begin(), l.losing.end());
-    std::vector<Key3>().swap(l.losing);
+    for (std::vector<Key3>& c : l.losing.chunks) found += c.size(), parts.push_back(std::move(c));
+    l.losing.chunks.clear();
   }
   const std::uint64_t pl = impl_->counts[static_cast<std::size_t>(n)];
   if (sym ? weight != 60 * pl : visited != pl)
@@ -355,8 +358,7 @@ LevelResult Sieve3d::next_level(const ProgressFn& progress) {
                            (sym ? std::to_string(weight) + " / 60" : std::to_string(visited)) +
                            ", not PL(n) = " + std::to_string(pl));
   r.positions = pl;
-  const std::size_t found = keys.size();
-  impl_->losing.emplace_back(std::move(keys), key_words(n));
+  impl_->losing.emplace_back(std::move(parts), key_words(n));
   r.losing = impl_->losing.back().size();
   if (!sym && r.losing != found) throw std::logic_error("the 3D sieve found a losing position twice");
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -378,6 +380,49 @@ std::vector<Heights> Sieve3d::losing_positions(int n) const {
   for (const Key3& k : impl_->losing[static_cast<std::size_t>(n)].keys()) out.push_back(decode(k));
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::vector<std::uint64_t> Sieve3d::losing_ranks(int n) const {
+  if (n < 1 || n > levels_done()) throw std::out_of_range("level " + std::to_string(n) + " is not finished");
+  const KeySet& set = impl_->losing[static_cast<std::size_t>(n)];
+  const MacMahonRanking& ranking = *impl_->ranking;
+  std::vector<std::uint64_t> out(set.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, out.size(), 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+    detail::HeightGrid g;
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      detail::grid_of(set.key(i), g);
+      out[i] = ranking.rank(g);
+    }
+  });
+  tbb::parallel_sort(out.begin(), out.end());
+  return out;
+}
+
+void Sieve3d::restore_level(std::span<const std::uint64_t> ranks) {
+  const int n = levels_done() + 1;
+  if (n > impl_->max) throw std::logic_error("the 3D sieve has finished its levels");
+  const std::uint64_t pl = impl_->counts[static_cast<std::size_t>(n)];
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] >= pl || (i > 0 && ranks[i] <= ranks[i - 1]))
+      throw std::invalid_argument("the ranks of level " + std::to_string(n) +
+                                  " must increase and stay below PL(n) = " + std::to_string(pl));
+  const MacMahonRanking& ranking = *impl_->ranking;
+  constexpr std::size_t kChunk = Chunks::kChunkKeys;
+  std::vector<std::vector<Key3>> parts((ranks.size() + kChunk - 1) / kChunk);
+  tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t c) {
+    detail::HeightGrid g;
+    const std::size_t end = std::min(ranks.size(), (c + 1) * kChunk);
+    parts[c].reserve(end - c * kChunk);
+    for (std::size_t i = c * kChunk; i < end; ++i) {
+      ranking.unrank(n, ranks[i], g);
+      parts[c].push_back(detail::key_of(g));
+    }
+  });
+  impl_->losing.emplace_back(std::move(parts), key_words(n));
+  if (impl_->losing.back().size() != ranks.size()) {
+    impl_->losing.pop_back();
+    throw std::logic_error("two ranks of level " + std::to_string(n) + " gave one position");
+  }
 }
 
 std::uint64_t Sieve3d::bytes() const {

@@ -38,6 +38,7 @@ Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
     prov.store_losing = r.store_losing;
     prov.run_id = new_run_id();
     prov.store_file = std::filesystem::path(r.store_path).filename().string();
+    prov.dimensions = r.dimensions;
   }
   prov.threads = threads;
   prov.memory_budget = r.options.memory_budget;
@@ -71,7 +72,13 @@ void SieveRun::name_file() { out_->rename_to(request_.output); }
 void SieveRun::restore(const std::function<void(int n, int levels)>& checking, const std::atomic<bool>* stop) {
   const auto start = std::chrono::steady_clock::now();
   const int levels = resume_->state().levels;
-  resume_->restore(*store_, *out_, [&](int n) { checking(n, levels); }, stop);
+  std::function<void(int)> load;
+  if (sieve3d_)
+    load = [&](int n) {
+      const std::vector<std::uint64_t> ranks = store_->all(n);
+      sieve3d_->restore_level(ranks);
+    };
+  resume_->restore(*store_, *out_, [&](int n) { checking(n, levels); }, stop, load);
   out_->rename_to(request_.output);
   restored_levels_ = levels;
   restore_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -84,7 +91,33 @@ Sieve& SieveRun::make_sieve(ProcessGroup* group, const std::atomic<bool>* stop) 
   return *sieve_;
 }
 
+Sieve3d& SieveRun::make_sieve3d(const std::atomic<bool>* stop) {
+  sieve3d_ = std::make_unique<Sieve3d>(request_.max_tiles);
+  sieve3d_->set_stop_flag(stop);
+  return *sieve3d_;
+}
+
 void SieveRun::run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress) {
+  if (sieve3d_) {
+    while (sieve3d_->levels_done() < request_.max_tiles) {
+      LevelResult r = sieve3d_->next_level(progress);
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        const std::vector<std::uint64_t> ranks = sieve3d_->losing_ranks(r.tiles);
+        store_->begin_level(r.tiles);
+        store_->append(ranks);
+        r.stored = store_->finish_level();
+      } catch (...) {
+        store_->abandon_level();
+        throw;
+      }
+      r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      compute_seconds_ += r.seconds;
+      out_->append(r);
+      on_level(r);
+    }
+    return;
+  }
   sieve_->run(
       [&](const LevelResult& r) {
         compute_seconds_ += r.seconds + r.window_seconds;
@@ -108,7 +141,10 @@ bool SieveRun::stopped() {
   return true;
 }
 
-int SieveRun::levels_done() const { return sieve_ ? sieve_->levels_done() : restored_levels_; }
+int SieveRun::levels_done() const {
+  if (sieve3d_) return sieve3d_->levels_done();
+  return sieve_ ? sieve_->levels_done() : restored_levels_;
+}
 
 bool SieveRun::failed(const std::exception& e) {
   const bool write_failed = dynamic_cast<const H5Error*>(&e) != nullptr;

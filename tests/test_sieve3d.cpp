@@ -4,6 +4,7 @@
 // positions, and `chomp sieve --dimensions 3` end to end.
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <array>
@@ -13,6 +14,7 @@
 
 #include "chomp/analyze3d.hpp"
 #include "chomp/h5_output.hpp"
+#include "chomp/macmahon_ranking.hpp"
 #include "chomp/plane_partition.hpp"
 #include "chomp/plane_ranking.hpp"
 #include "chomp/sieve.hpp"
@@ -144,6 +146,27 @@ TEST(Sieve3d, SymmetricAndFullSievesFindTheSameSets) {
   }
 }
 
+// The moves examined (a level's marks) depend on the move tried first,
+// which is reset at every first row: 1, 2 and 3 threads give the same rows.
+TEST(Sieve3d, OneTwoAndThreeThreadsGiveTheSameLevelsAndMarks) {
+  constexpr int kMax = 24;
+  std::vector<std::vector<LevelResult>> runs;
+  for (int threads : {1, 2, 3}) {
+    const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    Sieve3d sieve(kMax);
+    std::vector<LevelResult> rows;
+    for (int n = 1; n <= kMax; ++n) rows.push_back(sieve.next_level());
+    runs.push_back(rows);
+  }
+  for (std::size_t t = 1; t < runs.size(); ++t)
+    for (int n = 1; n <= kMax; ++n) {
+      const LevelResult &a = runs[0][static_cast<std::size_t>(n - 1)], &b = runs[t][static_cast<std::size_t>(n - 1)];
+      EXPECT_EQ(a.positions, b.positions) << n;
+      EXPECT_EQ(a.losing, b.losing) << n;
+      EXPECT_EQ(a.marks, b.marks) << "level " << n << ", " << t + 1 << " threads";
+    }
+}
+
 TEST(Sieve3d, AnalyzeOfOnePositionAgreesWithTheSieve) {
   Sieve3d sieve(12);
   for (int n = 1; n <= 12; ++n) sieve.next_level();
@@ -208,6 +231,47 @@ TEST(Sieve3d, FlatPositionsHaveTheirTwoDimensionalStatus) {
   EXPECT_EQ(static_cast<std::uint64_t>(flat_losing), l);
 }
 
+// What a resumed run does: levels restored from the ranks of their losing
+// positions, then the levels above classified as an uninterrupted sieve does.
+TEST(Sieve3d, LevelsRestoredFromTheirRanksGiveTheSameLevelsAbove) {
+  constexpr int kMax = 17, kRestored = 12;
+  Sieve3d whole(kMax);
+  std::vector<LevelResult> rows;
+  for (int n = 1; n <= kMax; ++n) rows.push_back(whole.next_level());
+  const MacMahonRanking ranking(kMax);
+  Sieve3d resumed(kMax);
+  for (int n = 1; n <= kRestored; ++n) {
+    const std::vector<std::uint64_t> ranks = whole.losing_ranks(n);
+    ASSERT_EQ(ranks.size(), rows[static_cast<std::size_t>(n - 1)].losing);
+    EXPECT_TRUE(std::is_sorted(ranks.begin(), ranks.end()));
+    std::vector<Heights> positions;
+    for (std::uint64_t r : ranks) positions.push_back(ranking.unrank(n, r));
+    std::sort(positions.begin(), positions.end());
+    EXPECT_EQ(positions, whole.losing_positions(n)) << "level " << n;
+    resumed.restore_level(ranks);
+  }
+  EXPECT_EQ(resumed.levels_done(), kRestored);
+  EXPECT_EQ(resumed.bytes(), [&] {
+    Sieve3d part(kRestored);
+    for (int n = 1; n <= kRestored; ++n) part.next_level();
+    return part.bytes();
+  }());
+  for (int n = kRestored + 1; n <= kMax; ++n) {
+    const LevelResult r = resumed.next_level();
+    EXPECT_EQ(r.losing, rows[static_cast<std::size_t>(n - 1)].losing) << n;
+    EXPECT_EQ(r.marks, rows[static_cast<std::size_t>(n - 1)].marks) << n;
+    EXPECT_EQ(resumed.losing_positions(n), whole.losing_positions(n)) << n;
+    EXPECT_EQ(resumed.losing_ranks(n), whole.losing_ranks(n)) << n;
+  }
+  // Ranks that are not a level's: out of order, repeated, beyond PL(n).
+  Sieve3d bad(5);
+  EXPECT_THROW(bad.restore_level(std::vector<std::uint64_t>{1}), std::invalid_argument);  // PL(1) = 1
+  bad.restore_level(std::vector<std::uint64_t>{0});
+  EXPECT_THROW(bad.restore_level(std::vector<std::uint64_t>{2, 1}), std::invalid_argument);
+  EXPECT_THROW(bad.restore_level(std::vector<std::uint64_t>{1, 1}), std::invalid_argument);
+  EXPECT_EQ(bad.levels_done(), 1);
+}
+
 TEST(Sieve3d, CliWritesTheLevelTableWithDimensions3) {
   ScratchDir dir;
   const std::string out = dir.file("levels3d.h5");
@@ -246,8 +310,10 @@ TEST(Sieve3d, CliRefusesWhatItDoesNotSupport) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {{"sieve", "--dimensions", "3", "--resume", "--max-tiles", "5", "-o", out}, "--resume"},
       {{"sieve", "--dimensions", "3", "--store-losing", "3", "--max-tiles", "5", "-o", out}, "--store-losing"},
+      {{"sieve", "--dimensions", "3", "--slices", "2", "--max-tiles", "5", "-o", out}, "--slices"},
+      {{"sieve", "--dimensions", "3", "--slice-from", "3", "--max-tiles", "5", "-o", out}, "--slice-from"},
+      {{"sieve", "--dimensions", "3", "--processes", "2", "--dry-run", "--max-tiles", "5", "-o", out}, "--processes"},
       {{"sieve", "--dimensions", "3", "--max-tiles", "64", "-o", out}, "63"},
       {{"sieve", "--dimensions", "4", "--max-tiles", "5", "-o", out}, "dimensions"},
   };
@@ -257,10 +323,11 @@ TEST(Sieve3d, CliRefusesWhatItDoesNotSupport) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(out)) << c.says;
   }
-  // A 3D file is not continued by the 2D --resume either.
+  // A 3D file is not continued by the 2D --resume (test_resume3d.cpp has
+  // the rest of 3D --resume).
   ASSERT_EQ(run_chomp({"sieve", "--dimensions", "3", "--max-tiles", "4", "-o", out}).exit_code, 0);
   const ProcessResult r = run_chomp({"sieve", "--resume", "--max-tiles", "6", "-o", out});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("dimensions"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--dimensions 3 --resume"), std::string::npos) << r.err;
   EXPECT_EQ(read_level_file(out).tiles.size(), 4u);
 }

@@ -47,7 +47,8 @@
 ///
 /// Root attributes: program, version, git_revision, format_version,
 /// dimensions (2, or 3 for a table of 3D Chomp by cube count, whose
-/// positions column is PL(n) and which has no store), command_line, max_tiles, threads, mpi_ranks, store_losing, memory_budget,
+/// positions column is PL(n) and whose store keeps MacMahonRanking's
+/// ranks), command_line, max_tiles, threads, mpi_ranks, store_losing, memory_budget,
 /// store_file, run_id, hdf5_version, tbb_version, compiler, build_type,
 /// host, start_utc, end_utc, resume_history (one line per `--resume`: when,
 /// which levels were restored, threads, the resuming program's version and

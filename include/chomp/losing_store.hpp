@@ -1,6 +1,8 @@
 /// @file losing_store.hpp
 /// @brief The losing positions of finished levels, on disk: blocks of
 /// gap-coded ranks, read back in order while the levels above are marked.
+/// (A 3D run keeps its levels here too, as MacMahonRanking's ranks, read
+/// back only when it resumes.)
 ///
 /// The sieve reads every losing position below a window once per window,
 /// in order, and nothing else: so the store is a file, streamed, never held

@@ -7,8 +7,10 @@
 /// the level's losing positions, with their count and digest. Resuming
 /// trusts a level only when both agree with the engine and with each other:
 ///
+/// - the file is of the dimensions asked for (root attribute dimensions:
+///   2, tiles, or 3, cubes, whose store keeps MacMahonRanking's ranks);
 /// - the rows are levels 1, 2, ... in order, and every stored p(n) is the
-///   p(n) the engine computes;
+///   p(n) (PL(n) in 3D) the engine computes;
 /// - the store is the run's (its id is the result file's run_id), and each
 ///   level's trailer in it is where the row says, passes its checksum and
 ///   holds the row's count and digest;
@@ -35,7 +37,8 @@
 namespace chomp {
 
 /// The file cannot be resumed with the parameters asked for (a smaller
-/// --max-tiles, another --store-losing): a usage problem, the file is fine.
+/// --max-tiles, another --store-losing, the other --dimensions): a usage
+/// problem, the file is fine.
 class ResumeMismatch : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -54,6 +57,7 @@ struct ResumeRequest {
   std::string path;
   int max_tiles = 0;     ///< at least the file's max_tiles (a larger one extends the run)
   int store_losing = -1; ///< must equal the file's
+  int dimensions = 2;    ///< the run's (--dimensions): a file of the other is refused
 };
 
 /// What a result file offers, after every check that needs no store.
@@ -67,6 +71,7 @@ struct ResumeState {
   std::string store_path;  ///< the store file, beside the result file
   Provenance provenance;  ///< the original run's, for the continued file
   std::vector<std::string> notes;  ///< what was ignored, one line each
+  std::vector<std::uint64_t> losing;  ///< L(n) of the trusted levels (a plan's known levels)
 };
 
 class Resume {
@@ -86,10 +91,12 @@ class Resume {
 
   /// Reads back every block of every trusted level of the store (checks
   /// above) and appends each level's row to out, in order; restoring(n) is
-  /// called as level n is checked. Throws ResumeRefused when the store
-  /// disagrees, SieveInterrupted when *stop is raised.
+  /// called as level n is checked, checked(n) once it passed, before its
+  /// row is appended (the 3D run loads the level's ranks there; a
+  /// StoreError it throws refuses the resume). Throws ResumeRefused when
+  /// the store disagrees, SieveInterrupted when *stop is raised.
   void restore(const LosingStore& store, LevelFileWriter& out, const std::function<void(int n)>& restoring = {},
-               const std::atomic<bool>* stop = nullptr) const;
+               const std::atomic<bool>* stop = nullptr, const std::function<void(int n)>& checked = {}) const;
 
  private:
   struct Impl;

@@ -17,6 +17,11 @@
 ///     run.run(...);
 ///     run.finish();         // or stopped() / failed() when run() throws
 ///
+/// A 3D run (request.dimensions = 3, sieve3d.hpp) makes its sieve first,
+/// make_sieve3d() before restore(), which loads every trusted level's
+/// ranks from the store into it; run() then stores each new level's ranks
+/// (MacMahonRanking, macmahon_ranking.hpp) as the 2D sieve stores its own.
+///
 /// A kill at any point leaves a readable FILE, or none, and nothing writes
 /// into a file whose writer was killed: a new run's file becomes FILE once
 /// its empty datasets are made (a kill while HDF5 builds them would leave a
@@ -36,6 +41,7 @@
 #include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "chomp/sieve.hpp"
+#include "chomp/sieve3d.hpp"
 
 namespace chomp {
 
@@ -50,6 +56,7 @@ struct SieveRunRequest {
   SieveOptions options;    ///< threads and memory_budget are recorded in the file
   int processes = 1;       ///< the MPI processes sharing the run (attribute mpi_ranks)
   std::string command_line;
+  int dimensions = 2;      ///< 3: the 3D sieve, max_tiles cubes
 };
 
 class SieveRun {
@@ -90,8 +97,12 @@ class SieveRun {
   /// The sieve over the store (group: the processes of an MPI run, or
   /// nullptr), stopped when *stop is raised.
   Sieve& make_sieve(ProcessGroup* group, const std::atomic<bool>* stop);
+  /// A 3D run's sieve (before restore()), stopped when *stop is raised.
+  Sieve3d& make_sieve3d(const std::atomic<bool>* stop);
+  const Sieve3d& sieve3d() const { return *sieve3d_; }
   /// Computes the remaining levels, each saved (losing positions, then its
-  /// row) before on_level is called.
+  /// row) before on_level is called. A 3D level's seconds include storing
+  /// its ranks.
   void run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress);
   /// Seconds of the levels this run computed (their own and their windows').
   double compute_seconds() const { return compute_seconds_; }
@@ -127,6 +138,7 @@ class SieveRun {
   std::unique_ptr<LosingStore> store_;
   std::optional<LevelFileWriter> out_;
   std::unique_ptr<Sieve> sieve_;
+  std::unique_ptr<Sieve3d> sieve3d_;
   int restored_levels_ = 0;
   double restore_seconds_ = 0;
   double compute_seconds_ = 0;

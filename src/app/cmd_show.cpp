@@ -29,6 +29,10 @@ struct ShowArgs {
 /// store, as CSV: what a levels-only copy records as its verifiable sample.
 int show_three_rows(const ShowArgs& a, const LevelFileReader& reader) {
   const int rows = static_cast<int>(reader.table().tiles.size());
+  if (const auto d = reader.table().number_attributes.find("dimensions");
+      d != reader.table().number_attributes.end() && d->second == 3)
+    throw UsageError(a.file + " is a table of 3D Chomp (root attribute dimensions = 3): --three-rows lists 2D "
+                     "positions of at most three rows, which its store does not hold");
   if (!reader.has_store())
     throw std::runtime_error(a.file + " names no store: --three-rows reads the losing positions from the store "
                              "of the run itself");

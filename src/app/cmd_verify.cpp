@@ -103,6 +103,10 @@ int run_verify(const VerifyArgs& a) {
   const LevelFileReader reader(a.file);
   const LevelTable& t = reader.table();
   const int rows = static_cast<int>(t.tiles.size());
+  if (const auto d = t.number_attributes.find("dimensions"); d != t.number_attributes.end() && d->second == 3)
+    throw UsageError(a.file + " is a table of 3D Chomp (root attribute dimensions = 3); chomp verify checks 2D "
+                     "tables (its checks are of tiles and rows; a 3D run's store is checked level by level when "
+                     "chomp sieve --dimensions 3 --resume continues it)");
   if (!t.complete() && !a.finished)
     throw std::runtime_error(a.file + " is not a complete run (status \"" + t.status() + "\", levels 1.." +
                              std::to_string(rows) + " of " +

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -98,6 +99,29 @@ MemoryPlan plan_or_refuse(int max_tiles, const SieveOptions& o, const Budget& b,
                      "; the smallest --memory-limit that works is " + human_bytes(static_cast<double>(smallest)) +
                      (processes > 1 ? " per process" : ""));
   }
+}
+
+namespace {
+
+/// human_bytes rounded up to its last digit, so that the limit it names,
+/// given back as --memory-limit, is not below the one meant.
+std::string human_bytes_up(std::uint64_t bytes) {
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while (v >= 1024 && unit < 4) v /= 1024, ++unit;
+  return human_bytes(std::ceil(v * 10) / 10 * std::pow(1024.0, unit));
+}
+
+}  // namespace
+
+void refuse_unless_fits_3d(int max_cubes, const Sieve3dPlan& plan, const Budget& b) {
+  if (plan.total() <= b.sieve) return;
+  const std::uint64_t smallest = plan.total() + (b.limit - b.sieve);
+  throw UsageError("--max-tiles " + std::to_string(max_cubes) + " with --dimensions 3 does not fit " + b.source +
+                   " (" + human_bytes(static_cast<double>(b.limit)) + "): it needs about " +
+                   human_bytes(static_cast<double>(plan.total())) + " (the losing sets of levels 1.." +
+                   std::to_string(max_cubes - 1) + " and building level " + std::to_string(max_cubes) +
+                   "); the smallest --memory-limit that works is " + human_bytes_up(smallest));
 }
 
 std::uint64_t free_bytes_beside(const std::string& path) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "chomp/sieve.hpp"
+#include "chomp/sieve3d.hpp"
 #include "stop_signals.hpp"
 
 namespace chomp::app {
@@ -59,6 +60,10 @@ Budget decide_budget(const std::string& memory_limit);
 /// The plan for the run; a usage error (exit 2) when the budget cannot
 /// hold it, naming the smallest limit that can.
 MemoryPlan plan_or_refuse(int max_tiles, const SieveOptions& o, const Budget& b, int processes);
+
+/// A usage error (exit 2) when a 3D run's plan does not fit the budget,
+/// naming the smallest limit that does.
+void refuse_unless_fits_3d(int max_cubes, const Sieve3dPlan& plan, const Budget& b);
 
 // ---- Disk -------------------------------------------------------------------
 

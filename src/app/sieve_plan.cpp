@@ -78,4 +78,35 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
       << "%; other work on this machine slows it)\n";
 }
 
+void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, const Budget& b,
+                  std::uint64_t free_disk, int threads) {
+  const auto bytes = [](std::uint64_t v) { return human_bytes(static_cast<double>(v)); };
+  out << "plan: 3D levels 1.." << max_cubes << ", " << threads_text(threads) << "\n  memory: " << bytes(plan.total())
+      << " of a budget of " << bytes(b.sieve) << " (" << b.source << ", " << bytes(b.limit)
+      << ", less what the program holds)\n    losing sets of levels 1.." << max_cubes - 1 << " "
+      << bytes(plan.sets_bytes) << ", building level " << max_cubes << " " << bytes(plan.level_bytes) << " ("
+      << plan.build_bytes_each << " bytes a losing position)\n    ";
+  if (plan.first_estimated > max_cubes)
+    out << "L(n) of every level from the file";
+  else
+    out << (plan.first_estimated > 1 ? "L(n) of levels 1.." + std::to_string(plan.first_estimated - 1) +
+                                           " from the file, of " + std::to_string(plan.first_estimated) + ".."
+                                     : std::string("L(n) of levels 1..")) +
+               std::to_string(max_cubes) + " estimated as r PL(n) / ln PL(n), r = 1 to level 40 and 0.003 more "
+                                           "a level beyond";
+  out << " (" << plan.losing << " losing positions in all)\n  disk: store ~" << bytes(plan.store_bytes)
+      << ", result file ~" << bytes(plan.result_bytes);
+  if (free_disk) out << "; " << bytes(free_disk) << " free now";
+  out << "\n  time: not estimated in 3D (doc/THREE_D.md: level 40 took about 10 minutes on 2 cores, and a level "
+         "takes about 1.8 times the one below)\n";
+}
+
+void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk) {
+  std::cerr << "plan: 3D levels 1.." << max_cubes << " in " << human_bytes(static_cast<double>(plan.total()))
+            << " of memory (budget " << human_bytes(static_cast<double>(b.sieve)) << "), store ~"
+            << human_bytes(static_cast<double>(plan.store_bytes)) << " on disk";
+  if (free_disk) std::cerr << " (" << human_bytes(static_cast<double>(free_disk)) << " free)";
+  std::cerr << '\n';
+}
+
 }  // namespace chomp::app

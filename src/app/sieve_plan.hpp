@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "chomp/sieve.hpp"
+#include "chomp/sieve3d.hpp"
 #include "run_guards.hpp"
 
 namespace chomp::app {
@@ -25,5 +26,14 @@ void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk
 /// levels dearer by kSliceCost a slice beyond the first (measured at
 /// N = 120: 2 slices 1.07x, 4 slices 1.35x).
 void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& plan, int threads, int processes);
+
+/// A 3D run's plan in full (--dry-run with --dimensions 3, on stdout):
+/// the losing sets and the last level, which levels' L(n) are estimated,
+/// the store and the result file.
+void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, const Budget& b,
+                  std::uint64_t free_disk, int threads);
+
+/// A 3D run's plan in one line on stderr.
+void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk);
 
 }  // namespace chomp::app

@@ -1,0 +1,212 @@
+/// @file cmd_sieve3d.cpp
+/// @brief `chomp sieve --dimensions 3`: the 3D sieve (sieve3d.hpp) as a batch
+/// run like the 2D one: a result file with root attribute dimensions = 3
+/// and a store of each finished level's losing positions (their ranks,
+/// macmahon_ranking.hpp) beside it, so that --resume continues a stopped or
+/// killed run; a memory budget and --dry-run from the plan of its losing
+/// sets (Sieve3dPlan); the 2D store's, planner's and cluster's other
+/// options refused. The files and their steps are SieveRun's
+/// (chomp/sieve_run.hpp), as in 2D.
+
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <system_error>
+
+#include "chomp/losing_store.hpp"
+#include "chomp/sieve3d.hpp"
+#include "chomp/sieve_run.hpp"
+#include "cli_checks.hpp"
+#include "commands.hpp"
+#include "run_claim.hpp"
+#include "run_guards.hpp"
+#include "sieve_args.hpp"
+#include "sieve_cluster.hpp"
+#include "sieve_plan.hpp"
+#include "sieve_progress.hpp"
+#include "status_line.hpp"
+#include "stop_signals.hpp"
+
+namespace chomp::app {
+
+namespace {
+
+/// --max-tiles beyond the 3D sieve's cubes (a resumed run without it
+/// takes the file's).
+void refuse_too_many_cubes(int max_tiles) {
+  if (max_tiles > kMaxCubes)
+    throw UsageError("--max-tiles " + std::to_string(max_tiles) + " with --dimensions 3: at most " +
+                     std::to_string(kMaxCubes) + " cubes (a 3D position's key holds 3 bits a cube in 192 bits)");
+}
+
+/// The arguments a 3D run cannot take; nothing is written before this.
+void refuse_2d_only(const SieveArgs& a, const ClusterRun& cluster) {
+  for (const CLI::Option* o : a.not_in_3d)
+    if (o->count())
+      throw UsageError(o->get_name() + " is not supported with --dimensions 3 (it belongs to the 2D sieve's "
+                       "store of lattice paths, its slices of levels or its MPI processes; the 3D sieve holds "
+                       "the losing sets of every level in memory, in one process)");
+  if (a.max_tiles_option->count() || !a.resume) refuse_too_many_cubes(a.max_tiles);
+  if (cluster.processes() > 1) throw UsageError("--dimensions 3 runs as one process, not under mpirun or srun");
+}
+
+/// A 3D level's row on stdout.
+void print_row(const LevelResult& r) {
+  std::printf("%6d %16llu %14llu %10.4f %10.6f %10.3f\n", r.tiles, static_cast<unsigned long long>(r.positions),
+              static_cast<unsigned long long>(r.losing), 100 * r.losing_fraction(), r.hypothesis_ratio(), r.seconds);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
+  refuse_2d_only(given, cluster);
+  SieveArgs a = given;
+  a.output = output_file(a.output);
+  std::optional<RunClaim> claim;
+  if (!a.dry_run) claim.emplace(a.output);
+  std::error_code ec;
+  const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
+  check_arguments(a, output_exists);
+  const std::string store_path = store_path_for(a.output);
+  refuse_files_in_use({a.output, a.output + ".partial", store_path},
+                      "let it finish, or stop it (SIGINT or SIGTERM) and then resume");
+
+  std::unique_ptr<Resume> resume = open_resume(a, output_exists);
+  int max_cubes = a.max_tiles;
+  std::vector<std::uint64_t> known;
+  if (resume) {
+    const ResumeState& st = resume->state();
+    if (st.complete && st.max_tiles == st.file_max_tiles) {
+      std::cerr << a.output << " is complete (3D levels 1.." << st.file_max_tiles
+                << "); nothing to resume. A larger --max-tiles extends it.\n";
+      return 0;
+    }
+    max_cubes = st.max_tiles;
+    known = st.losing;
+  } else {
+    refuse_too_many_cubes(max_cubes);  // --resume without a file, nor --max-tiles
+  }
+
+  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  const Budget budget = decide_budget(a.memory_limit);
+  const Sieve3dPlan plan = plan_sieve3d(max_cubes, known);
+  const std::uint64_t free_disk = free_bytes_beside(a.output);
+  if (a.dry_run)
+    print_plan3d(std::cout, max_cubes, plan, budget, free_disk, threads);
+  else
+    print_plan3d_line(max_cubes, plan, budget, free_disk);
+  refuse_unless_fits_3d(max_cubes, plan, budget);
+  std::uint64_t held = 0;
+  if (resume) {
+    held = std::filesystem::file_size(resume->state().store_path, ec);
+    if (ec) held = 0;
+  }
+  check_disk(DiskPlan{plan.store_bytes, plan.result_bytes}, held, free_disk, a.output);
+  if (a.dry_run) return 0;
+
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  const StopSignals stop_signals;
+  SieveOptions options;
+  options.threads = threads;
+  options.memory_budget = budget.sieve;
+  SieveRunRequest request{a.output, store_path, max_cubes, 0, options, 1, command_line()};
+  request.dimensions = 3;
+  SieveRun run(request, std::move(resume));
+  // Each file is locked as soon as it exists (sieve_run.hpp has the steps).
+  run.open_store();
+  const RunLock store_lock(store_path);
+  run.open_file();
+  const RunLock lock(run.partial_path());
+  if (!run.resuming()) run.name_file();
+  const Sieve3d& sieve = run.make_sieve3d(StopSignals::flag());
+
+  std::mutex line_mutex;
+  StatusLine line;
+  const auto show = [&](const std::string& text) {
+    const std::lock_guard guard(line_mutex);
+    if (!a.quiet && line.elapsed() >= 3.0) line.show(text);
+  };
+  const auto clear = [&] {
+    const std::lock_guard guard(line_mutex);
+    line.clear();
+  };
+  try {
+    if (run.resuming()) {
+      run.restore(
+          [&](int n, int levels) {
+            show("checking level " + std::to_string(n) + " of " + std::to_string(levels) + ", " +
+                 clock_text(line.elapsed()));
+          },
+          StopSignals::flag());
+      clear();
+      std::cerr << "resumed " << a.output << ": ";
+      if (run.restored_levels() > 0)
+        std::cerr << "levels 1.." << run.restored_levels() << " checked in " << seconds_text(run.restore_seconds())
+                  << " s";
+      else
+        std::cerr << "no finished level to restore";
+      std::cerr << "; continuing to level " << max_cubes << " with " << threads_text(threads) << '\n';
+    }
+    if (!a.quiet)
+      std::printf("%6s %16s %14s %10s %10s %10s\n", "cubes", "positions", "losing", "%losing", "ratio", "seconds");
+    run.run(
+        [&](const LevelResult& r) {
+          if (a.quiet) return;
+          clear();
+          print_row(r);
+        },
+        [&](int n, double fraction) {
+          char text[96];
+          std::snprintf(text, sizeof text, "level %d/%d \u00b7 %3.0f%% \u00b7 %s elapsed", n, max_cubes, 100 * fraction,
+                        clock_text(line.elapsed()).c_str());
+          show(text);
+        });
+  } catch (const SieveInterrupted&) {
+    clear();
+    if (!run.stopped()) {
+      std::cerr << "chomp: stopped by " << StopSignals::name() << " before resuming; " << a.output
+                << " is unchanged\n";
+    } else {
+      const int done = run.levels_done();
+      std::cerr << "chomp: stopped by " << StopSignals::name() << " during level " << done + 1 << "; "
+                << (done > 0 ? "levels 1.." + std::to_string(done) + " are saved in " + a.output
+                             : "no level was finished; " + a.output + " holds none")
+                << " (status \"interrupted\")\n";
+    }
+    std::cerr << "chomp: to continue: " << resume_command(a, a.output, max_cubes, 0) << '\n';
+    return StopSignals::exit_code();
+  } catch (const std::exception& e) {
+    clear();
+    if (!run.failed(e)) throw;
+    if (run.rows() == 0 || dynamic_cast<const std::bad_alloc*>(&e)) throw;
+    const bool disk_full = dynamic_cast<const StoreFull*>(&e) != nullptr;
+    throw std::runtime_error(std::string(e.what()) + "\nchomp: levels 1.." + std::to_string(run.rows()) +
+                             " are saved in " + a.output + (disk_full ? " (status \"interrupted\")" : "") +
+                             "; once the problem is fixed" + (disk_full ? " (free space on its disk)" : "") +
+                             ", continue with: " + resume_command(a, a.output, max_cubes, 0));
+  }
+  run.finish();
+  const int restored = run.restored_levels();
+  std::cerr << "wrote " << a.output << " (3D levels 1.." << max_cubes << ", " << threads_text(threads) << ", ";
+  if (restored == 0)
+    std::cerr << seconds_text(run.compute_seconds()) << " s";
+  else if (restored < max_cubes)
+    std::cerr << seconds_text(run.compute_seconds()) << " s for "
+              << (restored + 1 == max_cubes ? "level " : "levels " + std::to_string(restored + 1) + "..")
+              << max_cubes << " after " << seconds_text(run.restore_seconds()) << " s checking levels 1.." << restored;
+  else
+    std::cerr << seconds_text(run.restore_seconds()) << " s checking them";
+  std::cerr << "; store " << run.store().path() << ", "
+            << human_bytes(static_cast<double>(run.store().file_bytes())) << "; losing sets "
+            << human_bytes(static_cast<double>(sieve.bytes())) << " in memory)\n";
+  return 0;
+}
+
+}  // namespace chomp::app

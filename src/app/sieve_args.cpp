@@ -1,0 +1,73 @@
+/// @file sieve_args.cpp
+/// @brief What `chomp sieve` checks of its arguments before a run, the run
+/// it resumes, and the command that continues a stopped run
+/// (sieve_args.hpp).
+
+#include "sieve_args.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+
+#include "cli_checks.hpp"
+#include "commands.hpp"
+
+namespace chomp::app {
+
+std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing) {
+  std::string c = shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --max-tiles " +
+                  std::to_string(max_tiles);
+  if (store_losing > 0) c += " --store-losing " + std::to_string(store_losing);
+  if (a.threads > 0) c += " --threads " + std::to_string(a.threads);
+  if (!a.memory_limit.empty()) c += " --memory-limit " + shell_quote(a.memory_limit);
+  if (a.slices > 0) c += " --slices " + std::to_string(a.slices) + " --slice-from " + std::to_string(a.slice_from);
+  if (a.dimensions == 3) c += " --dimensions 3";
+  if (a.quiet) c += " --quiet";
+  return c + " --resume";
+}
+
+void check_arguments(const SieveArgs& a, bool output_exists) {
+  if (a.force && a.resume)
+    throw UsageError("--force and --resume contradict each other: --force starts over, --resume continues "
+                     "the run in --output; give one of them");
+  std::error_code ec;
+  if (std::filesystem::is_directory(a.output, ec))
+    throw UsageError("--output " + printable(a.output) + " is a folder; give a file name");
+  if (output_exists && !a.force && !a.resume)
+    throw UsageError("output file " + printable(a.output) +
+                     " already exists; pass --resume to continue it, --force to start over, or choose "
+                     "another --output");
+}
+
+std::string output_file(const std::string& output) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(output, ec)) return output;
+  const std::filesystem::path target = std::filesystem::weakly_canonical(output, ec);
+  if (ec || target.empty())
+    throw UsageError("--output " + printable(output) + " is a symbolic link that cannot be followed");
+  std::cerr << "note: --output " << printable(output, 200) << " is a symbolic link; its target "
+            << printable(target.string(), 200) << " is the file written\n";
+  return target.string();
+}
+
+std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
+  std::unique_ptr<Resume> resume;
+  if (a.resume && output_exists) {
+    ResumeRequest request;
+    request.path = a.output;
+    request.max_tiles = a.max_tiles_option->count() ? a.max_tiles : 0;
+    request.store_losing = a.store_losing_option->count() ? a.store_losing : -1;
+    request.dimensions = a.dimensions;
+    try {
+      resume = std::make_unique<Resume>(request);
+    } catch (const ResumeMismatch& e) {
+      throw UsageError(e.what());
+    }
+    for (const std::string& note : resume->state().notes) std::cerr << "note: " << note << '\n';
+  } else if (a.resume) {
+    std::cerr << "no " << a.output << " yet: starting a new run\n";
+  }
+  return resume;
+}
+
+}  // namespace chomp::app

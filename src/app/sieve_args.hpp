@@ -1,0 +1,62 @@
+/// @file sieve_args.hpp
+/// @brief `chomp sieve`'s arguments, and what both of its runs (2D,
+/// cmd_sieve.cpp; 3D, cmd_sieve3d.cpp) do with them before they start:
+/// the checks against each other and the files, the run in --output to
+/// resume, and the command that continues a stopped run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chomp/resume.hpp"
+
+namespace chomp::app {
+
+class ClusterRun;  // sieve_cluster.hpp
+
+struct SieveArgs {
+  int max_tiles = 90;
+  std::string output = "chomp-levels.h5";
+  int threads = 0;
+  bool force = false;
+  bool resume = false;
+  bool dry_run = false;
+  bool quiet = false;
+  int store_losing = 0;
+  std::string memory_limit;
+  int processes = 0;   // --processes: plan for this many MPI processes (dry runs)
+  int slices = 0;      // at least this many slices a level (measurements)
+  int slice_from = 1;  //   from this level on
+  int dimensions = 2;  // 3: cubes (plane partitions)
+  // Whether the user gave them: a resumed run otherwise takes the file's.
+  const CLI::Option* max_tiles_option = nullptr;
+  const CLI::Option* store_losing_option = nullptr;
+  // Options the 3D sieve refuses when given.
+  std::vector<const CLI::Option*> not_in_3d;
+};
+
+/// The command that continues the run in `output`, with every parameter
+/// the run was given (--max-tiles and --store-losing, so that it also
+/// continues a run killed before its first level was saved; the threads
+/// and the memory limit it ran with; --dimensions 3).
+std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing);
+
+/// Checks the arguments against each other and the file system; nothing is
+/// written before this passes.
+void check_arguments(const SieveArgs& a, bool output_exists);
+
+/// The output a run writes: a symbolic link's target (read and written in
+/// place: a rename would replace the link with a file of its own).
+std::string output_file(const std::string& output);
+
+/// The run in --output to continue, when --resume finds one (its notes
+/// on stderr), or none. A file of the other --dimensions is a usage error.
+std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists);
+
+/// `chomp sieve --dimensions 3` (cmd_sieve3d.cpp).
+int lead_sieve3d(const SieveArgs& a, ClusterRun& cluster);
+
+}  // namespace chomp::app
