@@ -398,24 +398,39 @@ TEST(GrundySums, TheIssueExample) {
   EXPECT_EQ(an.nim_sum, an.values[0] ^ an.values[1] ^ an.values[2]);
 }
 
-TEST(Grundy, CommittedGrundyTableAgreesWithTheSieveAndTheEngine) {
-  // data/grundy-80.h5: value 0 counts equal the committed L(n) at every
-  // level, rows sum to p(n), and levels 1..30 equal a fresh computation.
-  const GrundyFile file = read_grundy_file(std::string(CHOMP_DATA_DIR) + "/grundy-80.h5");
+TEST(Grundy, CommittedGrundyTablesAgreeWithTheSieveTheEngineAndEachOther) {
+  // data/grundy-80.h5 and data/grundy-100.h5 (two runs, two revisions):
+  // value 0 counts equal the committed L(n) at every level, rows sum to
+  // p(n), levels 1..30 equal a fresh computation, and the two files agree
+  // on levels 1..80.
   const LevelTable committed = read_level_file(std::string(CHOMP_DATA_DIR) + "/levels-153.h5");
-  ASSERT_EQ(file.tiles.size(), 80U);
-  EXPECT_EQ(file.number_attributes.at("complete"), 1);
-  for (std::size_t i = 0; i < 80; ++i) {
-    EXPECT_EQ(file.zeros[i], committed.losing[i]) << "level " << i + 1;
-    EXPECT_EQ(file.counts[i][0], committed.losing[i]) << "level " << i + 1;
-    std::uint64_t sum = 0;
-    for (std::uint64_t c : file.counts[i]) sum += c;
-    EXPECT_EQ(sum, committed.positions[i]) << "level " << i + 1;
-  }
   const GrundyTable table(30);
-  for (std::size_t i = 0; i < 30; ++i) {
-    std::vector<std::uint64_t> fresh = table.levels()[i].counts;
-    fresh.resize(file.counts[i].size(), 0);
-    EXPECT_EQ(file.counts[i], fresh) << "level " << i + 1;
+  std::vector<GrundyFile> files;
+  for (int levels : {80, 100}) {
+    const GrundyFile file =
+        read_grundy_file(std::string(CHOMP_DATA_DIR) + "/grundy-" + std::to_string(levels) + ".h5");
+    ASSERT_EQ(file.tiles.size(), static_cast<std::size_t>(levels));
+    EXPECT_EQ(file.number_attributes.at("complete"), 1);
+    for (std::size_t i = 0; i < file.tiles.size(); ++i) {
+      EXPECT_EQ(file.zeros[i], committed.losing[i]) << "level " << i + 1;
+      EXPECT_EQ(file.counts[i][0], committed.losing[i]) << "level " << i + 1;
+      std::uint64_t sum = 0;
+      for (std::uint64_t c : file.counts[i]) sum += c;
+      EXPECT_EQ(sum, committed.positions[i]) << "level " << i + 1;
+    }
+    for (std::size_t i = 0; i < 30; ++i) {
+      std::vector<std::uint64_t> fresh = table.levels()[i].counts;
+      fresh.resize(file.counts[i].size(), 0);
+      EXPECT_EQ(file.counts[i], fresh) << "level " << i + 1;
+    }
+    files.push_back(file);
+  }
+  const auto trimmed = [](std::vector<std::uint64_t> row) {  // rows are as wide as the file's largest value
+    while (!row.empty() && row.back() == 0) row.pop_back();
+    return row;
+  };
+  for (std::size_t i = 0; i < 80; ++i) {
+    EXPECT_EQ(trimmed(files[0].counts[i]), trimmed(files[1].counts[i])) << "level " << i + 1;
+    EXPECT_EQ(files[0].largest[i], files[1].largest[i]) << "level " << i + 1;
   }
 }
