@@ -108,6 +108,14 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_EQ(not_sieve.exit_code, 2);
   EXPECT_TRUE(contains(not_sieve.err, "--check-sieve")) << not_sieve.err;
   EXPECT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.file("none.h5")}).exit_code, 2);
+  // A 3D sieve file is a table of other positions: refused, not compared.
+  ASSERT_EQ(run_chomp({"sieve", "--dimensions", "3", "-n", "8", "-q", "-o", s.file("s3.h5")}).exit_code, 0);
+  const ProcessResult three_d =
+      run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.file("s3.h5")});
+  EXPECT_EQ(three_d.exit_code, 2) << three_d.err;
+  EXPECT_TRUE(contains(three_d.err, "is a table of 3D Chomp")) << three_d.err;
+  EXPECT_EQ(count_lines(three_d.err), 1) << three_d.err;
+  EXPECT_FALSE(std::filesystem::exists(s.file("y.h5")));
   const ProcessResult dry = run_chomp({"grundy", "-n", "100", "--dry-run"});
   EXPECT_TRUE(contains(dry.out, "levels 1..100 take")) << dry.out;
   EXPECT_TRUE(contains(dry.out, "1642992567 positions")) << dry.out;  // sum of p(k), k <= 100

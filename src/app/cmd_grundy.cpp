@@ -55,6 +55,10 @@ std::vector<std::uint64_t> sieve_losing(const std::string& path, int max_tiles) 
   } catch (const H5Error& e) {
     throw UsageError(std::string("--check-sieve: ") + e.what());
   }
+  if (const auto d = t.number_attributes.find("dimensions"); d != t.number_attributes.end() && d->second != 2)
+    throw UsageError("--check-sieve: " + path + " is a table of " + std::to_string(d->second) +
+                     "D Chomp (dimensions = " + std::to_string(d->second) +
+                     "); chomp grundy computes 2D values, give a file of chomp sieve without --dimensions");
   std::vector<std::uint64_t> out;
   for (std::size_t i = 0; i < t.tiles.size() && static_cast<int>(t.tiles[i]) <= max_tiles; ++i) {
     if (t.tiles[i] != i + 1) throw UsageError("--check-sieve: " + path + " does not list its levels 1, 2, 3, ...");
