@@ -68,15 +68,9 @@ void print_row(const LevelResult& r) {
 int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   refuse_2d_only(given, cluster);
   SieveArgs a = given;
-  a.output = output_file(a.output);
-  std::optional<RunClaim> claim;
-  if (!a.dry_run) claim.emplace(a.output);
-  std::error_code ec;
-  const bool output_exists = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
-  check_arguments(a, output_exists);
-  const std::string store_path = store_path_for(a.output);
-  refuse_files_in_use({a.output, a.output + ".partial", store_path},
-                      "let it finish, or stop it (SIGINT or SIGTERM) and then resume");
+  const ClaimedOutput claimed(a);
+  const bool output_exists = claimed.exists();
+  const std::string& store_path = claimed.store_path();
 
   std::unique_ptr<Resume> resume = open_resume(a, output_exists);
   int max_cubes = a.max_tiles;
@@ -105,6 +99,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   refuse_unless_fits_3d(max_cubes, plan, budget);
   std::uint64_t held = 0;
   if (resume) {
+    std::error_code ec;
     held = std::filesystem::file_size(resume->state().store_path, ec);
     if (ec) held = 0;
   }

@@ -11,6 +11,8 @@
 
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "run_guards.hpp"
+#include "chomp/losing_store.hpp"
 
 namespace chomp::app {
 
@@ -68,6 +70,17 @@ std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";
   }
   return resume;
+}
+
+ClaimedOutput::ClaimedOutput(SieveArgs& a) {
+  a.output = output_file(a.output);
+  if (!a.dry_run) claim_.emplace(a.output);
+  std::error_code ec;
+  exists_ = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
+  check_arguments(a, exists_);
+  store_path_ = store_path_for(a.output);
+  refuse_files_in_use({a.output, a.output + ".partial", store_path_},
+                      "let it finish, or stop it (SIGINT or SIGTERM) and then resume");
 }
 
 }  // namespace chomp::app

@@ -8,10 +8,12 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "chomp/resume.hpp"
+#include "run_claim.hpp"
 
 namespace chomp::app {
 
@@ -55,6 +57,24 @@ std::string output_file(const std::string& output);
 /// The run in --output to continue, when --resume finds one (its notes
 /// on stderr), or none. A file of the other --dimensions is a usage error.
 std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists);
+
+/// What both sieve drivers do first: a.output becomes the file it names
+/// (output_file); a run claims it (not a dry run: of two runs on one
+/// output started together, one claims it and the other stops here,
+/// before it looks at any file); the arguments are checked against
+/// whether it exists; and the output, its partial file and its store are
+/// refused while another run holds them. The claim lasts as long as this.
+class ClaimedOutput {
+ public:
+  explicit ClaimedOutput(SieveArgs& a);
+  bool exists() const { return exists_; }
+  const std::string& store_path() const { return store_path_; }
+
+ private:
+  std::optional<RunClaim> claim_;
+  bool exists_ = false;
+  std::string store_path_;
+};
 
 /// `chomp sieve --dimensions 3` (cmd_sieve3d.cpp).
 int lead_sieve3d(const SieveArgs& a, ClusterRun& cluster);
