@@ -96,7 +96,8 @@ struct RoutedSink {
 /// the lock, at most every config::kProgressIntervalSeconds.
 class ProgressThrottle {
  public:
-  ProgressThrottle(const ProgressFn& fn, int tiles, std::size_t items) : fn_(fn), tiles_(tiles), items_(items) {}
+  ProgressThrottle(const ProgressFn& fn, int tiles, std::size_t items, std::size_t done = 0)
+      : fn_(fn), tiles_(tiles), items_(items), finished_(done) {}
   void item_done() {
     const std::size_t done_items = finished_.fetch_add(1, std::memory_order_relaxed) + 1;
     if (!fn_) return;
@@ -222,11 +223,9 @@ class MarkingPass {
       prepare(ts, gen, segments);
       std::uint64_t own = 0;
       while (pending.load(std::memory_order_relaxed) < budget && own < own_cap) {
-        if (s_.stop_requested()) {
-          cursor.store(items.size());
-          left.clear();
-          break;
-        }
+        // A stop ends the round once the pieces in hand are filed; what is
+        // left stays in cursor and left (a checkpoint saves them).
+        if (s_.stop_requested()) break;
         Piece piece;
         if (!left.take(piece)) {
           const std::size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
@@ -278,7 +277,11 @@ class MarkingPass {
     }
   }
 
-  bool run(const ItemList& all_items, int lo, const ProgressFn& progress) {
+  /// Marks the pass's items (items_of_levels(from, to, lo)), from `resume`
+  /// on when given. With a checkpoint file, a stop saves the progress
+  /// between two rounds, and so does every options.checkpoint_seconds.
+  bool run(int from, int to, int lo, const ProgressFn& progress, const detail::PassProgress* resume) {
+    const ItemList all_items = s_.items_of_levels(from, to, lo);
     if (s_.distributed()) return run_distributed(all_items, lo, progress);
     const ShareList items = my_share(all_items);
     if (s_.window_bits <= config::kDirectMarkBits) {
@@ -304,9 +307,28 @@ class MarkingPass {
     const std::size_t segments = static_cast<std::size_t>(s_.window_bits >> config::kSegmentBitsLog2);
     std::vector<std::uint64_t> segment_marks(segments, 0);
     const int gen = ++s_.generation;
-    ProgressThrottle throttle(progress, lo, items.size());
     std::atomic<std::size_t> cursor{0};
     Remainders left;
+    double seconds_before = 0;
+    if (resume) {
+      // A checkpoint's window holds only the levels the pass marks.
+      std::copy(resume->segment_marks.begin(), resume->segment_marks.end(), segment_marks.end() - static_cast<std::ptrdiff_t>(resume->segment_marks.size()));
+      cursor.store(static_cast<std::size_t>(std::min<std::uint64_t>(resume->cursor, items.size())));
+      left.restore(resume->left);
+      seconds_before = resume->seconds;
+    }
+    ProgressThrottle throttle(progress, lo, items.size(), cursor.load() - std::min(cursor.load(), resume ? resume->left.size() : 0));
+    const auto started = detail::Clock::now();
+    auto last_save = started;
+    const auto progress_now = [&] {
+      detail::PassProgress p;
+      p.from = from, p.to = to, p.lo = lo;
+      p.cursor = std::min(cursor.load(), items.size());
+      p.left = left.pieces();
+      p.segment_marks = segment_marks;
+      p.seconds = seconds_before + std::chrono::duration<double>(detail::Clock::now() - started).count();
+      return p;
+    };
     while (cursor.load() < items.size() || !left.empty()) {
       generate_round(items, cursor, left, throttle, gen, segments,
                      [&](ThreadState& ts, const Piece& piece, std::uint64_t room) {
@@ -316,6 +338,16 @@ class MarkingPass {
         return std::pair{ts.buckets.entries() - e0, rest};
       });
       apply_round(gen, segment_marks);
+      if (s_.stop_requested()) {
+        s_.save_checkpoint(progress_now());
+        return true;
+      }
+      const double every = s_.options.checkpoint_seconds;
+      if (every > 0 && std::chrono::duration<double>(detail::Clock::now() - last_save).count() >= every &&
+          (cursor.load() < items.size() || !left.empty())) {
+        s_.save_checkpoint(progress_now());
+        last_save = detail::Clock::now();
+      }
     }
     count_segment_marks(segment_marks);
     return s_.stop_requested();
@@ -461,9 +493,9 @@ class MarkingPass {
   int rows_lo_ = 1, rows_hi_ = kMaxTiles + 1;  // the window's first rows (a slice's)
 };
 
-bool Sieve::Impl::mark(const ItemList& items, int lo, const ProgressFn& progress) {
+bool Sieve::Impl::mark(int from, int to, int lo, const ProgressFn& progress, const detail::PassProgress* resume) {
   MarkingPass pass(*this);
-  return pass.run(items, lo, progress);
+  return pass.run(from, to, lo, progress, resume);
 }
 
 ItemList Sieve::Impl::items_of_levels(int from, int to, int lo) const {

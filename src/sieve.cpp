@@ -40,6 +40,7 @@ Sieve::Impl::Impl(int max_tiles, LosingStore& s, const SieveOptions& o, ProcessG
   if (done > max)
     throw std::invalid_argument("the store holds " + std::to_string(done) + " levels, more than the run's " +
                                 std::to_string(max));
+  read_checkpoint();
 }
 
 SieveInterrupted Sieve::Impl::interrupted(int n) const {
@@ -60,9 +61,18 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
     // first (mark_pending).
     if (mark_pending) {
       mark_pending = false;
-      if (mark(items_of_levels(n - 1, n - 1, n), n, progress)) throw interrupted(n);
+      if (mark(n - 1, n - 1, n, progress)) throw interrupted(n);
     }
-    if (window.empty() || n > window.back().n) {
+    if (checkpoint && window.empty() && restore_checkpoint_window()) {
+      // A window saved when a run stopped: its pass goes on from there
+      // (checkpoint.cpp), then the level is finished as below.
+      const auto opened = detail::Clock::now();
+      const detail::PassProgress& pass = checkpoint->pass;
+      if (mark(pass.from, pass.to, pass.lo, progress, &pass)) throw interrupted(n);
+      window_seconds = pass.seconds + std::chrono::duration<double>(detail::Clock::now() - opened).count();
+      checkpoint.reset();
+      remove_checkpoint();
+    } else if (window.empty() || n > window.back().n) {
       // With SieveOptions::min_slices, levels from slice_from on are cut
       // into slices whatever the budget, and no whole window reaches them.
       const bool forced = options.min_slices > 0 && n >= options.slice_from;
@@ -84,7 +94,7 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
         parts.push_back(w);
       }
       open_window(parts);
-      if (mark(items_of_levels(1, n - 1, n), n, progress)) throw interrupted(n);
+      if (mark(1, n - 1, n, progress)) throw interrupted(n);
       window_seconds = std::chrono::duration<double>(detail::Clock::now() - opened).count();
     }
     if (!distributed() && stop_requested()) throw interrupted(n);
@@ -141,7 +151,7 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       const ProgressFn in_slice = [&](int tiles, double f) {
         if (progress) progress(tiles, (before + f * share) / all);
       };
-      if (mark(items_of_levels(1, n - 1, n), n, in_slice)) throw interrupted(n);
+      if (mark(1, n - 1, n, in_slice)) throw interrupted(n);
       if (!distributed() && stop_requested()) throw interrupted(n);
       if (options.transposes) {
         add_transposes_from_store(n);

@@ -108,6 +108,31 @@ struct WindowLevel {
   std::uint64_t offset() const { return base - held; }
 };
 
+namespace detail {
+
+/// A marking pass's progress between two rounds, what a checkpoint keeps
+/// of it: every item before `cursor` was taken, and those not finished are
+/// the pieces in `left`; every mark of those was applied.
+struct PassProgress {
+  int from = 0, to = 0, lo = 0;  // the pass: items_of_levels(from, to, lo)
+  std::uint64_t cursor = 0;
+  std::vector<Piece> left;
+  std::vector<std::uint64_t> segment_marks;  // marks applied so far, by segment of the window
+  double seconds = 0;                        // the window's marking so far
+};
+
+/// A checkpoint read back (checkpoint.cpp), waiting for the level it
+/// continues: the window's unfinished levels and the pass into them; its
+/// bitmap stays in the file until the window is opened again.
+struct Checkpoint {
+  std::vector<WindowLevel> parts;
+  PassProgress pass;
+  std::uint64_t bitmap_at = 0;            // file offset of the bitmap
+  std::vector<std::uint32_t> chunk_crcs;  // CRC-32 of each kCheckpointChunk bytes of it
+};
+
+}  // namespace detail
+
 struct Sieve::Impl {
   Impl(int max_tiles, LosingStore& store, const SieveOptions& options, ProcessGroup* group);
 
@@ -167,10 +192,28 @@ struct Sieve::Impl {
   /// Work items extending the losing positions of levels from..to into
   /// the window's levels lo..(last).
   detail::ItemList items_of_levels(int from, int to, int lo) const;
-  /// Marks the extensions of every item into the window. Returns whether
-  /// the stop flag was raised (agreed on by every process): the window is
-  /// then partly marked.
-  bool mark(const detail::ItemList& items, int lo, const ProgressFn& progress);
+  /// Marks the extensions of the losing positions of levels from..to into
+  /// the window's levels lo..(last), from `resume` on when it is given.
+  /// Returns whether the stop flag was raised (agreed on by every process):
+  /// the window is then partly marked (and its checkpoint saved).
+  bool mark(int from, int to, int lo, const ProgressFn& progress, const detail::PassProgress* resume = nullptr);
+
+  // ---- checkpoint.cpp ----
+  std::optional<detail::Checkpoint> checkpoint;  // read at the start, for level done + 1
+  std::string checkpoint_report;
+  /// Whether a pass over this window may be saved (one process, whole levels).
+  bool can_checkpoint() const;
+  /// Writes the window's unfinished levels and the pass's progress to
+  /// options.checkpoint (a new file in place of the old, atomically);
+  /// false, with the reason in checkpoint_report, when that failed.
+  bool save_checkpoint(const detail::PassProgress& pass);
+  /// Reads options.checkpoint's header at the start; keeps it when it
+  /// continues this store's last level with these options, else removes it.
+  void read_checkpoint();
+  /// Opens the checkpoint's window and reads its bits back; false (the
+  /// window closed, the checkpoint dropped) when they do not check.
+  bool restore_checkpoint_window();
+  void remove_checkpoint();
 
   // ---- transposes.cpp ----
   /// Clears the transposes of the canonical losing positions of window

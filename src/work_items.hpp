@@ -54,6 +54,13 @@ class Remainders {
   /// Between rounds (no thread is taking or putting).
   bool empty() const { return size_.load() == 0; }
   void clear();
+  /// Between rounds: the rests held (a checkpoint saves them), and rests
+  /// put back from one (not counted as cuts).
+  std::vector<Piece> pieces() const { return left_; }
+  void restore(const std::vector<Piece>& pieces) {
+    left_ = pieces;
+    size_.store(left_.size());
+  }
 
  private:
   bool take_locked(Piece& p);

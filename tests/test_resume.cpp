@@ -499,3 +499,120 @@ TEST(Progress, ALongRunShowsLevelPercentElapsedAndEtaAndAQuietOneNothing) {
   // A quiet run past the first seconds, which would have shown lines.
   EXPECT_EQ(run("quiet", max - 6, "-q").find("level "), std::string::npos);
 }
+
+// ---- The window's checkpoint (src/checkpoint.cpp) ----
+
+namespace {
+
+constexpr const char* kCheckpointMax = kFullSize ? "90" : "72";
+constexpr int kCheckpointAfter = kFullSize ? 66 : 52;
+
+/// A run to kCheckpointMax with 2 threads into dir/name.h5.
+std::vector<std::string> checkpoint_run(const ScratchDir& dir, const std::string& name,
+                                        std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"sieve", "-n", kCheckpointMax, "-t", "2", "-o", dir.file(name + ".h5")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+/// Starts the run, lets it reach kCheckpointAfter and a little more, stops
+/// it with SIGTERM and returns its stderr; its checkpoint is saved.
+std::string stop_inside_a_window(const ScratchDir& dir, const std::string& name) {
+  ChompProcess run(checkpoint_run(dir, name));
+  EXPECT_TRUE(run.wait_until([&] { return run.last_level_printed() >= kCheckpointAfter; })) << run.err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  run.send(SIGTERM);
+  const ProcessResult r = run.wait();
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_NE(r.err.find("is saved in " + dir.file(name + ".window")), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file(name + ".window")));
+  return r.err;
+}
+
+}  // namespace
+
+// A stop inside a window saves its bitmaps and the pass's progress; the
+// resumed run continues the pass from them (twice here: the second stop
+// lands in the continued pass) and writes the levels, marks and losing
+// ranks of an uninterrupted run. The checkpoint is gone once used.
+TEST(Checkpoint, StopsInsideAWindowAreContinuedToTheSameLevelsAndMarks) {
+  ScratchDir dir;
+  ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
+  stop_inside_a_window(dir, "run");
+  {
+    ChompProcess again(checkpoint_run(dir, "run", {"--resume"}));
+    // Stopped soon after it continued the pass.
+    ASSERT_TRUE(again.wait_until([&] { return again.err().find("continuing the marking of") != std::string::npos; }))
+        << again.err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    again.send(SIGTERM);
+    const ProcessResult r = again.wait();
+    if (r.exit_code == 143) {
+      EXPECT_NE(r.err.find("is saved in"), std::string::npos) << r.err;
+    } else {
+      EXPECT_EQ(r.exit_code, 0) << r.err;  // it had little left to do
+    }
+  }
+  const ProcessResult last = run_chomp(checkpoint_run(dir, "run", {"--resume"}));
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  expect_same_levels(dir.file("whole.h5"), dir.file("run.h5"));
+  expect_complete(read_level_file(dir.file("run.h5")), std::stoi(kCheckpointMax));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.window.tmp")));
+}
+
+// With --checkpoint-every, a long pass is saved as it goes: a kill -9 after
+// a save loses only what followed it, and the resumed run continues from
+// the save to the same levels and marks.
+TEST(Checkpoint, AKillAfterAPeriodicSaveIsContinuedFromIt) {
+  ScratchDir dir;
+  ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
+  {
+    // Rounds small enough that a pass has many (a save comes between two).
+    ChompProcess run(checkpoint_run(dir, "run", {"--checkpoint-every", "0.005", "--memory-limit", "64M"}));  // 0.3 s
+    ASSERT_TRUE(run.wait_until([&] { return std::filesystem::exists(dir.file("run.window")); })) << run.err();
+    run.send(SIGKILL);
+    EXPECT_EQ(run.wait().signal, SIGKILL);
+  }
+  const ProcessResult r = run_chomp(checkpoint_run(dir, "run", {"--resume"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("continuing the marking of"), std::string::npos) << r.err;
+  expect_same_levels(dir.file("whole.h5"), dir.file("run.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
+}
+
+// A checkpoint that does not check (a damaged bitmap, another thread count,
+// which would make other work items) is said to be ignored, and the window
+// is marked again: the same levels, nothing lost but time.
+TEST(Checkpoint, ADamagedOrMismatchedCheckpointIsIgnoredAndTheWindowMarkedAgain) {
+  ScratchDir dir;
+  ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
+  stop_inside_a_window(dir, "run");
+  {
+    // One bit flipped in the middle of the file (the bitmap).
+    std::fstream f(dir.file("run.window"), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(0, std::ios::end);
+    const auto middle = f.tellg() / 2;
+    f.seekg(middle);
+    char c = 0;
+    f.get(c);
+    f.seekp(middle);
+    f.put(static_cast<char>(c ^ 0x10));
+  }
+  const ProcessResult damaged = run_chomp(checkpoint_run(dir, "run", {"--resume"}));
+  ASSERT_EQ(damaged.exit_code, 0) << damaged.err;
+  EXPECT_NE(damaged.err.find("fails its CRCs"), std::string::npos) << damaged.err;
+  EXPECT_NE(damaged.err.find("the window is marked again"), std::string::npos) << damaged.err;
+  expect_same_levels(dir.file("whole.h5"), dir.file("run.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
+
+  stop_inside_a_window(dir, "other");
+  std::vector<std::string> one = checkpoint_run(dir, "other", {"--resume"});
+  one[4] = "1";  // -t 1
+  const ProcessResult threads = run_chomp(one);
+  ASSERT_EQ(threads.exit_code, 0) << threads.err;
+  EXPECT_NE(threads.err.find("made with 2 threads"), std::string::npos) << threads.err;
+  EXPECT_NE(threads.err.find("--threads 2"), std::string::npos) << threads.err;
+  expect_same_levels(dir.file("whole.h5"), dir.file("other.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("other.window")));
+}

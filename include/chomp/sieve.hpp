@@ -96,6 +96,15 @@ struct SieveOptions {
   std::uint64_t scan_batch = 0;   ///< losing ranks collected at a time
   int min_slices = 0;             ///< if > 0: each level from slice_from on alone in its window, in at least this many slices
   int slice_from = 0;
+  /// A file for the window's progress (src/checkpoint.cpp): when the run is
+  /// stopped inside a pass over a window of whole levels, the window's
+  /// bitmaps and the pass's progress are written there, and a sieve made
+  /// later over the same store (a resumed run) continues the pass from them
+  /// instead of marking the window again. Empty: none. One process only.
+  std::string checkpoint;
+  /// Also save the checkpoint every this many seconds of a long pass, so
+  /// that a kill loses at most that much (0: only at a stop).
+  double checkpoint_seconds = 0;
 };
 
 /// The memory a run fits itself into and how (plan_run), per process.
@@ -149,6 +158,7 @@ struct PhaseTimes {
   double applying = 0;    ///< applying the filed marks segment by segment (and exchanging them between processes)
   double transposes = 0;  ///< clearing the transposes of canonical losing positions
   double scanning = 0;    ///< collecting each level's losing ranks into the store (and sharing them)
+  double checkpoints = 0; ///< writing the window's checkpoints and reading one back
 };
 
 class Sieve {
@@ -190,6 +200,11 @@ class Sieve {
 
   /// Computes the next level. Requires levels_done() < max_tiles().
   LevelResult next_level(const ProgressFn& progress = {});
+
+  /// What became of the checkpoint (SieveOptions::checkpoint): read back
+  /// and continued, ignored and why, or written at the stop; empty when
+  /// there was nothing to say. For the program to print.
+  std::string checkpoint_report() const;
 
   /// Runs the remaining levels, calling on_level after each.
   void run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress = {});

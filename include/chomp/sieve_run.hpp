@@ -107,6 +107,7 @@ class SieveRun {
   /// Seconds of the levels this run computed (their own and their windows').
   double compute_seconds() const { return compute_seconds_; }
   const Sieve& sieve() const { return *sieve_; }
+  bool has_sieve() const { return sieve_ != nullptr; }
 
   /// Records status "complete" and closes the file.
   void finish();

@@ -58,7 +58,17 @@ void print_summary(const SieveRun& run, const std::string& output, int max_tiles
   const PhaseTimes t = run.sieve().phase_times();
   std::cerr << std::fixed << std::setprecision(2) << "time by phase: filing marks " << t.filing
             << " s, applying them " << t.applying << " s, transposes " << t.transposes << " s, scanning levels "
-            << t.scanning << " s, opening windows " << t.opening << " s\n";
+            << t.scanning << " s, opening windows " << t.opening << " s";
+  if (t.checkpoints > 0) std::cerr << ", checkpoints " << t.checkpoints << " s";
+  std::cerr << '\n';
+}
+
+/// The window's checkpoint beside the store: run.store -> run.window.
+std::string checkpoint_path_for(const std::string& store_path) {
+  const std::string suffix = ".store";
+  if (store_path.size() > suffix.size() && store_path.compare(store_path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return store_path.substr(0, store_path.size() - suffix.size()) + ".window";
+  return store_path + ".window";
 }
 
 int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
@@ -90,6 +100,10 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   options.threads = threads;
   options.memory_budget = budget.sieve;
   if (a.slices > 0) options.min_slices = a.slices, options.slice_from = a.slice_from;
+  if (cluster.processes() == 1) {
+    options.checkpoint = checkpoint_path_for(store_path);
+    options.checkpoint_seconds = 60.0 * a.checkpoint_minutes;
+  }
   if (a.processes > 0 && !a.dry_run)
     throw UsageError("--processes " + std::to_string(a.processes) + " only plans (with --dry-run): an MPI run "
                      "takes its process count from mpirun or srun");
@@ -143,12 +157,23 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     for (int n = 1; n <= run.store().levels(); ++n) records.push_back(run.store().record(n));
     cluster.start(max_tiles, options, run.store().path(), run.store().run_id(), records);
     const Sieve& sieve = run.make_sieve(cluster.group(), StopSignals::flag());
+    if (!sieve.checkpoint_report().empty()) std::cerr << "chomp: " << sieve.checkpoint_report() << '\n';
     progress.start(sieve.levels_done() + 1, [&] { return sieve.window_levels(); },
                    [&] { return sieve.marks_applied(); });
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing", "ratio",
                   "seconds");
-    run.run([&](const LevelResult& r) { progress.row(r); },
+    // What became of a checkpoint is said once, when it is known (a damaged
+    // one is found only when its window is opened).
+    std::string said = sieve.checkpoint_report();
+    run.run([&](const LevelResult& r) {
+              if (sieve.checkpoint_report() != said) {
+                said = sieve.checkpoint_report();
+                progress.clear();
+                std::cerr << "chomp: " << said << '\n';
+              }
+              progress.row(r);
+            },
             [&](int tiles, double fraction) { progress.update(tiles, fraction); });
   } catch (const SieveInterrupted&) {
     progress.clear();
@@ -161,6 +186,8 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
                 << (done > 0 ? "levels 1.." + std::to_string(done) + " are saved in " + a.output
                              : "no level was finished; " + a.output + " holds none")
                 << " (status \"interrupted\")\n";
+      if (run.has_sieve() && !run.sieve().checkpoint_report().empty())
+        std::cerr << "chomp: " << run.sieve().checkpoint_report() << '\n';
     }
     std::cerr << "chomp: to continue: " << resume_command(a, a.output, max_tiles, store_losing) << '\n';
     return StopSignals::exit_code();
@@ -242,7 +269,13 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "it; --memory-limit and --dry-run as in 2D (the memory is the losing sets of every level); "
                  "without --store-losing, --slices, --slice-from or --processes")
       ->check(whole_number(2, 3, " (the divisor game of more primes is not built yet)"));
-  for (const char* name : {"--store-losing", "--slices", "--slice-from", "--processes"})
+  sub.add_option("--checkpoint-every", a->checkpoint_minutes,
+                 "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window), so that a "
+                 "kill loses at most that much of it; a stop (SIGINT, SIGTERM) always saves it, and --resume "
+                 "continues from it with the same --threads. 0: only at a stop")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  for (const char* name : {"--store-losing", "--slices", "--slice-from", "--processes", "--checkpoint-every"})
     a->not_in_3d.push_back(sub.get_option(name));
   return [a] { return run_sieve(*a); };
 });

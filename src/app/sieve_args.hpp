@@ -33,6 +33,7 @@ struct SieveArgs {
   int slices = 0;      // at least this many slices a level (measurements)
   int slice_from = 1;  //   from this level on
   int dimensions = 2;  // 3: cubes (plane partitions)
+  double checkpoint_minutes = 60;  // --checkpoint-every (0: only at a stop)
   // Whether the user gave them: a resumed run otherwise takes the file's.
   const CLI::Option* max_tiles_option = nullptr;
   const CLI::Option* store_losing_option = nullptr;

@@ -1,0 +1,365 @@
+/// @file checkpoint.cpp
+/// @brief A window's checkpoint. From level 149 on a window's marking pass
+/// takes hours, and a stop inside it used to lose all of it. So when a run
+/// is stopped inside a pass over a window of whole levels (and every
+/// SieveOptions::checkpoint_seconds of a long one), the bitmaps of the
+/// window's unfinished levels and the pass's progress (the items taken, the
+/// rests of those cut, the marks applied per segment) go to a file beside
+/// the result file. A sieve made later over the same store, with the same
+/// thread count (which fixes the pass's items), reads them back and goes on
+/// with the pass where it stopped; the levels come out bit for bit as an
+/// uninterrupted run's, marks included (tests/test_resume.cpp).
+///
+/// A checkpoint is taken between two rounds, when every mark filed has been
+/// applied: then the bitmap and the list of items done say the same thing.
+/// It names the run (the store's run id), the last finished level and its
+/// digest, so it is never applied to another state; anything that does not
+/// match, or a CRC that fails, and the window is marked again from the
+/// start (only time is lost). Slices and MPI runs are not checkpointed.
+///
+/// Layout (little-endian; doc/FILE_FORMAT.md): "CHOMPWIN", u32 version, u32
+/// header bytes, the header fields, u32 CRC-32 of the header; the bitmap of
+/// the unfinished levels as the window holds them; a u32 CRC-32 for every
+/// config::kCheckpointChunk bytes of it; "CHOMPEND".
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "config.hpp"
+#include "sieve_impl.hpp"
+#include "store_impl.hpp"
+
+namespace chomp {
+
+namespace {
+
+constexpr char kMagic[8] = {'C', 'H', 'O', 'M', 'P', 'W', 'I', 'N'};
+constexpr char kEndMagic[8] = {'C', 'H', 'O', 'M', 'P', 'E', 'N', 'D'};
+constexpr std::uint32_t kVersion = 1;
+/// A header larger than this is not one (a window holds at most 255
+/// levels; the rests of cut items are a few per thread).
+constexpr std::uint32_t kMostHeaderBytes = 64u << 20;
+
+using store_file::Bytes;
+using store_file::crc_of;
+using store_file::errno_text;
+
+std::uint64_t chunks_of(std::uint64_t bytes) {
+  return (bytes + config::kCheckpointChunk - 1) / config::kCheckpointChunk;
+}
+
+/// A file descriptor closed on every path.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+/// Writes all of it or says why not.
+bool write_all(int fd, const void* data, std::size_t bytes, std::string& error) {
+  const auto* p = static_cast<const std::uint8_t*>(data);
+  while (bytes > 0) {
+    const ssize_t w = ::write(fd, p, bytes < (std::size_t{1} << 30) ? bytes : (std::size_t{1} << 30));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      error = errno_text(w < 0 ? errno : ENOSPC);
+      return false;
+    }
+    p += w, bytes -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, std::size_t bytes, std::uint64_t at) {
+  auto* p = static_cast<std::uint8_t*>(data);
+  while (bytes > 0) {
+    const ssize_t r = ::pread(fd, p, bytes < (std::size_t{1} << 30) ? bytes : (std::size_t{1} << 30),
+                              static_cast<off_t>(at));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r, bytes -= static_cast<std::size_t>(r), at += static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
+/// CRC-32 of every chunk of `bytes` at data, the chunks shared by the threads.
+std::vector<std::uint32_t> chunk_crcs(const std::uint8_t* data, std::uint64_t bytes) {
+  std::vector<std::uint32_t> crcs(static_cast<std::size_t>(chunks_of(bytes)));
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, crcs.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t c = r.begin(); c != r.end(); ++c) {
+      const std::uint64_t at = c * config::kCheckpointChunk;
+      const std::uint64_t len = std::min(config::kCheckpointChunk, bytes - at);
+      crcs[c] = crc_of(data + at, static_cast<std::size_t>(len));
+    }
+  });
+  return crcs;
+}
+
+std::string levels_text(const std::vector<WindowLevel>& parts) {
+  const int a = parts.front().n, b = parts.back().n;
+  return a == b ? "level " + std::to_string(a) : "levels " + std::to_string(a) + ".." + std::to_string(b);
+}
+
+}  // namespace
+
+bool Sieve::Impl::can_checkpoint() const {
+  return !options.checkpoint.empty() && !distributed() && !window.empty() && window.front().whole() &&
+         window_bits > config::kDirectMarkBits;
+}
+
+void Sieve::Impl::remove_checkpoint() {
+  if (options.checkpoint.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove(options.checkpoint, ec);
+  std::filesystem::remove(options.checkpoint + ".tmp", ec);
+}
+
+bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
+  if (!can_checkpoint()) return false;
+  const detail::PhaseTimer timer(phases.checkpoints);
+  // The window's levels not finished yet (a pass that follows a finished
+  // level marks the levels above it): from that level's base on, as held.
+  std::size_t first = 0;
+  while (first < window.size() && window[first].n <= done) ++first;
+  if (first == window.size()) return false;
+  const std::vector<WindowLevel> parts(window.begin() + static_cast<std::ptrdiff_t>(first), window.end());
+  const std::uint64_t base = parts.front().base, bytes = (window_bits - base) / 8;
+  const std::uint64_t seg0 = base >> config::kSegmentBitsLog2;
+  const auto* bits = reinterpret_cast<const std::uint8_t*>(bitmap() + base / 64);
+
+  Bytes h;
+  h.put_bytes(kMagic, sizeof kMagic);
+  h.put(kVersion);
+  h.put(std::uint32_t{0});  // header bytes, filled in below
+  const std::string& id = store.run_id();
+  h.put(static_cast<std::uint32_t>(id.size()));
+  h.put_bytes(id.data(), id.size());
+  h.put(static_cast<std::uint32_t>(max));
+  h.put(static_cast<std::uint32_t>(tuning.threads));
+  h.put(static_cast<std::uint32_t>(options.transposes ? 1 : 0));
+  h.put(static_cast<std::uint32_t>(done));
+  h.put(done > 0 ? store.digest(done) : std::uint64_t{0});
+  h.put(done > 0 ? store.count(done) : std::uint64_t{0});
+  h.put(static_cast<std::uint32_t>(pass.from));
+  h.put(static_cast<std::uint32_t>(pass.to));
+  h.put(static_cast<std::uint32_t>(pass.lo));
+  h.put(pass.cursor);
+  h.put(pass.seconds);
+  h.put(static_cast<std::uint32_t>(parts.size()));
+  for (const WindowLevel& w : parts) {
+    h.put(static_cast<std::uint32_t>(w.n));
+    h.put(w.marks);
+  }
+  h.put(static_cast<std::uint32_t>(pass.left.size()));
+  for (const detail::Piece& p : pass.left) {
+    h.put(static_cast<std::uint32_t>(p.item.level));
+    h.put(static_cast<std::uint64_t>(p.item.block));
+    h.put(static_cast<std::uint32_t>(p.item.part));
+    h.put(static_cast<std::uint64_t>(p.item.sources));
+    h.put(static_cast<std::uint32_t>(p.item.lo));
+    h.put(static_cast<std::uint32_t>(p.item.hi));
+    h.put(static_cast<std::uint64_t>(p.from.source));
+    h.put(static_cast<std::uint32_t>(p.from.level));
+  }
+  const std::uint64_t segments = (window_bits - base) >> config::kSegmentBitsLog2;
+  h.put(segments);
+  for (std::uint64_t s = 0; s < segments; ++s) h.put(pass.segment_marks[seg0 + s]);
+  h.put(bytes);
+  const auto header_bytes = static_cast<std::uint32_t>(h.data.size() + 4);
+  std::memcpy(h.data.data() + 12, &header_bytes, 4);
+  h.put(crc_of(h.data.data(), h.data.size()));
+
+  const std::vector<std::uint32_t> crcs = chunk_crcs(bits, bytes);
+  const std::string tmp = options.checkpoint + ".tmp";
+  std::string error;
+  bool ok = false;
+  {
+    Fd f{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+    if (f.fd < 0) {
+      error = errno_text(errno);
+    } else {
+      ok = write_all(f.fd, h.data.data(), h.data.size(), error);
+      // The bitmap a chunk at a time, each dropped from the page cache once
+      // it is on disk: 14 GiB of dirty pages would crowd the run's memory.
+      for (std::uint64_t at = 0; ok && at < bytes; at += config::kCheckpointChunk) {
+        const std::uint64_t len = std::min(config::kCheckpointChunk, bytes - at);
+        ok = write_all(f.fd, bits + at, static_cast<std::size_t>(len), error);
+        if (ok && ::fdatasync(f.fd) != 0) ok = false, error = errno_text(errno);
+        if (ok) ::posix_fadvise(f.fd, static_cast<off_t>(h.data.size() + at), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
+      }
+      if (ok) ok = write_all(f.fd, crcs.data(), crcs.size() * 4, error);
+      if (ok) ok = write_all(f.fd, kEndMagic, sizeof kEndMagic, error);
+      if (ok && ::fsync(f.fd) != 0) ok = false, error = errno_text(errno);
+    }
+  }
+  if (ok && std::rename(tmp.c_str(), options.checkpoint.c_str()) != 0) ok = false, error = errno_text(errno);
+  if (!ok) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    checkpoint_report = "could not save the progress of the window of " + levels_text(parts) + " to " +
+                        options.checkpoint + " (" + error + "); a resumed run marks it again";
+    return false;
+  }
+  // The rename is durable once the folder is.
+  const std::string folder = std::filesystem::path(options.checkpoint).parent_path().string();
+  Fd dir{::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (dir.fd >= 0) ::fsync(dir.fd);
+  checkpoint_report = "the progress of the window of " + levels_text(parts) + " is saved in " + options.checkpoint +
+                      " (" + std::to_string(bytes >> 20) + " MiB); --resume continues it";
+  return true;
+}
+
+void Sieve::Impl::read_checkpoint() {
+  checkpoint.reset();
+  if (options.checkpoint.empty() || distributed()) return;
+  std::error_code ec;
+  std::filesystem::remove(options.checkpoint + ".tmp", ec);  // a save that was killed
+  if (!std::filesystem::exists(options.checkpoint, ec)) return;
+  const std::string& path = options.checkpoint;
+  const auto ignore = [&](const std::string& why) {
+    checkpoint.reset();
+    checkpoint_report = "ignored the window's checkpoint " + path + " (" + why + "); the window is marked again";
+    remove_checkpoint();
+  };
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  struct stat st {};
+  if (f.fd < 0 || ::fstat(f.fd, &st) != 0) return ignore("cannot read it: " + errno_text(errno));
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  std::uint8_t head[16];
+  if (size < sizeof head || !read_all(f.fd, head, sizeof head, 0) || std::memcmp(head, kMagic, 8) != 0)
+    return ignore("not a checkpoint");
+  std::uint32_t version = 0, header_bytes = 0;
+  std::memcpy(&version, head + 8, 4);
+  std::memcpy(&header_bytes, head + 12, 4);
+  if (version != kVersion) return ignore("version " + std::to_string(version) + ", this program writes " +
+                                         std::to_string(kVersion));
+  if (header_bytes < 20 || header_bytes > kMostHeaderBytes || header_bytes > size) return ignore("damaged header");
+  std::vector<std::uint8_t> h(header_bytes);
+  if (!read_all(f.fd, h.data(), h.size(), 0)) return ignore("truncated");
+  std::uint32_t crc = 0;
+  std::memcpy(&crc, h.data() + header_bytes - 4, 4);
+  if (crc != crc_of(h.data(), header_bytes - 4)) return ignore("its header fails its CRC");
+  store_file::Reader r(h.data() + 16, header_bytes - 20);
+  const auto id_len = r.get<std::uint32_t>();
+  if (id_len > 256) return ignore("damaged header");
+  const std::string id(reinterpret_cast<const char*>(r.here()), std::min<std::size_t>(id_len, header_bytes));
+  r.skip(id_len);
+  const auto cp_max = r.get<std::uint32_t>(), cp_threads = r.get<std::uint32_t>();
+  const auto cp_transposes = r.get<std::uint32_t>(), cp_done = r.get<std::uint32_t>();
+  const auto cp_digest = r.get<std::uint64_t>(), cp_count = r.get<std::uint64_t>();
+  if (id != store.run_id()) return ignore("it belongs to another run");
+  if (static_cast<int>(cp_done) != done)
+    return ignore("it continues level " + std::to_string(cp_done) + ", the store ends at level " +
+                  std::to_string(done));
+  if (done > 0 && (cp_digest != store.digest(done) || cp_count != store.count(done)))
+    return ignore("level " + std::to_string(done) + " of the store is not the one it continues");
+  if (static_cast<int>(cp_max) != max) return ignore("it was made for --max-tiles " + std::to_string(cp_max));
+  if ((cp_transposes != 0) != options.transposes) return ignore("it was made with other options");
+  if (static_cast<int>(cp_threads) != tuning.threads)
+    return ignore("it was made with " + std::to_string(cp_threads) + " threads, which fix its work items; "
+                  "resume with --threads " + std::to_string(cp_threads) + " to continue it");
+  detail::Checkpoint cp;
+  detail::PassProgress& pass = cp.pass;
+  pass.from = static_cast<int>(r.get<std::uint32_t>());
+  pass.to = static_cast<int>(r.get<std::uint32_t>());
+  pass.lo = static_cast<int>(r.get<std::uint32_t>());
+  pass.cursor = r.get<std::uint64_t>();
+  pass.seconds = r.get<double>();
+  const auto nparts = r.get<std::uint32_t>();
+  if (nparts == 0 || nparts > static_cast<std::uint32_t>(kMaxTiles)) return ignore("damaged header");
+  std::uint64_t bits = 0;
+  for (std::uint32_t i = 0; i < nparts; ++i) {
+    WindowLevel w;
+    w.n = static_cast<int>(r.get<std::uint32_t>());
+    w.marks = r.get<std::uint64_t>();
+    if (w.n != done + 1 + static_cast<int>(i) || w.n > max) return ignore("damaged header");
+    w.a_lo = 1, w.a_hi = w.n, w.lo = 0, w.hi = table.positions(w.n), w.held = 0;
+    bits += detail::segment_aligned_bits(w.hi);
+    cp.parts.push_back(w);
+  }
+  if (pass.lo != done + 1 || pass.from < 1 || pass.from > pass.to || pass.to > done)
+    return ignore("damaged header");
+  const auto nleft = r.get<std::uint32_t>();
+  if (nleft > (1u << 20)) return ignore("damaged header");
+  for (std::uint32_t i = 0; i < nleft; ++i) {
+    detail::Piece p;
+    p.item.level = static_cast<int>(r.get<std::uint32_t>());
+    p.item.block = static_cast<std::size_t>(r.get<std::uint64_t>());
+    p.item.part = static_cast<int>(r.get<std::uint32_t>());
+    p.item.sources = static_cast<std::size_t>(r.get<std::uint64_t>());
+    p.item.lo = static_cast<int>(r.get<std::uint32_t>());
+    p.item.hi = static_cast<int>(r.get<std::uint32_t>());
+    p.from.source = static_cast<std::size_t>(r.get<std::uint64_t>());
+    p.from.level = static_cast<int>(r.get<std::uint32_t>());
+    const bool sane = p.item.level >= pass.from && p.item.level <= pass.to &&
+                      p.item.block < store.blocks(p.item.level).size() && p.item.sources > 0 &&
+                      p.item.sources <= config::kStoreBlockRanks && p.item.lo >= pass.lo && p.item.lo <= p.item.hi &&
+                      p.item.hi <= cp.parts.back().n && p.from.source < p.item.sources &&
+                      p.from.level >= p.item.lo && p.from.level <= p.item.hi;
+    if (!sane) return ignore("damaged header");
+    pass.left.push_back(p);
+  }
+  const auto segments = r.get<std::uint64_t>();
+  if (segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
+  pass.segment_marks.resize(static_cast<std::size_t>(segments));
+  for (auto& m : pass.segment_marks) m = r.get<std::uint64_t>();
+  const auto bytes = r.get<std::uint64_t>();
+  if (bytes != bits / 8) return ignore("damaged header");
+  if (bits > tuning.window_bits)
+    return ignore("its window of " + std::to_string(bytes >> 20) + " MiB does not fit this run's budget");
+  const std::uint64_t chunks = chunks_of(bytes);
+  if (size != header_bytes + bytes + 4 * chunks + sizeof kEndMagic) return ignore("truncated, or damaged");
+  cp.bitmap_at = header_bytes;
+  cp.chunk_crcs.resize(static_cast<std::size_t>(chunks));
+  char end[8];
+  if (!read_all(f.fd, cp.chunk_crcs.data(), 4 * chunks, header_bytes + bytes) ||
+      !read_all(f.fd, end, sizeof end, header_bytes + bytes + 4 * chunks) || std::memcmp(end, kEndMagic, 8) != 0)
+    return ignore("truncated, or damaged");
+  checkpoint_report = "continuing the marking of " + levels_text(cp.parts) + " from " + path + " (saved after " +
+                      std::to_string(static_cast<long long>(std::llround(cp.pass.seconds))) + " s of it)";
+  checkpoint = std::move(cp);
+}
+
+bool Sieve::Impl::restore_checkpoint_window() {
+  const detail::Checkpoint& cp = *checkpoint;
+  const std::string& path = options.checkpoint;
+  const auto fail = [&](const std::string& why) {
+    checkpoint_report = "ignored the window's checkpoint " + path + " (" + why + "); the window is marked again";
+    close_window();
+    checkpoint.reset();
+    remove_checkpoint();
+    return false;
+  };
+  open_window(cp.parts);
+  {
+    const detail::PhaseTimer timer(phases.checkpoints);
+    const std::uint64_t bytes = window_bits / 8;
+    auto* bits = reinterpret_cast<std::uint8_t*>(bitmap());
+    Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (f.fd < 0) return fail("cannot read it: " + errno_text(errno));
+    for (std::uint64_t at = 0; at < bytes; at += config::kCheckpointChunk) {
+      const std::uint64_t len = std::min(config::kCheckpointChunk, bytes - at);
+      if (!read_all(f.fd, bits + at, static_cast<std::size_t>(len), cp.bitmap_at + at)) return fail("truncated");
+      ::posix_fadvise(f.fd, static_cast<off_t>(cp.bitmap_at + at), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
+    }
+    if (chunk_crcs(bits, bytes) != cp.chunk_crcs) return fail("its bitmap fails its CRCs");
+  }
+  for (std::size_t i = 0; i < window.size(); ++i) window[i].marks = cp.parts[i].marks;
+  return true;
+}
+
+std::string Sieve::checkpoint_report() const { return impl_->checkpoint_report; }
+
+}  // namespace chomp
