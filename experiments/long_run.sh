@@ -9,7 +9,10 @@
 #
 # The run's folder is RUN_DIR (default /var/tmp/chomp-run), outside any work
 # tree: levels-N.h5 (the result file), levels-N.store (its losing positions,
-# tens of GB at N = 170), leg-K.log (one log per leg, with the program's
+# tens of GB at N = 170), levels-N.window (the window's checkpoint: written
+# when the run is stopped inside a pass and every hour of one, read back by
+# the next leg, which then goes on with the pass instead of starting the
+# window again), leg-K.log (one log per leg, with the program's
 # revision and command), rss.log (the leg's peak and current resident
 # memory every five minutes), and chomp (a copy of the binary the legs run, so
 # that a rebuild in the work tree does not change a running leg).
