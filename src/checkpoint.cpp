@@ -15,12 +15,16 @@
 /// It names the run (the store's run id), the last finished level and its
 /// digest, so it is never applied to another state; anything that does not
 /// match, or a CRC that fails, and the window is marked again from the
-/// start (only time is lost). Slices and MPI runs are not checkpointed.
+/// start (only time is lost). A level in slices is saved with the slices
+/// before the one in hand (their blocks copied from the store, which a
+/// resume cuts back to its finished levels) and they are written back on
+/// resume. MPI runs are not checkpointed.
 ///
 /// Layout (little-endian; doc/FILE_FORMAT.md): "CHOMPWIN", u32 version, u32
 /// header bytes, the header fields, u32 CRC-32 of the header; the bitmap of
 /// the unfinished levels as the window holds them; a u32 CRC-32 for every
-/// config::kCheckpointChunk bytes of it; "CHOMPEND".
+/// config::kCheckpointChunk bytes of it; for a level in slices, the store's
+/// bytes of the slices before and their CRC-32s; "CHOMPEND".
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -46,7 +50,8 @@ namespace {
 
 constexpr char kMagic[8] = {'C', 'H', 'O', 'M', 'P', 'W', 'I', 'N'};
 constexpr char kEndMagic[8] = {'C', 'H', 'O', 'M', 'P', 'E', 'N', 'D'};
-constexpr std::uint32_t kVersion = 1;
+/// 1: windows of whole levels; 2: also a level's slices (version 1 is read).
+constexpr std::uint32_t kVersion = 2;
 /// A header larger than this is not one (a window holds at most 255
 /// levels; the rests of cut items are a few per thread).
 constexpr std::uint32_t kMostHeaderBytes = 64u << 20;
@@ -115,8 +120,16 @@ std::string levels_text(const std::vector<WindowLevel>& parts) {
 }  // namespace
 
 bool Sieve::Impl::can_checkpoint() const {
-  return !options.checkpoint.empty() && !distributed() && !window.empty() && window.front().whole() &&
-         window_bits > config::kDirectMarkBits;
+  return !options.checkpoint.empty() && !distributed() && !window.empty() &&
+         (window.front().whole() || slicing.has_value()) && window_bits > config::kDirectMarkBits;
+}
+
+void Sieve::Impl::drop_checkpoint(const std::string& why) {
+  if (!checkpoint) return;
+  checkpoint_report = "ignored the window's checkpoint " + options.checkpoint + " (" + why +
+                      "); the window is marked again";
+  checkpoint.reset();
+  remove_checkpoint();
 }
 
 void Sieve::Impl::remove_checkpoint() {
@@ -177,6 +190,34 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
   h.put(segments);
   for (std::uint64_t s = 0; s < segments; ++s) h.put(pass.segment_marks[seg0 + s]);
   h.put(bytes);
+  PendingLevel pending;
+  const bool sliced = slicing.has_value();
+  h.put(static_cast<std::uint32_t>(sliced ? 1 : 0));
+  if (sliced) {
+    pending = store.pending_level();
+    h.put(static_cast<std::uint32_t>(slicing->slices.size()));
+    for (const detail::Slice& sl : slicing->slices) {
+      h.put(static_cast<std::uint32_t>(sl.lo));
+      h.put(static_cast<std::uint32_t>(sl.hi));
+    }
+    h.put(static_cast<std::uint32_t>(slicing->index));
+    h.put(slicing->marks);
+    h.put(pending.count);
+    h.put(pending.digest);
+    h.put(pending.from);
+    h.put(pending.end);
+    h.put(static_cast<std::uint64_t>(pending.histogram.size()));
+    for (const std::uint64_t v : pending.histogram) h.put(v);
+    h.put(static_cast<std::uint64_t>(pending.blocks.size()));
+    for (const StoreBlock& b : pending.blocks) {
+      h.put(b.first_rank);
+      h.put(b.last_rank);
+      h.put(b.offset);
+      h.put(b.count);
+      h.put(b.bytes);
+      h.put(b.crc);
+    }
+  }
   const auto header_bytes = static_cast<std::uint32_t>(h.data.size() + 4);
   std::memcpy(h.data.data() + 12, &header_bytes, 4);
   h.put(crc_of(h.data.data(), h.data.size()));
@@ -200,6 +241,22 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
         if (ok) ::posix_fadvise(f.fd, static_cast<off_t>(h.data.size() + at), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
       }
       if (ok) ok = write_all(f.fd, crcs.data(), crcs.size() * 4, error);
+      // A sliced level's slices so far: their bytes in the store, copied.
+      std::vector<std::uint32_t> pending_crcs;
+      std::vector<std::uint8_t> piece;
+      for (std::uint64_t at = pending.from; ok && at < pending.end; at += config::kCheckpointChunk) {
+        const auto len = static_cast<std::size_t>(std::min(config::kCheckpointChunk, pending.end - at));
+        piece.resize(len);
+        try {
+          store.read_raw(at, len, piece.data());
+        } catch (const std::exception& e) {
+          ok = false, error = e.what();
+          break;
+        }
+        pending_crcs.push_back(crc_of(piece.data(), len));
+        ok = write_all(f.fd, piece.data(), len, error);
+      }
+      if (ok) ok = write_all(f.fd, pending_crcs.data(), pending_crcs.size() * 4, error);
       if (ok) ok = write_all(f.fd, kEndMagic, sizeof kEndMagic, error);
       if (ok && ::fsync(f.fd) != 0) ok = false, error = errno_text(errno);
     }
@@ -216,8 +273,12 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
   const std::string folder = std::filesystem::path(options.checkpoint).parent_path().string();
   Fd dir{::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (dir.fd >= 0) ::fsync(dir.fd);
-  checkpoint_report = "the progress of the window of " + levels_text(parts) + " is saved in " + options.checkpoint +
-                      " (" + std::to_string(bytes >> 20) + " MiB); --resume continues it";
+  const std::string what = sliced ? "slice " + std::to_string(slicing->index + 1) + " of " +
+                                        std::to_string(slicing->slices.size()) + " of level " +
+                                        std::to_string(parts.front().n)
+                                  : "the window of " + levels_text(parts);
+  checkpoint_report = "the progress of " + what + " is saved in " + options.checkpoint + " (" +
+                      std::to_string((bytes + pending.end - pending.from) >> 20) + " MiB); --resume continues it";
   return true;
 }
 
@@ -243,8 +304,8 @@ void Sieve::Impl::read_checkpoint() {
   std::uint32_t version = 0, header_bytes = 0;
   std::memcpy(&version, head + 8, 4);
   std::memcpy(&header_bytes, head + 12, 4);
-  if (version != kVersion) return ignore("version " + std::to_string(version) + ", this program writes " +
-                                         std::to_string(kVersion));
+  if (version < 1 || version > kVersion)
+    return ignore("version " + std::to_string(version) + ", this program reads 1 to " + std::to_string(kVersion));
   if (header_bytes < 20 || header_bytes > kMostHeaderBytes || header_bytes > size) return ignore("damaged header");
   std::vector<std::uint8_t> h(header_bytes);
   if (!read_all(f.fd, h.data(), h.size(), 0)) return ignore("truncated");
@@ -312,24 +373,119 @@ void Sieve::Impl::read_checkpoint() {
     pass.left.push_back(p);
   }
   const auto segments = r.get<std::uint64_t>();
-  if (segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
+  if (segments > (std::uint64_t{1} << 26)) return ignore("damaged header");
   pass.segment_marks.resize(static_cast<std::size_t>(segments));
   for (auto& m : pass.segment_marks) m = r.get<std::uint64_t>();
   const auto bytes = r.get<std::uint64_t>();
-  if (bytes != bits / 8) return ignore("damaged header");
+  if (version >= 2 && r.get<std::uint32_t>() != 0) {
+    // A level in slices: the one part is the saved slice.
+    cp.sliced = true;
+    const auto nslices = r.get<std::uint32_t>();
+    if (nparts != 1 || nslices == 0 || nslices > static_cast<std::uint32_t>(kMaxTiles)) return ignore("damaged header");
+    for (std::uint32_t i = 0; i < nslices; ++i) {
+      detail::Slice sl;
+      sl.lo = static_cast<int>(r.get<std::uint32_t>());
+      sl.hi = static_cast<int>(r.get<std::uint32_t>());
+      if (sl.lo < 1 || sl.lo > sl.hi || sl.hi > cp.parts.front().n) return ignore("damaged header");
+      cp.slices.push_back(sl);
+    }
+    cp.slice = r.get<std::uint32_t>();
+    if (cp.slice >= cp.slices.size()) return ignore("damaged header");
+    cp.level_marks = r.get<std::uint64_t>();
+    PendingLevel& p = cp.pending;
+    p.n = done + 1;
+    p.count = r.get<std::uint64_t>();
+    p.digest = r.get<std::uint64_t>();
+    p.from = r.get<std::uint64_t>();
+    p.end = r.get<std::uint64_t>();
+    const auto bins = r.get<std::uint64_t>();
+    if (bins != detail::GapCode::kHistogramBins || p.end < p.from) return ignore("damaged header");
+    p.histogram.resize(static_cast<std::size_t>(bins));
+    for (auto& v : p.histogram) v = r.get<std::uint64_t>();
+    const auto blocks = r.get<std::uint64_t>();
+    if (blocks > header_bytes / 36) return ignore("damaged header");
+    p.blocks.resize(static_cast<std::size_t>(blocks));
+    for (StoreBlock& b : p.blocks) {
+      b.first_rank = r.get<std::uint64_t>();
+      b.last_rank = r.get<std::uint64_t>();
+      b.offset = r.get<std::uint64_t>();
+      b.count = r.get<std::uint32_t>();
+      b.bytes = r.get<std::uint32_t>();
+      b.crc = r.get<std::uint32_t>();
+    }
+    // The part is the slice, as the window holds it.
+    WindowLevel& w = cp.parts.front();
+    const detail::Slice& sl = cp.slices[cp.slice];
+    w.a_lo = sl.lo, w.a_hi = sl.hi;
+    w.lo = table.count(w.n, sl.lo - 1);
+    w.hi = table.count(w.n, sl.hi);
+    w.held = w.lo & ~std::uint64_t{63};
+    bits = detail::segment_aligned_bits(w.hi - w.held);
+    if (segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
+  }
+  if (bytes != bits / 8 || segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
   if (bits > tuning.window_bits)
     return ignore("its window of " + std::to_string(bytes >> 20) + " MiB does not fit this run's budget");
   const std::uint64_t chunks = chunks_of(bytes);
-  if (size != header_bytes + bytes + 4 * chunks + sizeof kEndMagic) return ignore("truncated, or damaged");
+  const std::uint64_t pending_bytes = cp.pending.end - cp.pending.from, pending_chunks = chunks_of(pending_bytes);
+  const std::uint64_t tail = header_bytes + bytes + 4 * chunks + pending_bytes + 4 * pending_chunks;
+  if (size != tail + sizeof kEndMagic) return ignore("truncated, or damaged");
   cp.bitmap_at = header_bytes;
   cp.chunk_crcs.resize(static_cast<std::size_t>(chunks));
+  cp.pending_at = header_bytes + bytes + 4 * chunks;
+  cp.pending_crcs.resize(static_cast<std::size_t>(pending_chunks));
   char end[8];
   if (!read_all(f.fd, cp.chunk_crcs.data(), 4 * chunks, header_bytes + bytes) ||
-      !read_all(f.fd, end, sizeof end, header_bytes + bytes + 4 * chunks) || std::memcmp(end, kEndMagic, 8) != 0)
+      !read_all(f.fd, cp.pending_crcs.data(), 4 * pending_chunks, cp.pending_at + pending_bytes) ||
+      !read_all(f.fd, end, sizeof end, tail) || std::memcmp(end, kEndMagic, 8) != 0)
     return ignore("truncated, or damaged");
-  checkpoint_report = "continuing the marking of " + levels_text(cp.parts) + " from " + path + " (saved after " +
+  const std::string what = cp.sliced ? "slice " + std::to_string(cp.slice + 1) + " of " +
+                                           std::to_string(cp.slices.size()) + " of level " +
+                                           std::to_string(cp.parts.front().n)
+                                     : levels_text(cp.parts);
+  checkpoint_report = "continuing the marking of " + what + " from " + path + " (saved after " +
                       std::to_string(static_cast<long long>(std::llround(cp.pass.seconds))) + " s of it)";
   checkpoint = std::move(cp);
+}
+
+bool Sieve::Impl::adopt_checkpoint_slices() {
+  const detail::Checkpoint& cp = *checkpoint;
+  const std::string& path = options.checkpoint;
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  std::string failure;
+  try {
+    if (f.fd < 0) throw StoreError("cannot read it: " + errno_text(errno));
+    const detail::PhaseTimer timer(phases.checkpoints);
+    // Read back a chunk at a time (the store writes back what it is given
+    // in pieces of at most a chunk), each checked against its CRC.
+    std::vector<std::uint8_t> chunk;
+    std::uint64_t held = ~std::uint64_t{0};
+    store.adopt_pending_level(cp.pending, [&](std::uint64_t at, std::size_t len, std::uint8_t* out) {
+      std::uint64_t off = at - cp.pending.from;
+      while (len > 0) {
+        const std::uint64_t c = off / config::kCheckpointChunk;
+        if (c != held) {
+          const std::uint64_t first = c * config::kCheckpointChunk;
+          chunk.resize(static_cast<std::size_t>(
+              std::min(config::kCheckpointChunk, cp.pending.end - cp.pending.from - first)));
+          if (!read_all(f.fd, chunk.data(), chunk.size(), cp.pending_at + first)) throw StoreError("truncated");
+          if (crc_of(chunk.data(), chunk.size()) != cp.pending_crcs[static_cast<std::size_t>(c)])
+            throw StoreError("the slices it keeps fail their CRCs");
+          held = c;
+        }
+        const std::uint64_t in = off - c * config::kCheckpointChunk;
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(len, chunk.size() - in));
+        std::memcpy(out, chunk.data() + in, n);
+        out += n, len -= n, off += n;
+      }
+    });
+    return true;
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  store.begin_level(cp.pending.n);  // drops what was written back
+  drop_checkpoint(failure);
+  return false;
 }
 
 bool Sieve::Impl::restore_checkpoint_window() {

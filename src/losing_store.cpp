@@ -319,4 +319,48 @@ void LosingStore::adopt_pending(int n, std::span<const StoreBlock> blocks) {
   s.pending.blocks.assign(blocks.begin(), blocks.end());
 }
 
+PendingLevel LosingStore::pending_level() const {
+  const Impl& s = *impl_;
+  if (!s.writing || !s.carry.empty()) throw std::logic_error(s.where() + ": no level between two runs");
+  PendingLevel p;
+  p.n = s.writing;
+  p.blocks = s.pending.blocks;
+  p.count = s.pending.count;
+  p.digest = s.pending.digest;
+  p.histogram = s.histogram;
+  p.from = s.finished_end();
+  p.end = s.end;
+  return p;
+}
+
+void LosingStore::read_raw(std::uint64_t at, std::size_t bytes, std::uint8_t* out) const {
+  impl_->read_all(out, bytes, at);
+}
+
+void LosingStore::adopt_pending_level(
+    const PendingLevel& p, const std::function<void(std::uint64_t at, std::size_t bytes, std::uint8_t* out)>& fill) {
+  Impl& s = *impl_;
+  if (s.writing != p.n || s.pending.count != 0 || !s.pending.blocks.empty())
+    throw std::logic_error(s.where() + ": adopt_pending_level right after begin_level");
+  if (p.from != s.finished_end() || p.end < p.from || p.histogram.size() != GapCode::kHistogramBins)
+    throw StoreError(s.where() + ": the checkpoint's level " + std::to_string(p.n) +
+                     " does not start where the store's finished levels end");
+  for (const StoreBlock& b : p.blocks)
+    if (b.offset < p.from || b.offset + b.bytes > p.end)
+      throw StoreError(s.where() + ": the checkpoint's blocks of level " + std::to_string(p.n) + " lie outside it");
+  std::vector<std::uint8_t> buf;
+  constexpr std::uint64_t kPiece = std::uint64_t{16} << 20;
+  for (std::uint64_t at = p.from; at < p.end; at += kPiece) {
+    const auto len = static_cast<std::size_t>(std::min(kPiece, p.end - at));
+    buf.resize(len);
+    fill(at, len, buf.data());
+    s.write_all(buf.data(), len, at);
+  }
+  s.end = p.end;
+  s.pending.blocks = p.blocks;
+  s.pending.count = p.count;
+  s.pending.digest = p.digest;
+  s.histogram = p.histogram;
+}
+
 }  // namespace chomp

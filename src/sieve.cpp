@@ -63,7 +63,7 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
       mark_pending = false;
       if (mark(n - 1, n - 1, n, progress)) throw interrupted(n);
     }
-    if (checkpoint && window.empty() && restore_checkpoint_window()) {
+    if (checkpoint && !checkpoint->sliced && window.empty() && restore_checkpoint_window()) {
       // A window saved when a run stopped: its pass goes on from there
       // (checkpoint.cpp), then the level is finished as below.
       const auto opened = detail::Clock::now();
@@ -80,12 +80,27 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
       const int n1 = forced ? n - 1 : detail::whole_window_end(table, n, last_whole, tuning.window_bits, procs);
       if (n1 < n) {
         const auto slices = detail::slices_of(table, n, tuning.window_bits, procs, forced ? options.min_slices : 0);
-        res = finish_level(n, slices, progress, window_seconds);
+        // A checkpoint of this level's slices continues only if they are
+        // the same slices (the same budget).
+        bool resume = false;
+        if (checkpoint && checkpoint->sliced) {
+          const auto& saved = checkpoint->slices;
+          const bool same = saved.size() == slices.size() &&
+                            std::equal(saved.begin(), saved.end(), slices.begin(), [](const auto& a, const auto& b) {
+                              return a.lo == b.lo && a.hi == b.hi;
+                            });
+          if (same)
+            resume = true;
+          else
+            drop_checkpoint("this run cuts level " + std::to_string(n) + " into other slices");
+        }
+        res = finish_level(n, slices, progress, window_seconds, resume);
         res.seconds = std::chrono::duration<double>(detail::Clock::now() - start).count();
         done = n;
         return res;
       }
       // A window of whole levels n..n1, marked from every level below.
+      if (checkpoint) drop_checkpoint("this run holds level " + std::to_string(n) + " whole, not in slices");
       const auto opened = detail::Clock::now();
       std::vector<WindowLevel> parts;
       for (int k = n; k <= n1; ++k) {
@@ -128,7 +143,7 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
 /// of the losing positions of the slices above and of its own, and is
 /// scanned into the store as a run of its own.
 LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& slices, const ProgressFn& progress,
-                                      double& window_seconds) {
+                                      double& window_seconds, bool resume) {
   LevelResult res;
   res.tiles = n;
   res.positions = table.positions(n);
@@ -137,13 +152,36 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
   try {
     if (me == 0) store.begin_level(n);
     std::uint64_t done_positions = 0;
-    for (const detail::Slice& s : slices) {
+    std::size_t first = 0;
+    const detail::PassProgress* pass = nullptr;
+    // A checkpoint inside slice k: the slices before it go back into the
+    // store, and slice k's pass goes on from where it was saved.
+    if (resume && adopt_checkpoint_slices()) {
+      first = checkpoint->slice;
+      res.marks = checkpoint->level_marks;
+      res.losing = checkpoint->pending.count;
+      for (std::size_t i = 0; i < first; ++i)
+        done_positions += table.count(n, slices[i].hi) - table.count(n, slices[i].lo - 1);
+      pass = &checkpoint->pass;
+    }
+    slicing = detail::Slicing{slices, first, res.marks};
+    for (std::size_t k = first; k < slices.size(); ++k) {
+      const detail::Slice& s = slices[k];
+      slicing->index = k;
+      slicing->marks = res.marks;
       WindowLevel w;
       w.n = n, w.a_lo = s.lo, w.a_hi = s.hi;
       w.lo = table.count(n, s.lo - 1);
       w.hi = table.count(n, s.hi);
       w.held = w.lo & ~std::uint64_t{63};
-      open_window({w});
+      if (!(pass && restore_checkpoint_window())) {
+        if (pass) {
+          // Its bitmap did not check: the slices before it stay adopted,
+          // and this one is marked from the start.
+          pass = nullptr;
+        }
+        open_window({w});
+      }
       // The level's fraction done: the slices before this one, and this
       // one's part.
       const double before = static_cast<double>(done_positions), share = static_cast<double>(w.hi - w.lo);
@@ -151,7 +189,12 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       const ProgressFn in_slice = [&](int tiles, double f) {
         if (progress) progress(tiles, (before + f * share) / all);
       };
-      if (mark(1, n - 1, n, in_slice)) throw interrupted(n);
+      if (mark(1, n - 1, n, in_slice, pass)) throw interrupted(n);
+      if (pass) {
+        pass = nullptr;
+        checkpoint.reset();
+        remove_checkpoint();
+      }
       if (!distributed() && stop_requested()) throw interrupted(n);
       if (options.transposes) {
         add_transposes_from_store(n);
@@ -167,8 +210,10 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       group->sum(std::span<std::uint64_t>(&m, 1));
       res.marks = m;
     }
+    slicing.reset();
     res.stored = finish_store_level(n);
   } catch (...) {
+    slicing.reset();
     close_window();
     if (me == 0) store.abandon_level();
     throw;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "buckets.hpp"
@@ -129,6 +130,24 @@ struct Checkpoint {
   PassProgress pass;
   std::uint64_t bitmap_at = 0;            // file offset of the bitmap
   std::vector<std::uint32_t> chunk_crcs;  // CRC-32 of each kCheckpointChunk bytes of it
+  // A level in slices (parts is the slice): its slices, the one whose pass
+  // was saved, what the slices before it found and their blocks in the
+  // store (their bytes are in the checkpoint, after the bitmap).
+  bool sliced = false;
+  std::vector<Slice> slices;
+  std::size_t slice = 0;
+  std::uint64_t level_marks = 0;
+  PendingLevel pending;
+  std::uint64_t pending_at = 0;
+  std::vector<std::uint32_t> pending_crcs;
+};
+
+/// A level being finished in slices: its slices, the one being marked, and
+/// the marks of those before it (a checkpoint saves them).
+struct Slicing {
+  std::vector<Slice> slices;
+  std::size_t index = 0;
+  std::uint64_t marks = 0;
 };
 
 }  // namespace detail
@@ -172,7 +191,7 @@ struct Sieve::Impl {
   // ---- sieve.cpp: the level loop ----
   LevelResult next_level(const ProgressFn& progress);
   LevelResult finish_level(int n, const std::vector<detail::Slice>& slices, const ProgressFn& progress,
-                           double& window_seconds);
+                           double& window_seconds, bool resume = false);
   StoredLevel finish_store_level(int n);
   void share_pending_blocks(int n);
 
@@ -200,6 +219,7 @@ struct Sieve::Impl {
 
   // ---- checkpoint.cpp ----
   std::optional<detail::Checkpoint> checkpoint;  // read at the start, for level done + 1
+  std::optional<detail::Slicing> slicing;         // while a level is finished in slices
   std::string checkpoint_report;
   /// Whether a pass over this window may be saved (one process, whole levels).
   bool can_checkpoint() const;
@@ -214,6 +234,12 @@ struct Sieve::Impl {
   /// window closed, the checkpoint dropped) when they do not check.
   bool restore_checkpoint_window();
   void remove_checkpoint();
+  /// Forgets the checkpoint read at the start, saying why, and removes it.
+  void drop_checkpoint(const std::string& why);
+  /// A sliced level's checkpoint: writes the slices before the saved one
+  /// back into the store (begun at its level); false (the checkpoint
+  /// dropped, the level begun again) when that fails.
+  bool adopt_checkpoint_slices();
 
   // ---- transposes.cpp ----
   /// Clears the transposes of the canonical losing positions of window

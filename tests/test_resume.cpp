@@ -616,3 +616,30 @@ TEST(Checkpoint, ADamagedOrMismatchedCheckpointIsIgnoredAndTheWindowMarkedAgain)
   expect_same_levels(dir.file("whole.h5"), dir.file("other.h5"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("other.window")));
 }
+
+// A stop inside a level finished in slices saves the slice's pass and the
+// slices before it (their blocks, copied from the store); the resumed run
+// writes those back, continues the slice and ends with an uninterrupted
+// run's levels, marks and ranks.
+TEST(Checkpoint, AStopInsideASlicedLevelIsContinuedToTheSameLevelsAndMarks) {
+  ScratchDir dir;
+  const std::vector<std::string> sliced{"--slices", "3", "--slice-from", kFullSize ? "82" : "64"};
+  ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole", sliced)).exit_code, 0);
+  std::vector<std::string> resume = sliced;
+  resume.push_back("--resume");
+  {
+    ChompProcess run(checkpoint_run(dir, "run", sliced));
+    ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= (kFullSize ? 84 : 66); })) << run.err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    run.send(SIGTERM);
+    const ProcessResult r = run.wait();
+    ASSERT_EQ(r.exit_code, 143) << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("the progress of slice [123] of 3 of level \\d+ is saved in")))
+        << r.err;
+  }
+  const ProcessResult r = run_chomp(checkpoint_run(dir, "run", resume));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("continuing the marking of slice [123] of 3 of level"))) << r.err;
+  expect_same_levels(dir.file("whole.h5"), dir.file("run.h5"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
+}

@@ -37,6 +37,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -80,6 +81,16 @@ struct StoredLevel {
 /// each rank. A sum, so that slices and threads add theirs in any order; a
 /// changed, missing or extra rank changes it but with odds of 2^-64.
 std::uint64_t rank_digest(std::uint64_t rank);
+
+/// The level being written, as far as its finished runs (slices) go: what
+/// a checkpoint of a sliced level keeps (src/checkpoint.cpp).
+struct PendingLevel {
+  int n = 0;
+  std::vector<StoreBlock> blocks;
+  std::uint64_t count = 0, digest = 0;
+  std::vector<std::uint64_t> histogram;  ///< of its gaps, for the level above's code
+  std::uint64_t from = 0, end = 0;       ///< its bytes in the file
+};
 
 /// A fresh id for a run (32 hexadecimal digits from std::random_device).
 std::string new_run_id();
@@ -174,6 +185,18 @@ class LosingStore {
   void adopt_level(const StoredLevel& level);
   /// The blocks that another process wrote so far of level levels() + 1.
   void adopt_pending(int n, std::span<const StoreBlock> blocks);
+  /// The level being written, between two runs (no ranks carried).
+  PendingLevel pending_level() const;
+  /// Reads `bytes` bytes of the file at `at` (a pending level's, for its
+  /// checkpoint). Throws StoreError.
+  void read_raw(std::uint64_t at, std::size_t bytes, std::uint8_t* out) const;
+  /// Right after begin_level(p.n): the level as a checkpoint kept it. Its
+  /// bytes (from p.from, which must be where the level starts now) are
+  /// written back from `fill(at, bytes, out)`, called a piece at a time,
+  /// and its blocks, count, digest and histogram restored. Throws
+  /// StoreError (or StoreFull) when they do not fit or cannot be written.
+  void adopt_pending_level(const PendingLevel& p,
+                           const std::function<void(std::uint64_t at, std::size_t bytes, std::uint8_t* out)>& fill);
 
  private:
   struct Impl;
