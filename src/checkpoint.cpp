@@ -498,7 +498,9 @@ bool Sieve::Impl::restore_checkpoint_window() {
     remove_checkpoint();
     return false;
   };
-  open_window(cp.parts);
+  // Every word of the window is read back, so none is cleared or set first
+  // (at 149..151 that takes minutes).
+  open_window(cp.parts, false);
   {
     const detail::PhaseTimer timer(phases.checkpoints);
     const std::uint64_t bytes = window_bits / 8;

@@ -197,8 +197,9 @@ struct Sieve::Impl {
 
   // ---- window.cpp ----
   /// Holds `parts` (consecutive whole levels, or one slice) as the window:
-  /// clears their bits and sets those that are not canonical.
-  void open_window(const std::vector<WindowLevel>& parts);
+  /// clears their bits and sets those that are not canonical (unless not
+  /// `fill`: a checkpoint's bits are read over every word).
+  void open_window(const std::vector<WindowLevel>& parts, bool fill = true);
   void close_window() { window.clear(), window_bits = 0, mark_pending = false, window_first = 0, window_last = 0; }
   // The window's levels, for progress reports from other threads (0: none).
   std::atomic<int> window_first{0}, window_last{0};

@@ -73,7 +73,7 @@ std::vector<Slice> slices_of(const PartitionTable& t, int n, std::uint64_t windo
 
 WindowLevel& Sieve::Impl::window_level(int n) { return window[static_cast<std::size_t>(n - window.front().n)]; }
 
-void Sieve::Impl::open_window(const std::vector<WindowLevel>& parts) {
+void Sieve::Impl::open_window(const std::vector<WindowLevel>& parts, bool fill) {
   const detail::PhaseTimer timer(phases.opening);
   window = parts;
   window_first.store(parts.empty() ? 0 : parts.front().n, std::memory_order_relaxed);
@@ -96,11 +96,13 @@ void Sieve::Impl::open_window(const std::vector<WindowLevel>& parts) {
     bitmap_memory = detail::HugeBuffer();  // release before allocating the larger one
     bitmap_memory = detail::HugeBuffer(words * sizeof(std::uint64_t));
   }
-  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, words, 1 << 16),
-                    [&](const tbb::blocked_range<std::uint64_t>& r) {
-    std::memset(bitmap() + r.begin(), 0, (r.end() - r.begin()) * sizeof(std::uint64_t));
-  });
-  if (options.transposes) set_not_canonical_bits();
+  if (fill) {
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, words, 1 << 16),
+                      [&](const tbb::blocked_range<std::uint64_t>& r) {
+      std::memset(bitmap() + r.begin(), 0, (r.end() - r.begin()) * sizeof(std::uint64_t));
+    });
+    if (options.transposes) set_not_canonical_bits();
+  }
   if (distributed()) {
     std::uint64_t threads = static_cast<std::uint64_t>(tuning.threads);
     group->sum(std::span<std::uint64_t>(&threads, 1));
