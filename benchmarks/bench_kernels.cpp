@@ -233,6 +233,29 @@ void BM_SegmentApply(benchmark::State& state) {
 }
 BENCHMARK(BM_SegmentApply)->Arg(64)->Arg(1600)->Unit(benchmark::kMillisecond);
 
+/// Filing alone, 2^26 uniformly random marks, into as many segments as a
+/// window has: 1,600 (400 MiB, N = 105), 16,384 (the 4 GiB windows up to
+/// N = 120-140) and 65,536 (the 16 GiB windows of the long run from 149 on).
+/// No bitmap: the time is the filing's, per mark (items processed).
+void BM_SegmentFiling(benchmark::State& state) {
+  const auto segments = static_cast<std::size_t>(state.range(0));
+  const std::size_t count = std::size_t{1} << 26;
+  detail::MarkBuckets b;
+  std::mt19937_64 rng(1);
+  std::uniform_int_distribution<std::uint64_t> dist(0, segments * config::kSegmentBits - 1);
+  std::vector<std::uint64_t> marks(count);
+  for (auto& m : marks) m = dist(rng);
+  b.prepare(segments);
+  for (std::uint64_t m : marks) b.point(m);  // the pool faulted in, as a running sieve's is
+  for (auto _ : state) {
+    b.prepare(segments);
+    for (std::uint64_t m : marks) b.point(m);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * marks.size()));
+}
+BENCHMARK(BM_SegmentFiling)->Arg(1600)->Arg(16384)->Arg(65536)->Unit(benchmark::kMillisecond);
+
 /// A whole small sieve (levels 1..70), for a quick end-to-end figure.
 void BM_Sieve70(benchmark::State& state) {
   for (auto _ : state) {
