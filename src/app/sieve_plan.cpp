@@ -32,6 +32,9 @@ void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const 
     out << "every level whole (no slices)\n";
   out << "  disk: store ~" << human_bytes(static_cast<double>(disk.store_bytes)) << ", result file ~"
       << human_bytes(static_cast<double>(disk.result_bytes));
+  // A stop inside a window saves its bitmaps beside the store (checkpoint.cpp).
+  if (processes <= 1)
+    out << ", a stopped window's checkpoint up to " << human_bytes(static_cast<double>(plan.bitmap_bytes));
   if (free_disk) out << "; " << human_bytes(static_cast<double>(free_disk)) << " free now";
   out << "\n";
 }
