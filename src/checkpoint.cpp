@@ -52,9 +52,10 @@ constexpr char kMagic[8] = {'C', 'H', 'O', 'M', 'P', 'W', 'I', 'N'};
 constexpr char kEndMagic[8] = {'C', 'H', 'O', 'M', 'P', 'E', 'N', 'D'};
 /// 1: windows of whole levels; 2: also a level's slices (version 1 is read).
 constexpr std::uint32_t kVersion = 2;
-/// A header larger than this is not one (a window holds at most 255
-/// levels; the rests of cut items are a few per thread).
-constexpr std::uint32_t kMostHeaderBytes = 64u << 20;
+/// A header larger than this is not one. Most of a large one is the block
+/// index of a sliced level's slices so far: 36 bytes a block of 4,096
+/// losing ranks, about 200 MB at level 170.
+constexpr std::uint64_t kMostHeaderBytes = std::uint64_t{1} << 30;
 
 using store_file::Bytes;
 using store_file::crc_of;
@@ -190,6 +191,9 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
   h.put(segments);
   for (std::uint64_t s = 0; s < segments; ++s) h.put(pass.segment_marks[seg0 + s]);
   h.put(bytes);
+  h.put(pass.items);
+  h.put(pass.signature);
+  h.put(static_cast<std::uint32_t>(pass.pieces));
   PendingLevel pending;
   const bool sliced = slicing.has_value();
   h.put(static_cast<std::uint32_t>(sliced ? 1 : 0));
@@ -217,6 +221,11 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
       h.put(b.bytes);
       h.put(b.crc);
     }
+  }
+  if (h.data.size() + 4 > kMostHeaderBytes) {
+    checkpoint_report = "could not save the window's progress: its header of " + std::to_string(h.data.size() >> 20) +
+                        " MiB is over the limit; a resumed run marks it again";
+    return false;
   }
   const auto header_bytes = static_cast<std::uint32_t>(h.data.size() + 4);
   std::memcpy(h.data.data() + 12, &header_bytes, 4);
@@ -254,7 +263,10 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
           break;
         }
         pending_crcs.push_back(crc_of(piece.data(), len));
+        const std::uint64_t file_at = h.data.size() + bytes + crcs.size() * 4 + (at - pending.from);
         ok = write_all(f.fd, piece.data(), len, error);
+        if (ok && ::fdatasync(f.fd) != 0) ok = false, error = errno_text(errno);
+        if (ok) ::posix_fadvise(f.fd, static_cast<off_t>(file_at), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
       }
       if (ok) ok = write_all(f.fd, pending_crcs.data(), pending_crcs.size() * 4, error);
       if (ok) ok = write_all(f.fd, kEndMagic, sizeof kEndMagic, error);
@@ -277,6 +289,8 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
                                         std::to_string(slicing->slices.size()) + " of level " +
                                         std::to_string(parts.front().n)
                                   : "the window of " + levels_text(parts);
+  checkpoint_stale = false;
+  checkpoint_saved_this_level = true;
   checkpoint_report = "the progress of " + what + " is saved in " + options.checkpoint + " (" +
                       std::to_string((bytes + pending.end - pending.from) >> 20) + " MiB); --resume continues it";
   return true;
@@ -306,7 +320,7 @@ void Sieve::Impl::read_checkpoint() {
   std::memcpy(&header_bytes, head + 12, 4);
   if (version < 1 || version > kVersion)
     return ignore("version " + std::to_string(version) + ", this program reads 1 to " + std::to_string(kVersion));
-  if (header_bytes < 20 || header_bytes > kMostHeaderBytes || header_bytes > size) return ignore("damaged header");
+  if (header_bytes < 24 || header_bytes > kMostHeaderBytes || header_bytes > size) return ignore("damaged header");
   std::vector<std::uint8_t> h(header_bytes);
   if (!read_all(f.fd, h.data(), h.size(), 0)) return ignore("truncated");
   std::uint32_t crc = 0;
@@ -314,8 +328,8 @@ void Sieve::Impl::read_checkpoint() {
   if (crc != crc_of(h.data(), header_bytes - 4)) return ignore("its header fails its CRC");
   store_file::Reader r(h.data() + 16, header_bytes - 20);
   const auto id_len = r.get<std::uint32_t>();
-  if (id_len > 256) return ignore("damaged header");
-  const std::string id(reinterpret_cast<const char*>(r.here()), std::min<std::size_t>(id_len, header_bytes));
+  if (id_len > 256 || id_len > header_bytes - 24) return ignore("damaged header");
+  const std::string id(reinterpret_cast<const char*>(r.here()), id_len);
   r.skip(id_len);
   const auto cp_max = r.get<std::uint32_t>(), cp_threads = r.get<std::uint32_t>();
   const auto cp_transposes = r.get<std::uint32_t>(), cp_done = r.get<std::uint32_t>();
@@ -328,7 +342,8 @@ void Sieve::Impl::read_checkpoint() {
     return ignore("level " + std::to_string(done) + " of the store is not the one it continues");
   if (static_cast<int>(cp_max) != max) return ignore("it was made for --max-tiles " + std::to_string(cp_max));
   if ((cp_transposes != 0) != options.transposes) return ignore("it was made with other options");
-  if (static_cast<int>(cp_threads) != tuning.threads)
+  // Version 1 kept no cut of the items, which the thread count then fixed.
+  if (version == 1 && static_cast<int>(cp_threads) != tuning.threads)
     return ignore("it was made with " + std::to_string(cp_threads) + " threads, which fix its work items; "
                   "resume with --threads " + std::to_string(cp_threads) + " to continue it");
   detail::Checkpoint cp;
@@ -368,7 +383,9 @@ void Sieve::Impl::read_checkpoint() {
                       p.item.block < store.blocks(p.item.level).size() && p.item.sources > 0 &&
                       p.item.sources <= config::kStoreBlockRanks && p.item.lo >= pass.lo && p.item.lo <= p.item.hi &&
                       p.item.hi <= cp.parts.back().n && p.from.source < p.item.sources &&
-                      p.from.level >= p.item.lo && p.from.level <= p.item.hi;
+                      p.from.level >= p.item.lo && p.from.level <= p.item.hi &&
+                      static_cast<std::uint64_t>(p.item.part) * p.item.sources + p.from.source <
+                          config::kStoreBlockRanks;
     if (!sane) return ignore("damaged header");
     pass.left.push_back(p);
   }
@@ -377,6 +394,11 @@ void Sieve::Impl::read_checkpoint() {
   pass.segment_marks.resize(static_cast<std::size_t>(segments));
   for (auto& m : pass.segment_marks) m = r.get<std::uint64_t>();
   const auto bytes = r.get<std::uint64_t>();
+  if (version >= 2) {
+    pass.items = r.get<std::uint64_t>(), pass.signature = r.get<std::uint64_t>();
+    pass.pieces = static_cast<int>(r.get<std::uint32_t>());
+    if (pass.pieces < 1 || pass.pieces > kMaxTiles) return ignore("damaged header");
+  }
   if (version >= 2 && r.get<std::uint32_t>() != 0) {
     // A level in slices: the one part is the saved slice.
     cp.sliced = true;
@@ -424,10 +446,12 @@ void Sieve::Impl::read_checkpoint() {
     if (segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
   }
   if (bytes != bits / 8 || segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
+  if (r.here() != h.data() + header_bytes - 4) return ignore("damaged header");  // every byte read, no more
   if (bits > tuning.window_bits)
     return ignore("its window of " + std::to_string(bytes >> 20) + " MiB does not fit this run's budget");
   const std::uint64_t chunks = chunks_of(bytes);
   const std::uint64_t pending_bytes = cp.pending.end - cp.pending.from, pending_chunks = chunks_of(pending_bytes);
+  if (pending_bytes > size) return ignore("truncated, or damaged");
   const std::uint64_t tail = header_bytes + bytes + 4 * chunks + pending_bytes + 4 * pending_chunks;
   if (size != tail + sizeof kEndMagic) return ignore("truncated, or damaged");
   cp.bitmap_at = header_bytes;
@@ -516,6 +540,54 @@ bool Sieve::Impl::restore_checkpoint_window() {
   }
   for (std::size_t i = 0; i < window.size(); ++i) window[i].marks = cp.parts[i].marks;
   return true;
+}
+
+std::optional<CheckpointInfo> peek_checkpoint(const std::string& path) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (f.fd < 0) return std::nullopt;
+  std::uint8_t head[16];
+  if (!read_all(f.fd, head, sizeof head, 0) || std::memcmp(head, kMagic, 8) != 0) return std::nullopt;
+  std::uint32_t version = 0, header_bytes = 0;
+  std::memcpy(&version, head + 8, 4);
+  std::memcpy(&header_bytes, head + 12, 4);
+  if (version < 1 || version > kVersion || header_bytes < 24 || header_bytes > kMostHeaderBytes) return std::nullopt;
+  std::vector<std::uint8_t> h(header_bytes);
+  if (!read_all(f.fd, h.data(), h.size(), 0)) return std::nullopt;
+  std::uint32_t crc = 0;
+  std::memcpy(&crc, h.data() + header_bytes - 4, 4);
+  if (crc != crc_of(h.data(), header_bytes - 4)) return std::nullopt;
+  store_file::Reader r(h.data() + 16, header_bytes - 20);
+  const auto id_len = r.get<std::uint32_t>();
+  if (id_len > 256 || id_len > header_bytes - 24) return std::nullopt;
+  CheckpointInfo info;
+  info.run_id.assign(reinterpret_cast<const char*>(r.here()), id_len);
+  r.skip(id_len);
+  r.get<std::uint32_t>();  // max_tiles
+  info.threads = static_cast<int>(r.get<std::uint32_t>());
+  r.get<std::uint32_t>();  // transposes
+  info.level = static_cast<int>(r.get<std::uint32_t>());
+  r.get<std::uint64_t>(), r.get<std::uint64_t>();                               // digest, count
+  r.get<std::uint32_t>(), r.get<std::uint32_t>(), r.get<std::uint32_t>();     // from, to, lo
+  r.get<std::uint64_t>(), r.get<double>();                                      // cursor, seconds
+  const auto nparts = r.get<std::uint32_t>();
+  if (nparts > static_cast<std::uint32_t>(kMaxTiles)) return std::nullopt;
+  for (std::uint32_t i = 0; i < nparts; ++i) r.get<std::uint32_t>(), r.get<std::uint64_t>();
+  const auto nleft = r.get<std::uint32_t>();
+  if (nleft > (1u << 20)) return std::nullopt;
+  r.skip(static_cast<std::size_t>(nleft) * 44);
+  const auto segments = r.get<std::uint64_t>();
+  if (segments > (std::uint64_t{1} << 26)) return std::nullopt;
+  r.skip(static_cast<std::size_t>(segments) * 8);
+  info.bitmap_bytes = r.get<std::uint64_t>();
+  if (version >= 2) info.threads = 0;  // its items are cut as saved, whatever the thread count
+  return info;
+}
+
+bool Sieve::Impl::checkpoint_items_match() const {
+  const detail::PassProgress& pass = checkpoint->pass;
+  if (pass.signature == 0) return true;  // version 1 kept none
+  const auto [items, signature] = items_signature(pass.from, pass.to, pass.lo, pass.pieces);
+  return items == pass.items && signature == pass.signature;
 }
 
 std::string Sieve::checkpoint_report() const { return impl_->checkpoint_report; }

@@ -281,7 +281,7 @@ class MarkingPass {
   /// on when given. With a checkpoint file, a stop saves the progress
   /// between two rounds, and so does every options.checkpoint_seconds.
   bool run(int from, int to, int lo, const ProgressFn& progress, const detail::PassProgress* resume) {
-    const ItemList all_items = s_.items_of_levels(from, to, lo);
+    const ItemList all_items = s_.items_of_levels(from, to, lo, resume ? resume->pieces : 0);
     if (s_.distributed()) return run_distributed(all_items, lo, progress);
     const ShareList items = my_share(all_items);
     if (s_.window_bits <= config::kDirectMarkBits) {
@@ -320,9 +320,11 @@ class MarkingPass {
     ProgressThrottle throttle(progress, lo, items.size(), cursor.load() - std::min(cursor.load(), resume ? resume->left.size() : 0));
     const auto started = detail::Clock::now();
     auto last_save = started;
+    const auto [item_count, item_hash] = s_.items_signature(from, to, lo, all_items.pieces);
     const auto progress_now = [&] {
       detail::PassProgress p;
       p.from = from, p.to = to, p.lo = lo;
+      p.items = item_count, p.signature = item_hash, p.pieces = all_items.pieces;
       p.cursor = std::min(cursor.load(), items.size());
       p.left = left.pieces();
       p.segment_marks = segment_marks;
@@ -349,8 +351,14 @@ class MarkingPass {
         last_save = detail::Clock::now();
       }
     }
+    // A stop that came after the last round's check: the pass is whole,
+    // and saved so (its marks per segment not yet added to the levels).
+    if (s_.stop_requested()) {
+      s_.save_checkpoint(progress_now());
+      return true;
+    }
     count_segment_marks(segment_marks);
-    return s_.stop_requested();
+    return false;
   }
 
   /// The distributed form of run: this process extends its share of the
@@ -411,6 +419,7 @@ class MarkingPass {
   /// source of level m has about that many extensions to level k. Items of
   /// a span and piece form one class, so the split is kept as runs of
   /// items, never as a list.
+  ShareList share_of(const ItemList& all) const { return my_share(all); }
   ShareList my_share(const ItemList& all) const {
     std::vector<detail::ItemRun> classes;
     const auto pieces = static_cast<std::size_t>(all.pieces);
@@ -493,12 +502,34 @@ class MarkingPass {
   int rows_lo_ = 1, rows_hi_ = kMaxTiles + 1;  // the window's first rows (a slice's)
 };
 
+std::pair<std::uint64_t, std::uint64_t> Sieve::Impl::items_signature(int from, int to, int lo, int pieces) const {
+  const ItemList items = items_of_levels(from, to, lo, pieces);
+  // FNV-1a over every number that decides the items and their order.
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  const auto mix = [&](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 0x100000001b3ULL;
+  };
+  mix(static_cast<std::uint64_t>(items.lo)), mix(static_cast<std::uint64_t>(items.hi));
+  mix(static_cast<std::uint64_t>(items.pieces)), mix(items.size());
+  for (const detail::SourceSpan& sp : items.spans) {
+    mix(static_cast<std::uint64_t>(sp.level)), mix(sp.block0), mix(sp.block1);
+    mix(static_cast<std::uint64_t>(sp.parts)), mix(sp.sources);
+  }
+  const ShareList share = MarkingPass(const_cast<Sieve::Impl&>(*this)).share_of(items);
+  mix(share.size());
+  for (std::size_t i = 0; i < share.size() && i < 64; ++i) {  // the order they are taken in, its start
+    const WorkItem it = share[i];
+    mix(static_cast<std::uint64_t>(it.level)), mix(it.block), mix(static_cast<std::uint64_t>(it.part));
+  }
+  return {share.size(), h};
+}
+
 bool Sieve::Impl::mark(int from, int to, int lo, const ProgressFn& progress, const detail::PassProgress* resume) {
   MarkingPass pass(*this);
   return pass.run(from, to, lo, progress, resume);
 }
 
-ItemList Sieve::Impl::items_of_levels(int from, int to, int lo) const {
+ItemList Sieve::Impl::items_of_levels(int from, int to, int lo, int forced_pieces) const {
   const WindowLevel& first = window.front();
   const int hi = window.back().n;
   ItemList items;
@@ -548,6 +579,7 @@ ItemList Sieve::Impl::items_of_levels(int from, int to, int lo) const {
   items.pieces = parts >= wanted ? 1
                  : static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(levels),
                                                          (wanted + parts - 1) / std::max<std::size_t>(parts, 1)));
+  if (forced_pieces > 0) items.pieces = forced_pieces;
   for (const auto& s : spans) items.add(s);
   return items;
 }

@@ -52,6 +52,12 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
   if (done >= max) throw std::logic_error("sieve already reached its last level");
   const auto start = detail::Clock::now();
   const int n = done + 1;
+  // A checkpoint of a state before level `done` (which is in the result
+  // file now that the caller asks for the next one) is of no use.
+  if (checkpoint_stale && !checkpoint) {
+    remove_checkpoint();
+    checkpoint_stale = false;
+  }
   LevelResult res;
   res.tiles = n;
   res.positions = table.positions(n);
@@ -63,15 +69,24 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
       mark_pending = false;
       if (mark(n - 1, n - 1, n, progress)) throw interrupted(n);
     }
+    bool restored = false;
     if (checkpoint && !checkpoint->sliced && window.empty() && restore_checkpoint_window()) {
+      restored = checkpoint_items_match();
+      if (!restored) {
+        close_window();
+        drop_checkpoint("its work items are not the ones this program makes");
+      }
+    }
+    if (restored) {
       // A window saved when a run stopped: its pass goes on from there
-      // (checkpoint.cpp), then the level is finished as below.
+      // (checkpoint.cpp), then the level is finished as below. The file
+      // stays until level n is in the result file.
       const auto opened = detail::Clock::now();
       const detail::PassProgress& pass = checkpoint->pass;
       if (mark(pass.from, pass.to, pass.lo, progress, &pass)) throw interrupted(n);
       window_seconds = pass.seconds + std::chrono::duration<double>(detail::Clock::now() - opened).count();
       checkpoint.reset();
-      remove_checkpoint();
+      checkpoint_stale = true;
     } else if (window.empty() || n > window.back().n) {
       // With SieveOptions::min_slices, levels from slice_from on are cut
       // into slices whatever the budget, and no whole window reaches them.
@@ -97,6 +112,8 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
         res = finish_level(n, slices, progress, window_seconds, resume);
         res.seconds = std::chrono::duration<double>(detail::Clock::now() - start).count();
         done = n;
+        if (checkpoint_saved_this_level) checkpoint_stale = true;
+        checkpoint_saved_this_level = false;
         return res;
       }
       // A window of whole levels n..n1, marked from every level below.
@@ -129,6 +146,8 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
     throw;
   }
   done = n;
+  if (checkpoint_saved_this_level) checkpoint_stale = true;
+  checkpoint_saved_this_level = false;
   // The new losing positions mark the rest of the window when the next
   // level starts: level n is final now, and the caller's write of it
   // overlaps that long pass rather than the short ones that begin a level.
@@ -174,12 +193,12 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       w.lo = table.count(n, s.lo - 1);
       w.hi = table.count(n, s.hi);
       w.held = w.lo & ~std::uint64_t{63};
-      if (!(pass && restore_checkpoint_window())) {
-        if (pass) {
-          // Its bitmap did not check: the slices before it stay adopted,
-          // and this one is marked from the start.
-          pass = nullptr;
-        }
+      if (pass && restore_checkpoint_window() && !checkpoint_items_match())
+        drop_checkpoint("its work items are not the ones this program makes");
+      if (!(pass && checkpoint)) {
+        // No checkpoint, or its bitmap or items did not check: the slices
+        // before it stay adopted, and this one is marked from the start.
+        pass = nullptr;
         open_window({w});
       }
       // The level's fraction done: the slices before this one, and this
@@ -193,7 +212,7 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       if (pass) {
         pass = nullptr;
         checkpoint.reset();
-        remove_checkpoint();
+        checkpoint_stale = true;  // until the level is in the result file
       }
       if (!distributed() && stop_requested()) throw interrupted(n);
       if (options.transposes) {
@@ -302,6 +321,9 @@ void Sieve::run(const std::function<void(const LevelResult&)>& on_level, const P
     const LevelResult r = next_level(progress);
     if (on_level) on_level(r);
   }
+  // Every level is written: a checkpoint left from a periodic save is stale.
+  if (impl_->checkpoint_stale) impl_->remove_checkpoint();
+  impl_->checkpoint_stale = false;
 }
 
 std::vector<Rows> Sieve::losing_positions(int n) const {

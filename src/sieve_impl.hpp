@@ -120,6 +120,10 @@ struct PassProgress {
   std::vector<Piece> left;
   std::vector<std::uint64_t> segment_marks;  // marks applied so far, by segment of the window
   double seconds = 0;                        // the window's marking so far
+  // The pass's items (their number and a hash of how they are cut): a
+  // cursor means nothing for other items (another build's item rules).
+  std::uint64_t items = 0, signature = 0;
+  int pieces = 0;  // how the items were cut by target level (0: version 1, by the thread count)
 };
 
 /// A checkpoint read back (checkpoint.cpp), waiting for the level it
@@ -211,7 +215,9 @@ struct Sieve::Impl {
   // ---- marking.cpp ----
   /// Work items extending the losing positions of levels from..to into
   /// the window's levels lo..(last).
-  detail::ItemList items_of_levels(int from, int to, int lo) const;
+  /// `pieces` > 0: cut into that many pieces by target level, as the pass
+  /// a checkpoint continues was (else as the thread count asks).
+  detail::ItemList items_of_levels(int from, int to, int lo, int pieces = 0) const;
   /// Marks the extensions of the losing positions of levels from..to into
   /// the window's levels lo..(last), from `resume` on when it is given.
   /// Returns whether the stop flag was raised (agreed on by every process):
@@ -235,6 +241,15 @@ struct Sieve::Impl {
   /// window closed, the checkpoint dropped) when they do not check.
   bool restore_checkpoint_window();
   void remove_checkpoint();
+  // A checkpoint saved (or continued) for a state that a finished level
+  // has made stale: removed when the next level begins (its row is in the
+  // result file by then) or the run ends.
+  bool checkpoint_stale = false;
+  bool checkpoint_saved_this_level = false;  // a save since the last level finished
+  /// Whether the restored checkpoint's pass has this program's items.
+  bool checkpoint_items_match() const;
+  /// The number and hash of a pass's items.
+  std::pair<std::uint64_t, std::uint64_t> items_signature(int from, int to, int lo, int pieces = 0) const;
   /// Forgets the checkpoint read at the start, saying why, and removes it.
   void drop_checkpoint(const std::string& why);
   /// A sliced level's checkpoint: writes the slices before the saved one

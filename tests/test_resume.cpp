@@ -517,8 +517,10 @@ std::vector<std::string> checkpoint_run(const ScratchDir& dir, const std::string
 
 /// Starts the run, lets it reach kCheckpointAfter and a little more, stops
 /// it with SIGTERM and returns its stderr; its checkpoint is saved.
-std::string stop_inside_a_window(const ScratchDir& dir, const std::string& name) {
-  ChompProcess run(checkpoint_run(dir, name));
+std::string stop_inside_a_window(const ScratchDir& dir, const std::string& name, const char* threads = "2") {
+  std::vector<std::string> args = checkpoint_run(dir, name);
+  args[4] = threads;
+  ChompProcess run(args);
   EXPECT_TRUE(run.wait_until([&] { return run.last_level_printed() >= kCheckpointAfter; })) << run.err();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   run.send(SIGTERM);
@@ -581,10 +583,10 @@ TEST(Checkpoint, AKillAfterAPeriodicSaveIsContinuedFromIt) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
 }
 
-// A checkpoint that does not check (a damaged bitmap, another thread count,
-// which would make other work items) is said to be ignored, and the window
-// is marked again: the same levels, nothing lost but time.
-TEST(Checkpoint, ADamagedOrMismatchedCheckpointIsIgnoredAndTheWindowMarkedAgain) {
+// A checkpoint that does not check (a damaged bitmap) is said to be
+// ignored, and the window is marked again: the same levels, nothing lost
+// but time. One saved with another thread count is continued.
+TEST(Checkpoint, ADamagedCheckpointIsIgnoredAndAnotherThreadCountContinuesOne) {
   ScratchDir dir;
   ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
   stop_inside_a_window(dir, "run");
@@ -606,15 +608,26 @@ TEST(Checkpoint, ADamagedOrMismatchedCheckpointIsIgnoredAndTheWindowMarkedAgain)
   expect_same_levels(dir.file("whole.h5"), dir.file("run.h5"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
 
-  stop_inside_a_window(dir, "other");
-  std::vector<std::string> one = checkpoint_run(dir, "other", {"--resume"});
-  one[4] = "1";  // -t 1
-  const ProcessResult threads = run_chomp(one);
+  // Another thread count: the checkpoint keeps how its pass's items were
+  // cut, so a run with 2 threads continues one saved with 1.
+  stop_inside_a_window(dir, "other", "1");
+  const ProcessResult threads = run_chomp(checkpoint_run(dir, "other", {"--resume"}));  // -t 2
   ASSERT_EQ(threads.exit_code, 0) << threads.err;
-  EXPECT_NE(threads.err.find("made with 2 threads"), std::string::npos) << threads.err;
-  EXPECT_NE(threads.err.find("--threads 2"), std::string::npos) << threads.err;
+  EXPECT_NE(threads.err.find("continuing the marking of"), std::string::npos) << threads.err;
   expect_same_levels(dir.file("whole.h5"), dir.file("other.h5"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("other.window")));
+}
+
+// A periodic save in a run that then goes on to its end leaves nothing
+// behind: a checkpoint is removed once the state it continues is past.
+TEST(Checkpoint, APeriodicSaveIsRemovedOnceItsWindowIsDone) {
+  ScratchDir dir;
+  const ProcessResult r =
+      run_chomp(checkpoint_run(dir, "run", {"--checkpoint-every", "0.005", "--memory-limit", "64M"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("checkpoints "), std::string::npos) << r.err;  // in the time by phase: it saved
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.window.tmp")));
 }
 
 // A stop inside a level finished in slices saves the slice's pass and the

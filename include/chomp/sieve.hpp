@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -141,6 +142,19 @@ class BudgetTooSmall : public std::runtime_error {
 MemoryPlan plan_run(int max_tiles, const SieveOptions& options, int processes = 1);
 /// The disk a run to max_tiles needs.
 DiskPlan plan_disk(int max_tiles);
+
+/// What a window's checkpoint file (SieveOptions::checkpoint) says it
+/// continues, read from its checked header: for a program to check, before
+/// a run starts, that the run can use it.
+struct CheckpointInfo {
+  std::string run_id;
+  int level = 0;                  ///< the last finished level it continues
+  int threads = 0;                ///< the thread count it must be continued with (0: any)
+  std::uint64_t bitmap_bytes = 0; ///< the window it holds
+};
+/// The checkpoint at path, or nothing when there is none or its header does
+/// not check (a sieve then says why it ignores it).
+std::optional<CheckpointInfo> peek_checkpoint(const std::string& path);
 
 /// Thrown by Sieve::next_level when the stop flag was raised; the level in
 /// progress is abandoned and every finished level stays intact.

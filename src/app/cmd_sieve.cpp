@@ -94,14 +94,32 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     throw UsageError("--store-losing " + std::to_string(store_losing) + " exceeds --max-tiles " +
                      std::to_string(max_tiles));
 
-  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  // A window's checkpoint of this run's last level written by version 1
+  // fixes the thread count (its work items): taken from it when none is
+  // given, else it must match. Later ones keep their cut of the items.
+  const std::string checkpoint = checkpoint_path_for(store_path);
+  std::optional<CheckpointInfo> saved;
+  if (resume && cluster.processes() == 1) {
+    saved = peek_checkpoint(checkpoint);
+    if (saved && (saved->run_id != resume->state().provenance.run_id || saved->level != resume->state().levels))
+      saved.reset();  // of another state: the sieve says so and removes it
+  }
+  if (saved && saved->threads > 0 && saved->threads != threads) {
+    if (a.threads > 0)
+      throw UsageError("the window's checkpoint " + checkpoint + " was saved with --threads " +
+                       std::to_string(saved->threads) + ", which fixes its work; resume with --threads " +
+                       std::to_string(saved->threads) + " to continue it (or delete it to mark the window again)");
+    threads = saved->threads;
+    std::cerr << "note: --threads " << threads << ", as the window's checkpoint " << checkpoint << " was saved with\n";
+  }
   const Budget budget = decide_budget(a.memory_limit);
   SieveOptions options;
   options.threads = threads;
   options.memory_budget = budget.sieve;
   if (a.slices > 0) options.min_slices = a.slices, options.slice_from = a.slice_from;
   if (cluster.processes() == 1) {
-    options.checkpoint = checkpoint_path_for(store_path);
+    options.checkpoint = checkpoint;
     options.checkpoint_seconds = 60.0 * a.checkpoint_minutes;
   }
   if (a.processes > 0 && !a.dry_run)
@@ -109,6 +127,12 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
                      "takes its process count from mpirun or srun");
   const int processes = a.processes > 0 ? a.processes : cluster.processes();
   const MemoryPlan plan = plan_or_refuse(max_tiles, options, budget, processes);
+  if (saved && saved->bitmap_bytes > plan.window_bits / 8)
+    throw UsageError("the window's checkpoint " + checkpoint + " holds a window of " +
+                     human_bytes(static_cast<double>(saved->bitmap_bytes)) + ", more than this budget's windows (" +
+                     human_bytes(static_cast<double>(plan.window_bits / 8)) +
+                     "); resume with the --memory-limit the run had to continue it (or delete it to mark the "
+                     "window again)");
   const DiskPlan disk = plan_disk(max_tiles);
   const std::uint64_t free_disk = free_bytes_beside(a.output);
   if (a.dry_run) {

@@ -12,6 +12,8 @@
 #include "cli_checks.hpp"
 #include "commands.hpp"
 #include "run_guards.hpp"
+#include <sstream>
+
 #include "chomp/losing_store.hpp"
 
 namespace chomp::app {
@@ -24,6 +26,11 @@ std::string resume_command(const SieveArgs& a, const std::string& output, int ma
   if (!a.memory_limit.empty()) c += " --memory-limit " + shell_quote(a.memory_limit);
   if (a.slices > 0) c += " --slices " + std::to_string(a.slices) + " --slice-from " + std::to_string(a.slice_from);
   if (a.dimensions == 3) c += " --dimensions 3";
+  if (a.checkpoint_minutes != 60) {
+    std::ostringstream minutes;
+    minutes << a.checkpoint_minutes;
+    c += " --checkpoint-every " + minutes.str();
+  }
   if (a.quiet) c += " --quiet";
   return c + " --resume";
 }
