@@ -296,7 +296,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_option("--checkpoint-every", a->checkpoint_minutes,
                  "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window), so that a "
                  "kill loses at most that much of it; a stop (SIGINT, SIGTERM) always saves it, and --resume "
-                 "continues from it with the same --threads. 0: only at a stop")
+                 "continues from it. 0: only at a stop")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   for (const char* name : {"--store-losing", "--slices", "--slice-from", "--processes", "--checkpoint-every"})
