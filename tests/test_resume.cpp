@@ -504,8 +504,8 @@ TEST(Progress, ALongRunShowsLevelPercentElapsedAndEtaAndAQuietOneNothing) {
 
 namespace {
 
-constexpr const char* kCheckpointMax = kFullSize ? "90" : "72";
-constexpr int kCheckpointAfter = kFullSize ? 66 : 52;
+constexpr const char* kCheckpointMax = kFullSize ? "86" : "72";
+constexpr int kCheckpointAfter = kFullSize ? 64 : 52;
 
 /// A run to kCheckpointMax with 2 threads into dir/name.h5.
 std::vector<std::string> checkpoint_run(const ScratchDir& dir, const std::string& name,
@@ -522,7 +522,7 @@ std::string stop_inside_a_window(const ScratchDir& dir, const std::string& name,
   args[4] = threads;
   ChompProcess run(args);
   EXPECT_TRUE(run.wait_until([&] { return run.last_level_printed() >= kCheckpointAfter; })) << run.err();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // the run has about 2 s to go
   run.send(SIGTERM);
   const ProcessResult r = run.wait();
   EXPECT_EQ(r.exit_code, 143) << r.err;
@@ -636,14 +636,14 @@ TEST(Checkpoint, APeriodicSaveIsRemovedOnceItsWindowIsDone) {
 // run's levels, marks and ranks.
 TEST(Checkpoint, AStopInsideASlicedLevelIsContinuedToTheSameLevelsAndMarks) {
   ScratchDir dir;
-  const std::vector<std::string> sliced{"--slices", "3", "--slice-from", kFullSize ? "82" : "64"};
+  const std::vector<std::string> sliced{"--slices", "3", "--slice-from", kFullSize ? "78" : "64"};
   ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole", sliced)).exit_code, 0);
   std::vector<std::string> resume = sliced;
   resume.push_back("--resume");
   {
     ChompProcess run(checkpoint_run(dir, "run", sliced));
-    ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= (kFullSize ? 84 : 66); })) << run.err();
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= (kFullSize ? 80 : 66); })) << run.err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     run.send(SIGTERM);
     const ProcessResult r = run.wait();
     ASSERT_EQ(r.exit_code, 143) << r.err;
