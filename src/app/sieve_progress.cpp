@@ -51,7 +51,11 @@ void ProgressLine::update(int tiles, double fraction) {
     // A new level: its passes are estimated from the last level's.
     if (tiles_ != 0) last_level_marks_ = applied - level_start_marks_;
     tiles_ = tiles, level_start_marks_ = applied, level_started_ = now;
+    // A pass continued from a checkpoint starts part done: its pace is
+    // what it does from here.
+    level_fraction0_ = fraction;
   }
+  const double gained = fraction - level_fraction0_;
   const double in_pass = applied - level_start_marks_;
   const double estimate = std::max(in_pass, fraction * last_level_marks_);
   const double done = level_start_marks_ + estimate;
@@ -66,10 +70,10 @@ void ProgressLine::update(int tiles, double fraction) {
   text += " \u00b7 " + std::string(pct) + " \u00b7 " + clock_text(now - started_) + " elapsed";
   const auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles};
   if (n1 > n0) text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
-  const double level_left = fraction > 0.02 ? (now - level_started_) * (1 - fraction) / fraction : -1;
+  const double level_left = gained > 0.02 ? (now - level_started_) * (1 - fraction) / gained : -1;
   // A window's pass longer than the rate's five minutes: the marks it
   // applies come in bursts, so its pace is its fraction done instead.
-  const bool long_pass = tiles == n0 && fraction > 0.02 && now - level_started_ > kRateSeconds;
+  const bool long_pass = tiles == n0 && gained > 0.02 && now - level_started_ > kRateSeconds;
   if (long_pass || (rate > 0 && samples_.size() > 1)) {
     double run_left = 0;
     if (long_pass) {
@@ -77,7 +81,7 @@ void ProgressLine::update(int tiles, double fraction) {
       // per mark of the model (whose absolute scale cancels out).
       double window_marks = 0, later = 0;
       for (int k = n0; k <= max_; ++k) (k <= n1 ? window_marks : later) += model_marks(table_, k, ratio_, ratio_level_);
-      run_left = level_left + (now - level_started_) / fraction * later / window_marks;
+      run_left = level_left + (now - level_started_) / gained * later / window_marks;
     } else {
       // Marks the unfinished levels will have received in all.
       double expected = 0;

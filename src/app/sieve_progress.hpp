@@ -85,6 +85,7 @@ class ProgressLine {
   int ratio_level_ = 100;            //   (or the model's, until one is)
   int tiles_ = 0;                    // the level in progress
   double level_start_marks_ = 0, last_level_marks_ = 0, level_started_ = 0, started_ = 0;
+  double level_fraction0_ = 0;  // the level's fraction done when this program began it
   std::function<std::pair<int, int>()> window_;
   std::function<std::uint64_t()> marks_;
   std::deque<std::pair<double, double>> samples_;  // (seconds, marks done)
