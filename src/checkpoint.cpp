@@ -296,6 +296,136 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
   return true;
 }
 
+namespace {
+
+/// A checkpoint's header as it was written: every field read and checked
+/// for what the file alone can say (its CRC, bounds, the parts following
+/// the level it continues), nothing yet compared with a run.
+struct Header {
+  std::uint32_t version = 0, header_bytes = 0;
+  std::string run_id;
+  std::uint32_t max = 0, threads = 0, transposes = 0, done = 0;
+  std::uint64_t digest = 0, count = 0;
+  std::uint64_t segments = 0, bytes = 0;  // of the bitmap saved
+  detail::Checkpoint cp;  // parts hold their level and marks only; pending its fields but n
+};
+
+/// Reads the header of the checkpoint open as fd (size bytes) into h, or
+/// says why it is not one.
+std::string parse_header(int fd, std::uint64_t size, Header& h) {
+  std::uint8_t head[16];
+  if (size < sizeof head || !read_all(fd, head, sizeof head, 0) || std::memcmp(head, kMagic, 8) != 0)
+    return "not a checkpoint";
+  std::memcpy(&h.version, head + 8, 4);
+  std::memcpy(&h.header_bytes, head + 12, 4);
+  if (h.version < 1 || h.version > kVersion)
+    return "version " + std::to_string(h.version) + ", this program reads 1 to " + std::to_string(kVersion);
+  const std::uint32_t header_bytes = h.header_bytes;
+  if (header_bytes < 24 || header_bytes > kMostHeaderBytes || header_bytes > size) return "damaged header";
+  std::vector<std::uint8_t> data(header_bytes);
+  if (!read_all(fd, data.data(), data.size(), 0)) return "truncated";
+  std::uint32_t crc = 0;
+  std::memcpy(&crc, data.data() + header_bytes - 4, 4);
+  if (crc != crc_of(data.data(), header_bytes - 4)) return "its header fails its CRC";
+  store_file::Reader r(data.data() + 16, header_bytes - 20);
+  const auto id_len = r.get<std::uint32_t>();
+  if (id_len > 256 || id_len > header_bytes - 24) return "damaged header";
+  h.run_id.assign(reinterpret_cast<const char*>(r.here()), id_len);
+  r.skip(id_len);
+  h.max = r.get<std::uint32_t>(), h.threads = r.get<std::uint32_t>();
+  h.transposes = r.get<std::uint32_t>(), h.done = r.get<std::uint32_t>();
+  h.digest = r.get<std::uint64_t>(), h.count = r.get<std::uint64_t>();
+  detail::Checkpoint& cp = h.cp;
+  detail::PassProgress& pass = cp.pass;
+  pass.from = static_cast<int>(r.get<std::uint32_t>());
+  pass.to = static_cast<int>(r.get<std::uint32_t>());
+  pass.lo = static_cast<int>(r.get<std::uint32_t>());
+  pass.cursor = r.get<std::uint64_t>();
+  pass.seconds = r.get<double>();
+  const int done = static_cast<int>(h.done), max = static_cast<int>(h.max);
+  const auto nparts = r.get<std::uint32_t>();
+  if (nparts == 0 || nparts > static_cast<std::uint32_t>(kMaxTiles)) return "damaged header";
+  for (std::uint32_t i = 0; i < nparts; ++i) {
+    WindowLevel w;
+    w.n = static_cast<int>(r.get<std::uint32_t>());
+    w.marks = r.get<std::uint64_t>();
+    if (w.n != done + 1 + static_cast<int>(i) || w.n > max) return "damaged header";
+    cp.parts.push_back(w);
+  }
+  if (pass.lo != done + 1 || pass.from < 1 || pass.from > pass.to || pass.to > done) return "damaged header";
+  const auto nleft = r.get<std::uint32_t>();
+  if (nleft > (1u << 20)) return "damaged header";
+  for (std::uint32_t i = 0; i < nleft; ++i) {
+    detail::Piece p;
+    p.item.level = static_cast<int>(r.get<std::uint32_t>());
+    p.item.block = static_cast<std::size_t>(r.get<std::uint64_t>());
+    p.item.part = static_cast<int>(r.get<std::uint32_t>());
+    p.item.sources = static_cast<std::size_t>(r.get<std::uint64_t>());
+    p.item.lo = static_cast<int>(r.get<std::uint32_t>());
+    p.item.hi = static_cast<int>(r.get<std::uint32_t>());
+    p.from.source = static_cast<std::size_t>(r.get<std::uint64_t>());
+    p.from.level = static_cast<int>(r.get<std::uint32_t>());
+    const bool sane = p.item.level >= pass.from && p.item.level <= pass.to && p.item.sources > 0 &&
+                      p.item.sources <= config::kStoreBlockRanks && p.item.lo >= pass.lo && p.item.lo <= p.item.hi &&
+                      p.item.hi <= cp.parts.back().n && p.from.source < p.item.sources &&
+                      p.from.level >= p.item.lo && p.from.level <= p.item.hi &&
+                      static_cast<std::uint64_t>(p.item.part) * p.item.sources + p.from.source <
+                          config::kStoreBlockRanks;
+    if (!sane) return "damaged header";
+    pass.left.push_back(p);
+  }
+  h.segments = r.get<std::uint64_t>();
+  if (h.segments > (std::uint64_t{1} << 26)) return "damaged header";
+  pass.segment_marks.resize(static_cast<std::size_t>(h.segments));
+  for (auto& m : pass.segment_marks) m = r.get<std::uint64_t>();
+  h.bytes = r.get<std::uint64_t>();
+  if (h.version >= 2) {
+    pass.items = r.get<std::uint64_t>(), pass.signature = r.get<std::uint64_t>();
+    pass.pieces = static_cast<int>(r.get<std::uint32_t>());
+    if (pass.pieces < 1 || pass.pieces > kMaxTiles) return "damaged header";
+  }
+  if (h.version >= 2 && r.get<std::uint32_t>() != 0) {
+    // A level in slices: the one part is the saved slice.
+    cp.sliced = true;
+    const auto nslices = r.get<std::uint32_t>();
+    if (nparts != 1 || nslices == 0 || nslices > static_cast<std::uint32_t>(kMaxTiles)) return "damaged header";
+    for (std::uint32_t i = 0; i < nslices; ++i) {
+      detail::Slice sl;
+      sl.lo = static_cast<int>(r.get<std::uint32_t>());
+      sl.hi = static_cast<int>(r.get<std::uint32_t>());
+      if (sl.lo < 1 || sl.lo > sl.hi || sl.hi > cp.parts.front().n) return "damaged header";
+      cp.slices.push_back(sl);
+    }
+    cp.slice = r.get<std::uint32_t>();
+    if (cp.slice >= cp.slices.size()) return "damaged header";
+    cp.level_marks = r.get<std::uint64_t>();
+    PendingLevel& p = cp.pending;
+    p.count = r.get<std::uint64_t>();
+    p.digest = r.get<std::uint64_t>();
+    p.from = r.get<std::uint64_t>();
+    p.end = r.get<std::uint64_t>();
+    const auto bins = r.get<std::uint64_t>();
+    if (bins != detail::GapCode::kHistogramBins || p.end < p.from) return "damaged header";
+    p.histogram.resize(static_cast<std::size_t>(bins));
+    for (auto& v : p.histogram) v = r.get<std::uint64_t>();
+    const auto blocks = r.get<std::uint64_t>();
+    if (blocks > header_bytes / 36) return "damaged header";
+    p.blocks.resize(static_cast<std::size_t>(blocks));
+    for (StoreBlock& b : p.blocks) {
+      b.first_rank = r.get<std::uint64_t>();
+      b.last_rank = r.get<std::uint64_t>();
+      b.offset = r.get<std::uint64_t>();
+      b.count = r.get<std::uint32_t>();
+      b.bytes = r.get<std::uint32_t>();
+      b.crc = r.get<std::uint32_t>();
+    }
+  }
+  if (r.here() != data.data() + header_bytes - 4) return "damaged header";  // every byte read, no more
+  return {};
+}
+
+}  // namespace
+
 void Sieve::Impl::read_checkpoint() {
   checkpoint.reset();
   if (options.checkpoint.empty() || distributed()) return;
@@ -312,130 +442,31 @@ void Sieve::Impl::read_checkpoint() {
   struct stat st {};
   if (f.fd < 0 || ::fstat(f.fd, &st) != 0) return ignore("cannot read it: " + errno_text(errno));
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  std::uint8_t head[16];
-  if (size < sizeof head || !read_all(f.fd, head, sizeof head, 0) || std::memcmp(head, kMagic, 8) != 0)
-    return ignore("not a checkpoint");
-  std::uint32_t version = 0, header_bytes = 0;
-  std::memcpy(&version, head + 8, 4);
-  std::memcpy(&header_bytes, head + 12, 4);
-  if (version < 1 || version > kVersion)
-    return ignore("version " + std::to_string(version) + ", this program reads 1 to " + std::to_string(kVersion));
-  if (header_bytes < 24 || header_bytes > kMostHeaderBytes || header_bytes > size) return ignore("damaged header");
-  std::vector<std::uint8_t> h(header_bytes);
-  if (!read_all(f.fd, h.data(), h.size(), 0)) return ignore("truncated");
-  std::uint32_t crc = 0;
-  std::memcpy(&crc, h.data() + header_bytes - 4, 4);
-  if (crc != crc_of(h.data(), header_bytes - 4)) return ignore("its header fails its CRC");
-  store_file::Reader r(h.data() + 16, header_bytes - 20);
-  const auto id_len = r.get<std::uint32_t>();
-  if (id_len > 256 || id_len > header_bytes - 24) return ignore("damaged header");
-  const std::string id(reinterpret_cast<const char*>(r.here()), id_len);
-  r.skip(id_len);
-  const auto cp_max = r.get<std::uint32_t>(), cp_threads = r.get<std::uint32_t>();
-  const auto cp_transposes = r.get<std::uint32_t>(), cp_done = r.get<std::uint32_t>();
-  const auto cp_digest = r.get<std::uint64_t>(), cp_count = r.get<std::uint64_t>();
-  if (id != store.run_id()) return ignore("it belongs to another run");
-  if (static_cast<int>(cp_done) != done)
-    return ignore("it continues level " + std::to_string(cp_done) + ", the store ends at level " +
+  Header h;
+  if (const std::string why = parse_header(f.fd, size, h); !why.empty()) return ignore(why);
+  if (h.run_id != store.run_id()) return ignore("it belongs to another run");
+  if (static_cast<int>(h.done) != done)
+    return ignore("it continues level " + std::to_string(h.done) + ", the store ends at level " +
                   std::to_string(done));
-  if (done > 0 && (cp_digest != store.digest(done) || cp_count != store.count(done)))
+  if (done > 0 && (h.digest != store.digest(done) || h.count != store.count(done)))
     return ignore("level " + std::to_string(done) + " of the store is not the one it continues");
-  if (static_cast<int>(cp_max) != max) return ignore("it was made for --max-tiles " + std::to_string(cp_max));
-  if ((cp_transposes != 0) != options.transposes) return ignore("it was made with other options");
+  if (static_cast<int>(h.max) != max) return ignore("it was made for --max-tiles " + std::to_string(h.max));
+  if ((h.transposes != 0) != options.transposes) return ignore("it was made with other options");
   // Version 1 kept no cut of the items, which the thread count then fixed.
-  if (version == 1 && static_cast<int>(cp_threads) != tuning.threads)
-    return ignore("it was made with " + std::to_string(cp_threads) + " threads, which fix its work items; "
-                  "resume with --threads " + std::to_string(cp_threads) + " to continue it");
-  detail::Checkpoint cp;
-  detail::PassProgress& pass = cp.pass;
-  pass.from = static_cast<int>(r.get<std::uint32_t>());
-  pass.to = static_cast<int>(r.get<std::uint32_t>());
-  pass.lo = static_cast<int>(r.get<std::uint32_t>());
-  pass.cursor = r.get<std::uint64_t>();
-  pass.seconds = r.get<double>();
-  const auto nparts = r.get<std::uint32_t>();
-  if (nparts == 0 || nparts > static_cast<std::uint32_t>(kMaxTiles)) return ignore("damaged header");
+  if (h.version == 1 && static_cast<int>(h.threads) != tuning.threads)
+    return ignore("it was made with " + std::to_string(h.threads) + " threads, which fix its work items; "
+                  "resume with --threads " + std::to_string(h.threads) + " to continue it");
+  detail::Checkpoint cp = std::move(h.cp);
+  for (const detail::Piece& p : cp.pass.left)
+    if (p.item.block >= store.blocks(p.item.level).size()) return ignore("damaged header");
+  // The parts as the window holds them: whole levels, or the saved slice.
   std::uint64_t bits = 0;
-  for (std::uint32_t i = 0; i < nparts; ++i) {
-    WindowLevel w;
-    w.n = static_cast<int>(r.get<std::uint32_t>());
-    w.marks = r.get<std::uint64_t>();
-    if (w.n != done + 1 + static_cast<int>(i) || w.n > max) return ignore("damaged header");
+  for (WindowLevel& w : cp.parts) {
     w.a_lo = 1, w.a_hi = w.n, w.lo = 0, w.hi = table.positions(w.n), w.held = 0;
     bits += detail::segment_aligned_bits(w.hi);
-    cp.parts.push_back(w);
   }
-  if (pass.lo != done + 1 || pass.from < 1 || pass.from > pass.to || pass.to > done)
-    return ignore("damaged header");
-  const auto nleft = r.get<std::uint32_t>();
-  if (nleft > (1u << 20)) return ignore("damaged header");
-  for (std::uint32_t i = 0; i < nleft; ++i) {
-    detail::Piece p;
-    p.item.level = static_cast<int>(r.get<std::uint32_t>());
-    p.item.block = static_cast<std::size_t>(r.get<std::uint64_t>());
-    p.item.part = static_cast<int>(r.get<std::uint32_t>());
-    p.item.sources = static_cast<std::size_t>(r.get<std::uint64_t>());
-    p.item.lo = static_cast<int>(r.get<std::uint32_t>());
-    p.item.hi = static_cast<int>(r.get<std::uint32_t>());
-    p.from.source = static_cast<std::size_t>(r.get<std::uint64_t>());
-    p.from.level = static_cast<int>(r.get<std::uint32_t>());
-    const bool sane = p.item.level >= pass.from && p.item.level <= pass.to &&
-                      p.item.block < store.blocks(p.item.level).size() && p.item.sources > 0 &&
-                      p.item.sources <= config::kStoreBlockRanks && p.item.lo >= pass.lo && p.item.lo <= p.item.hi &&
-                      p.item.hi <= cp.parts.back().n && p.from.source < p.item.sources &&
-                      p.from.level >= p.item.lo && p.from.level <= p.item.hi &&
-                      static_cast<std::uint64_t>(p.item.part) * p.item.sources + p.from.source <
-                          config::kStoreBlockRanks;
-    if (!sane) return ignore("damaged header");
-    pass.left.push_back(p);
-  }
-  const auto segments = r.get<std::uint64_t>();
-  if (segments > (std::uint64_t{1} << 26)) return ignore("damaged header");
-  pass.segment_marks.resize(static_cast<std::size_t>(segments));
-  for (auto& m : pass.segment_marks) m = r.get<std::uint64_t>();
-  const auto bytes = r.get<std::uint64_t>();
-  if (version >= 2) {
-    pass.items = r.get<std::uint64_t>(), pass.signature = r.get<std::uint64_t>();
-    pass.pieces = static_cast<int>(r.get<std::uint32_t>());
-    if (pass.pieces < 1 || pass.pieces > kMaxTiles) return ignore("damaged header");
-  }
-  if (version >= 2 && r.get<std::uint32_t>() != 0) {
-    // A level in slices: the one part is the saved slice.
-    cp.sliced = true;
-    const auto nslices = r.get<std::uint32_t>();
-    if (nparts != 1 || nslices == 0 || nslices > static_cast<std::uint32_t>(kMaxTiles)) return ignore("damaged header");
-    for (std::uint32_t i = 0; i < nslices; ++i) {
-      detail::Slice sl;
-      sl.lo = static_cast<int>(r.get<std::uint32_t>());
-      sl.hi = static_cast<int>(r.get<std::uint32_t>());
-      if (sl.lo < 1 || sl.lo > sl.hi || sl.hi > cp.parts.front().n) return ignore("damaged header");
-      cp.slices.push_back(sl);
-    }
-    cp.slice = r.get<std::uint32_t>();
-    if (cp.slice >= cp.slices.size()) return ignore("damaged header");
-    cp.level_marks = r.get<std::uint64_t>();
-    PendingLevel& p = cp.pending;
-    p.n = done + 1;
-    p.count = r.get<std::uint64_t>();
-    p.digest = r.get<std::uint64_t>();
-    p.from = r.get<std::uint64_t>();
-    p.end = r.get<std::uint64_t>();
-    const auto bins = r.get<std::uint64_t>();
-    if (bins != detail::GapCode::kHistogramBins || p.end < p.from) return ignore("damaged header");
-    p.histogram.resize(static_cast<std::size_t>(bins));
-    for (auto& v : p.histogram) v = r.get<std::uint64_t>();
-    const auto blocks = r.get<std::uint64_t>();
-    if (blocks > header_bytes / 36) return ignore("damaged header");
-    p.blocks.resize(static_cast<std::size_t>(blocks));
-    for (StoreBlock& b : p.blocks) {
-      b.first_rank = r.get<std::uint64_t>();
-      b.last_rank = r.get<std::uint64_t>();
-      b.offset = r.get<std::uint64_t>();
-      b.count = r.get<std::uint32_t>();
-      b.bytes = r.get<std::uint32_t>();
-      b.crc = r.get<std::uint32_t>();
-    }
-    // The part is the slice, as the window holds it.
+  if (cp.sliced) {
+    cp.pending.n = done + 1;
     WindowLevel& w = cp.parts.front();
     const detail::Slice& sl = cp.slices[cp.slice];
     w.a_lo = sl.lo, w.a_hi = sl.hi;
@@ -443,10 +474,9 @@ void Sieve::Impl::read_checkpoint() {
     w.hi = table.count(w.n, sl.hi);
     w.held = w.lo & ~std::uint64_t{63};
     bits = detail::segment_aligned_bits(w.hi - w.held);
-    if (segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
   }
-  if (bytes != bits / 8 || segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
-  if (r.here() != h.data() + header_bytes - 4) return ignore("damaged header");  // every byte read, no more
+  const std::uint64_t bytes = h.bytes, header_bytes = h.header_bytes;
+  if (bytes != bits / 8 || h.segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");
   if (bits > tuning.window_bits)
     return ignore("its window of " + std::to_string(bytes >> 20) + " MiB does not fit this run's budget");
   const std::uint64_t chunks = chunks_of(bytes);
@@ -544,42 +574,16 @@ bool Sieve::Impl::restore_checkpoint_window() {
 
 std::optional<CheckpointInfo> peek_checkpoint(const std::string& path) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) return std::nullopt;
-  std::uint8_t head[16];
-  if (!read_all(f.fd, head, sizeof head, 0) || std::memcmp(head, kMagic, 8) != 0) return std::nullopt;
-  std::uint32_t version = 0, header_bytes = 0;
-  std::memcpy(&version, head + 8, 4);
-  std::memcpy(&header_bytes, head + 12, 4);
-  if (version < 1 || version > kVersion || header_bytes < 24 || header_bytes > kMostHeaderBytes) return std::nullopt;
-  std::vector<std::uint8_t> h(header_bytes);
-  if (!read_all(f.fd, h.data(), h.size(), 0)) return std::nullopt;
-  std::uint32_t crc = 0;
-  std::memcpy(&crc, h.data() + header_bytes - 4, 4);
-  if (crc != crc_of(h.data(), header_bytes - 4)) return std::nullopt;
-  store_file::Reader r(h.data() + 16, header_bytes - 20);
-  const auto id_len = r.get<std::uint32_t>();
-  if (id_len > 256 || id_len > header_bytes - 24) return std::nullopt;
+  struct stat st {};
+  if (f.fd < 0 || ::fstat(f.fd, &st) != 0) return std::nullopt;
+  Header h;
+  if (!parse_header(f.fd, static_cast<std::uint64_t>(st.st_size), h).empty()) return std::nullopt;
   CheckpointInfo info;
-  info.run_id.assign(reinterpret_cast<const char*>(r.here()), id_len);
-  r.skip(id_len);
-  r.get<std::uint32_t>();  // max_tiles
-  info.threads = static_cast<int>(r.get<std::uint32_t>());
-  r.get<std::uint32_t>();  // transposes
-  info.level = static_cast<int>(r.get<std::uint32_t>());
-  r.get<std::uint64_t>(), r.get<std::uint64_t>();                               // digest, count
-  r.get<std::uint32_t>(), r.get<std::uint32_t>(), r.get<std::uint32_t>();     // from, to, lo
-  r.get<std::uint64_t>(), r.get<double>();                                      // cursor, seconds
-  const auto nparts = r.get<std::uint32_t>();
-  if (nparts > static_cast<std::uint32_t>(kMaxTiles)) return std::nullopt;
-  for (std::uint32_t i = 0; i < nparts; ++i) r.get<std::uint32_t>(), r.get<std::uint64_t>();
-  const auto nleft = r.get<std::uint32_t>();
-  if (nleft > (1u << 20)) return std::nullopt;
-  r.skip(static_cast<std::size_t>(nleft) * 44);
-  const auto segments = r.get<std::uint64_t>();
-  if (segments > (std::uint64_t{1} << 26)) return std::nullopt;
-  r.skip(static_cast<std::size_t>(segments) * 8);
-  info.bitmap_bytes = r.get<std::uint64_t>();
-  if (version >= 2) info.threads = 0;  // its items are cut as saved, whatever the thread count
+  info.run_id = h.run_id;
+  info.level = static_cast<int>(h.done);
+  // Version 2 saves how its items are cut, whatever the thread count.
+  info.threads = h.version == 1 ? static_cast<int>(h.threads) : 0;
+  info.bitmap_bytes = h.bytes;
   return info;
 }
 
