@@ -134,6 +134,27 @@ constexpr std::size_t kReadAheadBlocks = 64;
 /// (4,096 ranks, a few microseconds) must stay a small part of an item.
 constexpr double kItemMarks = double(1 << 17);
 
+/// The number and hash of a pass's items, from the lists the pass makes.
+std::pair<std::uint64_t, std::uint64_t> signature_of(const ItemList& items, const ShareList& share) {
+  // FNV-1a over every number that decides the items and their order.
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  const auto mix = [&](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 0x100000001b3ULL;
+  };
+  mix(static_cast<std::uint64_t>(items.lo)), mix(static_cast<std::uint64_t>(items.hi));
+  mix(static_cast<std::uint64_t>(items.pieces)), mix(items.size());
+  for (const detail::SourceSpan& sp : items.spans) {
+    mix(static_cast<std::uint64_t>(sp.level)), mix(sp.block0), mix(sp.block1);
+    mix(static_cast<std::uint64_t>(sp.parts)), mix(sp.sources);
+  }
+  mix(share.size());
+  for (std::size_t i = 0; i < share.size() && i < 64; ++i) {  // the order they are taken in, its start
+    const WorkItem it = share[i];
+    mix(static_cast<std::uint64_t>(it.level)), mix(it.block), mix(static_cast<std::uint64_t>(it.part));
+  }
+  return {share.size(), h};
+}
+
 }  // namespace
 
 /// The marking pass of one window, over the items of one set of source
@@ -320,7 +341,7 @@ class MarkingPass {
     ProgressThrottle throttle(progress, lo, items.size(), cursor.load() - std::min(cursor.load(), resume ? resume->left.size() : 0));
     const auto started = detail::Clock::now();
     auto last_save = started;
-    const auto [item_count, item_hash] = s_.items_signature(from, to, lo, all_items.pieces);
+    const auto [item_count, item_hash] = signature_of(all_items, items);
     const auto progress_now = [&] {
       detail::PassProgress p;
       p.from = from, p.to = to, p.lo = lo;
@@ -504,24 +525,7 @@ class MarkingPass {
 
 std::pair<std::uint64_t, std::uint64_t> Sieve::Impl::items_signature(int from, int to, int lo, int pieces) const {
   const ItemList items = items_of_levels(from, to, lo, pieces);
-  // FNV-1a over every number that decides the items and their order.
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  const auto mix = [&](std::uint64_t v) {
-    for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 0x100000001b3ULL;
-  };
-  mix(static_cast<std::uint64_t>(items.lo)), mix(static_cast<std::uint64_t>(items.hi));
-  mix(static_cast<std::uint64_t>(items.pieces)), mix(items.size());
-  for (const detail::SourceSpan& sp : items.spans) {
-    mix(static_cast<std::uint64_t>(sp.level)), mix(sp.block0), mix(sp.block1);
-    mix(static_cast<std::uint64_t>(sp.parts)), mix(sp.sources);
-  }
-  const ShareList share = MarkingPass(const_cast<Sieve::Impl&>(*this)).share_of(items);
-  mix(share.size());
-  for (std::size_t i = 0; i < share.size() && i < 64; ++i) {  // the order they are taken in, its start
-    const WorkItem it = share[i];
-    mix(static_cast<std::uint64_t>(it.level)), mix(it.block), mix(static_cast<std::uint64_t>(it.part));
-  }
-  return {share.size(), h};
+  return signature_of(items, MarkingPass(const_cast<Sieve::Impl&>(*this)).share_of(items));
 }
 
 bool Sieve::Impl::mark(int from, int to, int lo, const ProgressFn& progress, const detail::PassProgress* resume) {
