@@ -66,6 +66,19 @@ constexpr std::uint64_t kMarginBytes = std::uint64_t{8} << 20;
 
 }  // namespace
 
+namespace {
+
+/// human_bytes rounded up to its last digit, so that the limit it names,
+/// given back as --memory-limit, is not below the one meant.
+std::string human_bytes_up(std::uint64_t bytes) {
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while (v >= 1024 && unit < 4) v /= 1024, ++unit;
+  return human_bytes(std::ceil(v * 10) / 10 * std::pow(1024.0, unit));
+}
+
+}  // namespace
+
 Budget decide_budget(const std::string& memory_limit) {
   Budget b;
   const auto [avail, avail_source] = available_memory();
@@ -84,8 +97,8 @@ Budget decide_budget(const std::string& memory_limit) {
     b.limit = std::uint64_t{4} << 30;
     b.source = "the default (available memory unknown)";
   }
-  const std::uint64_t held = resident_bytes() + kMarginBytes;
-  b.sieve = b.limit > held ? b.limit - held : 1;
+  b.held = resident_bytes() + kMarginBytes;
+  b.sieve = b.limit > b.held ? b.limit - b.held : 1;
   return b;
 }
 
@@ -93,30 +106,17 @@ MemoryPlan plan_or_refuse(int max_tiles, const SieveOptions& o, const Budget& b,
   try {
     return plan_run(max_tiles, o, processes);
   } catch (const BudgetTooSmall& e) {
-    const std::uint64_t smallest = e.smallest + (b.limit - b.sieve);
+    const std::uint64_t smallest = e.smallest + b.held;
     throw UsageError("--max-tiles " + std::to_string(max_tiles) + " does not fit " + b.source + " (" +
                      human_bytes(static_cast<double>(b.limit)) + "): " + e.what() +
-                     "; the smallest --memory-limit that works is " + human_bytes(static_cast<double>(smallest)) +
+                     "; the smallest --memory-limit that works is " + human_bytes_up(smallest) +
                      (processes > 1 ? " per process" : ""));
   }
 }
 
-namespace {
-
-/// human_bytes rounded up to its last digit, so that the limit it names,
-/// given back as --memory-limit, is not below the one meant.
-std::string human_bytes_up(std::uint64_t bytes) {
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while (v >= 1024 && unit < 4) v /= 1024, ++unit;
-  return human_bytes(std::ceil(v * 10) / 10 * std::pow(1024.0, unit));
-}
-
-}  // namespace
-
 void refuse_unless_fits_3d(int max_cubes, const Sieve3dPlan& plan, const Budget& b) {
   if (plan.total() <= b.sieve) return;
-  const std::uint64_t smallest = plan.total() + (b.limit - b.sieve);
+  const std::uint64_t smallest = plan.total() + b.held;
   throw UsageError("--max-tiles " + std::to_string(max_cubes) + " with --dimensions 3 does not fit " + b.source +
                    " (" + human_bytes(static_cast<double>(b.limit)) + "): it needs about " +
                    human_bytes(static_cast<double>(plan.total())) + " (the losing sets of levels 1.." +

@@ -50,6 +50,7 @@ void refuse_files_in_use(std::initializer_list<std::string> paths, const std::st
 struct Budget {
   std::uint64_t sieve = 0;   ///< for SieveOptions::memory_budget
   std::uint64_t limit = 0;   ///< the whole process's
+  std::uint64_t held = 0;    ///< what the process holds outside the sieve (resident now, and a margin)
   std::string source;        ///< where the limit comes from
 };
 
