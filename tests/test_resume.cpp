@@ -611,6 +611,15 @@ TEST(Checkpoint, ADamagedCheckpointIsIgnoredAndAnotherThreadCountContinuesOne) {
   // Another thread count: the checkpoint keeps how its pass's items were
   // cut, so a run with 2 threads continues one saved with 1.
   stop_inside_a_window(dir, "other", "1");
+  if (kFullSize) {
+    // A budget whose windows are smaller than the saved one (33 MiB, levels
+    // 67..86; 32M leaves windows of 2-4 MiB) is refused before anything is
+    // written, saying how to continue; the checkpoint is kept.
+    const ProcessResult small = run_chomp(checkpoint_run(dir, "other", {"--resume", "--memory-limit", "32M"}));
+    EXPECT_EQ(small.exit_code, 2) << small.err;
+    EXPECT_NE(small.err.find("more than this budget's windows"), std::string::npos) << small.err;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("other.window")));
+  }
   const ProcessResult threads = run_chomp(checkpoint_run(dir, "other", {"--resume"}));  // -t 2
   ASSERT_EQ(threads.exit_code, 0) << threads.err;
   EXPECT_NE(threads.err.find("continuing the marking of"), std::string::npos) << threads.err;
