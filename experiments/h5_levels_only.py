@@ -14,10 +14,16 @@ at most three rows of every level (from `chomp show RUN.h5 --three-rows`) in
 `chomp verify` checks in the copy against three-rowed Chomp solved on its own
 (doc/FILE_FORMAT.md).
 
-Usage: /usr/bin/python3 experiments/h5_levels_only.py RUN.h5 OUT.h5 [--chomp PATH]
+A run still going (or stopped) can be copied up to a level it finished with
+--through K: the copy holds exactly levels 1..K, says so (max_tiles = K,
+complete = 1 for its table, status and snapshot_of_run naming the run's
+goal and state when copied) and keeps the run's provenance unchanged.
+
+Usage: /usr/bin/python3 experiments/h5_levels_only.py RUN.h5 OUT.h5 [--chomp PATH] [--through K]
 """
 import argparse
 import csv
+import datetime
 import io
 import subprocess
 import sys
@@ -27,9 +33,9 @@ import h5py
 import numpy as np
 
 
-def three_row_losing(chomp: str, run: str) -> dict:
+def three_row_losing(chomp: str, run: str, through: int) -> dict:
     out = subprocess.run([chomp, "show", run, "--three-rows"], check=True, capture_output=True, text=True).stdout
-    rows = list(csv.DictReader(io.StringIO(out)))
+    rows = [r for r in csv.DictReader(io.StringIO(out)) if int(r["tiles"]) <= through]
     return {c: np.array([int(r[c]) for r in rows], dtype=np.uint32) for c in ("tiles", "row_1", "row_2", "row_3")}
 
 
@@ -39,20 +45,51 @@ def main() -> int:
     ap.add_argument("out", help="the copy to write (must not exist)")
     ap.add_argument("--chomp", default=str(Path(__file__).resolve().parent.parent / "build" / "chomp"),
                     help="the chomp program that reads the store (default: build/chomp)")
+    ap.add_argument("--through", type=int, metavar="K",
+                    help="copy levels 1..K of a run not finished yet (K at most its last finished level)")
     args = ap.parse_args()
-    with h5py.File(args.run, "r") as f:
-        if int(f.attrs.get("complete", 0)) != 1:
-            print(f"error: {args.run} is not a complete run (attribute complete != 1)", file=sys.stderr)
-            return 1
+    with h5py.File(args.run, "r", swmr=True) as f:
+        complete = int(f.attrs.get("complete", 0)) == 1
+        finished = min(len(f["levels"][c]) for c in f["levels"])  # a row a killed writer left half written is not
+        run_max = int(f.attrs.get("max_tiles", 0))
+        status = f.attrs.get("status", "")
+        status = status.decode() if isinstance(status, bytes) else str(status)
         has_store = int(f.attrs.get("format_version", 0)) >= 3
-    sample = three_row_losing(args.chomp, args.run) if has_store else None
-    with h5py.File(args.run, "r") as f, h5py.File(args.out, "w-") as g:
-        for name in ("levels", "losing_positions"):
-            if name in f:
-                f.copy(name, g)
+    if args.through is None:
+        if not complete:
+            print(f"error: {args.run} is not a complete run (attribute complete != 1); "
+                  f"--through K copies levels 1..K of its {finished} finished levels", file=sys.stderr)
+            return 1
+        through = finished
+    else:
+        through = args.through
+        if not 1 <= through <= finished:
+            print(f"error: --through {through}: {args.run} has finished levels 1..{finished}", file=sys.stderr)
+            return 1
+    sample = three_row_losing(args.chomp, args.run, through) if has_store else None
+    with h5py.File(args.run, "r", swmr=True) as f, h5py.File(args.out, "w-") as g:
+        if "losing_positions" in f:
+            f.copy("losing_positions", g)
+        levels = g.create_group("levels")
+        for name, column in f["levels"].items():
+            data = column[:through]
+            d = levels.create_dataset(name, data=data, maxshape=(None,) + data.shape[1:],
+                                      chunks=column.chunks, compression=column.compression,
+                                      compression_opts=column.compression_opts, shuffle=column.shuffle)
+            for key, value in column.attrs.items():
+                d.attrs[key] = value
         for key, value in f.attrs.items():
             g.attrs[key] = value
         g.attrs["levels_only"] = 1
+        if through < run_max or not complete:
+            now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            g.attrs["max_tiles"] = np.int64(through)
+            g.attrs["complete"] = np.int64(1)
+            g.attrs["status"] = f"levels 1..{through} of a run to {run_max} tiles, copied while it was {status}"
+            g.attrs["snapshot_of_run"] = (
+                f"levels 1..{through}, each finished and final, copied at {now} from a run to {run_max} tiles "
+                f"(status {status!r}, {finished} levels finished); max_tiles, complete and status describe this "
+                f"copy, every other attribute is the run's")
         if sample is not None:
             grp = g.create_group("verifiable/three_row_losing")
             grp.attrs["description"] = (
