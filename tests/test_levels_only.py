@@ -2,7 +2,8 @@
 """ctest python.levels_only: a levels-only copy (experiments/h5_levels_only.py)
 keeps a verifiable sample, the losing positions of at most three rows of every
 level; `chomp verify` passes the copy, and fails it once one recorded position
-is changed into another of the same tiles.
+is changed into another of the same tiles. A run not finished is refused, and
+copied with --through K as exactly its levels 1..K, saying so.
 
     CHOMP_BIN=build/chomp /usr/bin/python3 tests/test_levels_only.py
 """
@@ -70,6 +71,40 @@ class LevelsOnlyCopy(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertRegex(r.stdout, r"\n +40 .*(stored as losing but wins|losing \(three-rowed Chomp solved on its own\) but not stored)")
         self.assertIn("failed the check", r.stderr)
+
+    def test_a_run_not_finished_is_refused_or_copied_through_a_finished_level(self):
+        # The run's file as a stop inside level 51 of a run to 60 leaves it:
+        # 50 rows, complete = 0 (rows cut, attributes set as the writer would).
+        stopped = Path(self.tmp.name) / "stopped.h5"
+        stopped.write_bytes(self.run_file.read_bytes())
+        with h5py.File(stopped, "r+") as f:
+            for c in f["levels"].values():
+                c.resize((50,))
+            f.attrs["complete"] = 0
+            f.attrs["status"] = "interrupted"
+        script = [sys.executable, str(ROOT / "experiments" / "h5_levels_only.py"), str(stopped)]
+        refused = subprocess.run(script + [str(Path(self.tmp.name) / "no.h5"), "--chomp", CHOMP],
+                                 capture_output=True, text=True)
+        self.assertEqual(refused.returncode, 1)
+        self.assertIn("--through K copies levels 1..K of its 50 finished levels", refused.stderr)
+        self.assertFalse((Path(self.tmp.name) / "no.h5").exists())
+        past = subprocess.run(script + [str(Path(self.tmp.name) / "no.h5"), "--chomp", CHOMP, "--through", "51"],
+                              capture_output=True, text=True)
+        self.assertEqual(past.returncode, 1)
+        self.assertIn("has finished levels 1..50", past.stderr)
+        snap = Path(self.tmp.name) / "snapshot.h5"
+        subprocess.run(script + [str(snap), "--chomp", CHOMP, "--through", "45"], check=True)
+        with h5py.File(snap, "r") as f, h5py.File(self.run_file, "r") as whole:
+            self.assertEqual(int(f.attrs["max_tiles"]), 45)
+            self.assertEqual(int(f.attrs["complete"]), 1)
+            self.assertIn("from a run to 60 tiles", f.attrs["snapshot_of_run"])
+            self.assertIn("levels 1..45 of a run to 60 tiles", f.attrs["status"])
+            self.assertIn("interrupted", f.attrs["status"])
+            self.assertEqual(list(f["levels/losing"][()]), list(whole["levels/losing"][:45]))
+            self.assertEqual(int(max(f["verifiable/three_row_losing/tiles"][()])), 45)
+        r = run("verify", str(snap))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"\n +45 +\d+ +\d+  ok\n")
 
 
 if __name__ == "__main__":
