@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 
+#include "committed_data.hpp"
 #include "chomp/grundy.hpp"
 #include "chomp/grundy_file.hpp"
 #include "chomp/h5_output.hpp"
@@ -238,7 +239,7 @@ TEST(Grundy, BoundedValuesEqualTheMemoizedMexInsideShapes) {
 }
 
 TEST(Grundy, ValueZeroCountsEqualTheCommittedLosingCountsUpTo55) {
-  const LevelTable committed = read_level_file(std::string(CHOMP_DATA_DIR) + "/levels-153.h5");
+  const LevelTable committed = read_level_file(chomp::testing::committed_levels_file("h5"));
   const GrundyTable table(55);
   ASSERT_GE(committed.tiles.size(), 55U);
   for (int n = 1; n <= 55; ++n) {
@@ -403,7 +404,7 @@ TEST(Grundy, CommittedGrundyTablesAgreeWithTheSieveTheEngineAndEachOther) {
   // value 0 counts equal the committed L(n) at every level, rows sum to
   // p(n), levels 1..30 equal a fresh computation, and the two files agree
   // on levels 1..80.
-  const LevelTable committed = read_level_file(std::string(CHOMP_DATA_DIR) + "/levels-153.h5");
+  const LevelTable committed = read_level_file(chomp::testing::committed_levels_file("h5"));
   const GrundyTable table(30);
   std::vector<GrundyFile> files;
   for (int levels : {80, 100}) {

@@ -12,6 +12,7 @@
 #include <random>
 #include <regex>
 
+#include "committed_data.hpp"
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp/ranking.hpp"
@@ -212,7 +213,7 @@ TEST(Resume, AMemoryLimitOf48MiBHoldsWithTheSameLevels) {
   expect_complete(t, 100);
   expect_matches_references(t);
   // Every level equals the committed table's.
-  std::ifstream in(std::string(CHOMP_DATA_DIR) + "/levels-153.csv");
+  std::ifstream in(chomp::testing::committed_levels_file("csv"));
   std::map<int, std::uint64_t> committed;
   for (std::string line; std::getline(in, line);) {
     int tiles = 0;
