@@ -226,6 +226,8 @@ LevelTally BoundedSolver::Impl::sieve_level_bucketed(int n, tbb::enumerable_thre
         pending.fetch_add(ts.buckets.entries() - e0, std::memory_order_relaxed);
       }
     }, tbb::simple_partitioner());
+    for (ThreadState& ts : states)
+      if (ts.generation == n) ts.buckets.flush();
     // Apply: each segment ORs every thread's bucket while it is in cache.
     tbb::parallel_for(tbb::blocked_range<std::size_t>(first_segment, segments, 1),
                       [&](const tbb::blocked_range<std::size_t>& range) {

@@ -267,6 +267,15 @@ class MarkingPass {
   /// One round's second half: each of this process's segments ORs every
   /// thread's bucket while it is in cache (one owner per segment).
   void apply_round(int gen, std::vector<std::uint64_t>& segment_marks) {
+    {
+      // The entries each thread staged go to their segments' chains (part
+      // of filing), every thread's buckets at once.
+      const detail::PhaseTimer timer(s_.phases.filing);
+      tbb::parallel_for(s_.states.range(), [&](const auto& states) {
+        for (ThreadState& ts : states)
+          if (ts.generation == gen) ts.buckets.flush();
+      });
+    }
     const detail::PhaseTimer timer(s_.phases.applying);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, segment_marks.size(), 1),
                       [&](const tbb::blocked_range<std::size_t>& range) {

@@ -29,13 +29,13 @@ std::uint64_t per_thread_bytes(int max_tiles) {
 
 /// Bytes of the buckets for a window of `bits` bits: the pools (two
 /// rounds' marks at most, generate_round), a pool page of slack per
-/// thread, and a partly filled 4 KiB block and a chain per segment and
-/// thread.
+/// thread, and a partly filled 4 KiB block per segment and thread with
+/// the table that tracks them (MarkBuckets::table_bytes).
 std::uint64_t bucket_bytes(std::uint64_t bits, std::uint64_t round_marks, int threads, std::uint32_t page_blocks) {
   const auto T = static_cast<std::uint64_t>(threads);
   const std::uint64_t segments = (bits + config::kSegmentBits - 1) >> config::kSegmentBitsLog2;
   return 2 * round_marks * sizeof(std::uint32_t) + T * page_blocks * detail::MarkBuckets::kBlockBytes +
-         segments * T * (detail::MarkBuckets::kBlockBytes + 64);
+         T * (segments * detail::MarkBuckets::kBlockBytes + detail::MarkBuckets::table_bytes(segments));
 }
 
 /// Bytes of the store's index at level max_tiles (every level's blocks).
