@@ -251,7 +251,6 @@ class MarkBuckets {
   /// Up to this many segments, entries are staged per segment: their lines
   /// (64 bytes each, 256 KiB at most) stay in L2.
   static constexpr std::size_t kLineSegments = 4096;
-  const std::size_t line_segments_;
   /// Segments staged together above kLineSegments: their index in the
   /// group goes in bits 21..26 of the entry, below the flags.
   static constexpr std::size_t kGroupSegments = 64;
@@ -378,6 +377,7 @@ class MarkBuckets {
   }
 
   std::uint32_t page_blocks_;
+  std::size_t line_segments_;  // staged by group above this many segments
   std::vector<HugeBuffer> pages_;
   std::uint32_t blocks_used_ = 0;
   std::vector<std::uint32_t> free_;  // blocks read while refiling, to be used again this round
