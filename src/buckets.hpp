@@ -184,7 +184,10 @@ class MarkBuckets {
   static constexpr std::uint64_t kDenseEntries = 2 * (config::kSegmentBits / 512);
 
   /// After every segment was applied: the pool's blocks are free again.
-  void recycle() { blocks_used_ = 0; }
+  void recycle() {
+    blocks_used_ = 0;
+    free_.clear();  // every block is free again, these among them
+  }
 
  private:
   template <bool kPrefetch>
