@@ -62,6 +62,7 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
   res.tiles = n;
   res.positions = table.positions(n);
   double window_seconds = 0;
+  double saved_seconds = 0;  // of window_seconds, what a checkpoint's earlier run spent
   try {
     // The losing positions of level n - 1 mark the rest of the window
     // first (mark_pending).
@@ -84,6 +85,7 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
       const auto opened = detail::Clock::now();
       const detail::PassProgress& pass = checkpoint->pass;
       if (mark(pass.from, pass.to, pass.lo, progress, &pass)) throw interrupted(n);
+      saved_seconds = pass.seconds;
       window_seconds = pass.seconds + std::chrono::duration<double>(detail::Clock::now() - opened).count();
       checkpoint.reset();
       checkpoint_stale = true;
@@ -153,7 +155,10 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
   // overlaps that long pass rather than the short ones that begin a level.
   mark_pending = n < window.back().n;
   res.window_seconds = window_seconds;
-  res.seconds = std::chrono::duration<double>(detail::Clock::now() - start).count() - window_seconds;
+  // This process's time on the level, less its share of the window's pass
+  // (window_seconds holds the time of an earlier run, too, when the pass
+  // was continued from a checkpoint: this process did not spend that).
+  res.seconds = std::chrono::duration<double>(detail::Clock::now() - start).count() - (window_seconds - saved_seconds);
   return res;
 }
 
