@@ -11,16 +11,12 @@
 ///
 /// Entries do not go to their block one by one: each is staged in a
 /// 64-byte line (16 entries) of its bucket, and a full line goes to the
-/// block at once with streaming stores. A store straight to each of
-/// thousands of block tails stalls on fetching the tail's line first
-/// (2026-12-02, 2^26 random marks, one thread: 6.6-7.5 ns a mark into 64 to
-/// 1,024 buckets, 3.2-3.7 ns staged). With more segments than
-/// kLineSegments the lines themselves no longer fit L2, so entries are
-/// staged by groups of kGroupSegments segments, filed into the group's
-/// chain, and refiled into their segments' chains by flush() (two passes
-/// over the entries that each stay in cache: 6-8 ns a mark into 16,384 and
-/// 65,536 segments, against 10-15 ns straight). flush() must run after the
-/// round's filing and before its apply.
+/// block at once with streaming stores, which do not first fetch the line
+/// they write (a store straight to the tail reads its line from memory
+/// every 16 entries). Whole runs, alternating with ebd649d: N = 110 64.5
+/// and 63.3 s against 67.4 and 68.3 s; N = 120 197.8 s against 206.4 s
+/// (doc/PERFORMANCE.md). flush() must run after the round's filing and
+/// before its apply.
 ///
 /// Entry format: a point mark is its offset (< 2^30); a range of marks is
 /// its first offset with the top bit set, followed by its length; an entry
@@ -74,10 +70,7 @@ class MarkBuckets {
 
   /// A pool that grows page_blocks blocks of 4 KiB at a time (0: 2048,
   /// 8 MiB; smaller under a small memory budget).
-  /// Windows of more than line_segments segments are staged by groups
-  /// (kLineSegments; tests pass fewer to reach that path with small windows).
-  explicit MarkBuckets(std::uint32_t page_blocks = 0, std::size_t line_segments = kLineSegments)
-      : page_blocks_(page_blocks ? page_blocks : kPageBlocks), line_segments_(line_segments) {}
+  explicit MarkBuckets(std::uint32_t page_blocks = 0) : page_blocks_(page_blocks ? page_blocks : kPageBlocks) {}
   /// Bytes of 4 KiB blocks a pool grows by at a time.
   static constexpr std::uint64_t kBlockBytes = 4096;
 
@@ -88,24 +81,14 @@ class MarkBuckets {
     tails_.assign(segments, Tail{});
     for (auto& c : chains_) c.clear();
     blocks_used_ = 0;
-    free_.clear();
-    grouped_ = segments > line_segments_;
-    const std::size_t lines = grouped_ ? (segments + kGroupSegments - 1) / kGroupSegments : segments;
-    lines_.assign(lines, Line{});
-    fill_.assign(lines, 0);
-    group_chains_.resize(grouped_ ? lines : 0);
-    for (auto& c : group_chains_) c.clear();
-    group_tails_.assign(grouped_ ? lines : 0, Tail{});
+    lines_.assign(segments, Line{});
+    fill_.assign(segments, 0);
   }
 
   /// Bytes a thread's buckets hold for `segments` segments besides the
-  /// blocks of entries: the chains' tails and lines, and in groups a partly
-  /// filled block per group.
+  /// blocks of entries: each segment's chain, tail and line.
   static std::uint64_t table_bytes(std::uint64_t segments) {
-    const std::uint64_t per_segment = sizeof(Tail) + sizeof(std::vector<std::uint32_t>);
-    if (segments <= kLineSegments) return segments * (per_segment + sizeof(Line) + 1);
-    const std::uint64_t groups = (segments + kGroupSegments - 1) / kGroupSegments;
-    return segments * per_segment + groups * (sizeof(Line) + 1 + per_segment + kBlockBytes);
+    return segments * (sizeof(Tail) + sizeof(std::vector<std::uint32_t>) + sizeof(Line) + 1);
   }
 
   /// Entries filed since the last apply, rounded up to whole blocks (a
@@ -116,12 +99,7 @@ class MarkBuckets {
   // call (which the compiler chose once the shape table added callers) cost
   // about 2% of the kernel's time.
   [[gnu::always_inline]] void point(std::uint64_t rank) {
-    const std::size_t s = rank >> config::kSegmentBitsLog2;
-    const auto off = static_cast<std::uint32_t>(rank & (config::kSegmentBits - 1));
-    if (grouped_)
-      stage(s / kGroupSegments, off | static_cast<std::uint32_t>(s % kGroupSegments) << config::kSegmentBitsLog2);
-    else
-      stage(s, off);
+    stage(rank >> config::kSegmentBitsLog2, static_cast<std::uint32_t>(rank & (config::kSegmentBits - 1)));
   }
 
   void range(std::uint64_t first, std::uint64_t count) {
@@ -129,32 +107,30 @@ class MarkBuckets {
       const std::uint64_t off = first & (config::kSegmentBits - 1);
       const std::uint64_t len = count < config::kSegmentBits - off ? count : config::kSegmentBits - off;
       const std::size_t s = first >> config::kSegmentBitsLog2;
-      // A range takes two entries of one line (so of one block).
-      const auto head = static_cast<std::uint32_t>(off) | kRangeFlag;
-      if (grouped_)
-        stage_pair(s / kGroupSegments, head | static_cast<std::uint32_t>(s % kGroupSegments) << config::kSegmentBitsLog2,
-                   static_cast<std::uint32_t>(len));
-      else
-        stage_pair(s, head, static_cast<std::uint32_t>(len));
+      // A range takes two entries of one line (so of one block); a lone
+      // last slot of a line gets a filler.
+      if (fill_[s] == kLineEntries - 1) stage(s, kFillerFlag);
+      stage(s, static_cast<std::uint32_t>(off) | kRangeFlag);
+      stage(s, static_cast<std::uint32_t>(len));
       first += len;
       count -= len;
     }
   }
 
-  /// Writes every staged entry to its segment's chain (in groups: refiles
-  /// each group's chain into its segments'). Call once the round's filing
-  /// is done (by any thread: none may be filing into these buckets).
+  /// Writes every staged entry to its segment's chain. Call once the
+  /// round's filing is done (by any thread: none may be filing into these
+  /// buckets then).
   void flush() {
-    if (!grouped_) {
-      for (std::size_t s = 0; s < lines_.size(); ++s)
-        if (fill_[s]) drain(lines_[s], fill_[s], tails_[s], chains_[s]);
-    } else {
-      for (std::size_t g = 0; g < lines_.size(); ++g) refile_group(g);
-    }
+    for (std::size_t s = 0; s < lines_.size(); ++s)
+      if (fill_[s]) {
+        write_entries(lines_[s].e, fill_[s], tails_[s], chains_[s]);
+        fill_[s] = 0;
+      }
 #if defined(__SSE2__)
     _mm_sfence();  // the streaming stores are seen by the threads that apply
 #endif
   }
+
   /// Entries filed into segment s since the last apply, rounded up to
   /// whole blocks.
   std::uint64_t segment_entries(std::size_t s) const {
@@ -184,10 +160,7 @@ class MarkBuckets {
   static constexpr std::uint64_t kDenseEntries = 2 * (config::kSegmentBits / 512);
 
   /// After every segment was applied: the pool's blocks are free again.
-  void recycle() {
-    blocks_used_ = 0;
-    free_.clear();  // every block is free again, these among them
-  }
+  void recycle() { blocks_used_ = 0; }
 
  private:
   template <bool kPrefetch>
@@ -251,51 +224,26 @@ class MarkBuckets {
   };
   static constexpr std::uint32_t kLineEntries = 16;
   static_assert(kBlockEntries % kLineEntries == 0, "a block holds whole lines");
-  /// Up to this many segments, entries are staged per segment: their lines
-  /// (64 bytes each, 256 KiB at most) stay in L2.
-  static constexpr std::size_t kLineSegments = 4096;
-  /// Segments staged together above kLineSegments: their index in the
-  /// group goes in bits 21..26 of the entry, below the flags.
-  static constexpr std::size_t kGroupSegments = 64;
-  static_assert(config::kSegmentBitsLog2 + 6 < 30, "a segment of a group must fit below the flag bits");
 
-  /// A block for the chain (a freed one first).
   void next_block(Tail& tail, std::vector<std::uint32_t>& chain) {
-    std::uint32_t b;
-    if (!free_.empty()) {
-      b = free_.back();
-      free_.pop_back();
-    } else {
-      if (blocks_used_ == pages_.size() * page_blocks_)
-        pages_.emplace_back(static_cast<std::size_t>(page_blocks_) * kBlockEntries * sizeof(std::uint32_t));
-      b = blocks_used_++;
-    }
+    if (blocks_used_ == pages_.size() * page_blocks_)
+      pages_.emplace_back(static_cast<std::size_t>(page_blocks_) * kBlockEntries * sizeof(std::uint32_t));
+    const std::uint32_t b = blocks_used_++;
     chain.push_back(b);
     tail.cur = block_ptr(b);
     tail.end = tail.cur + kBlockEntries;
   }
 
-  [[gnu::always_inline]] void stage(std::size_t line, std::uint32_t v) {
-    std::uint8_t f = fill_[line];
-    lines_[line].e[f] = v;
+  [[gnu::always_inline]] void stage(std::size_t s, std::uint32_t v) {
+    std::uint8_t f = fill_[s];
+    lines_[s].e[f] = v;
     if (++f == kLineEntries) {
-      spill(line);
+      write_line(lines_[s], tails_[s], chains_[s]);
       f = 0;
     }
-    fill_[line] = f;
+    fill_[s] = f;
   }
-  void stage_pair(std::size_t line, std::uint32_t head, std::uint32_t len) {
-    if (fill_[line] == kLineEntries - 1) stage(line, kFillerFlag);  // the pair must not straddle two lines
-    stage(line, head);
-    stage(line, len);
-  }
-  /// A full line to its chain.
-  void spill(std::size_t line) {
-    if (grouped_)
-      write_line(lines_[line], group_tails_[line], group_chains_[line]);
-    else
-      write_line(lines_[line], tails_[line], chains_[line]);
-  }
+
   /// 16 entries to the chain's tail. The tail is on a line boundary
   /// (chains get whole lines until flush), and the line goes there with
   /// streaming stores that do not first fetch the line they write; a tail
@@ -331,66 +279,13 @@ class MarkBuckets {
       if (pair) *tail.cur++ = e[++i];
     }
   }
-  /// The first `fill` entries of a line (the last, partial line of a
-  /// chain), one at a time.
-  void drain(Line& l, std::uint8_t& fill, Tail& tail, std::vector<std::uint32_t>& chain) {
-    write_entries(l.e, fill, tail, chain);
-    fill = 0;
-  }
-
-  /// Group g's entries, staged and in its chain, into its segments' chains
-  /// through lines of their own; each block of the group's chain is freed
-  /// for them once read.
-  void refile_group(std::size_t g) {
-    drain(lines_[g], fill_[g], group_tails_[g], group_chains_[g]);
-    auto& chain = group_chains_[g];
-    if (chain.empty()) return;
-    const std::size_t s0 = g * kGroupSegments;
-    const std::size_t count = std::min(kGroupSegments, chains_.size() - s0);
-    Line local[kGroupSegments];
-    std::uint8_t fill[kGroupSegments] = {};
-    const auto put = [&](std::size_t k, std::uint32_t v) {
-      local[k].e[fill[k]] = v;
-      if (++fill[k] == kLineEntries) {
-        write_line(local[k], tails_[s0 + k], chains_[s0 + k]);
-        fill[k] = 0;
-      }
-    };
-    constexpr std::uint32_t kOffset = static_cast<std::uint32_t>(config::kSegmentBits - 1);
-    for (std::size_t b = 0; b < chain.size(); ++b) {
-      const std::uint32_t* e = block_ptr(chain[b]);
-      const std::uint32_t* stop = (b + 1 == chain.size()) ? group_tails_[g].cur : e + kBlockEntries;
-      while (e < stop) {
-        const std::uint32_t v = *e++;
-        const std::size_t k = (v >> config::kSegmentBitsLog2) & (kGroupSegments - 1);
-        if (v & kRangeFlag) {
-          if (fill[k] == kLineEntries - 1) put(k, kFillerFlag);
-          put(k, (v & kOffset) | kRangeFlag);
-          put(k, *e++);  // its length, in the same block
-        } else if (!(v & kFillerFlag)) {
-          put(k, v & kOffset);
-        }
-      }
-      free_.push_back(chain[b]);  // read: its entries may be written over now
-    }
-    for (std::size_t k = 0; k < count; ++k)
-      if (fill[k]) drain(local[k], fill[k], tails_[s0 + k], chains_[s0 + k]);
-    chain.clear();
-    group_tails_[g] = Tail{};
-  }
-
   std::uint32_t page_blocks_;
-  std::size_t line_segments_;  // staged by group above this many segments
   std::vector<HugeBuffer> pages_;
   std::uint32_t blocks_used_ = 0;
-  std::vector<std::uint32_t> free_;  // blocks read while refiling, to be used again this round
   std::vector<std::vector<std::uint32_t>> chains_;
   std::vector<Tail> tails_;
-  bool grouped_ = false;
-  std::vector<Line> lines_;         // by segment, or by group when grouped_
+  std::vector<Line> lines_;         // by segment
   std::vector<std::uint8_t> fill_;  // entries staged in each line
-  std::vector<std::vector<std::uint32_t>> group_chains_;
-  std::vector<Tail> group_tails_;
 };
 
 }  // namespace chomp::detail

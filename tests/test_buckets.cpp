@@ -1,7 +1,8 @@
 /// @file test_buckets.cpp
-/// @brief The mark buckets (src/buckets.hpp): whatever path an entry takes
-/// (staged by segment, or by group and refiled), every mark filed is set
-/// once its segment is applied, nothing else is, and every mark is counted.
+/// @brief The mark buckets (src/buckets.hpp): entries staged in lines and
+/// written a line at a time (or one by one after a flush), over rounds that
+/// use the pool again: every mark filed is set once its segment is applied,
+/// nothing else is, and every mark is counted.
 
 #include <gtest/gtest.h>
 
@@ -61,19 +62,10 @@ void file_and_compare(MarkBuckets& b, std::size_t segments, int points, int rang
 
 }  // namespace
 
-TEST(MarkBuckets, EntriesStagedBySegmentAllLand) {
+TEST(MarkBuckets, EveryEntryStagedInLinesLands) {
   MarkBuckets b(16);  // small pool pages: the pool grows many times
   file_and_compare(b, 37, 400000, 20000, 1, 1);
   file_and_compare(b, 37, 100000, 5000, 3, 2);  // the pool kept, filing after flushes
-  file_and_compare(b, 37, 100000, 5000, 1, 7, 3);
-}
-
-TEST(MarkBuckets, EntriesStagedByGroupAndRefiledAllLand) {
-  // 8 segments staged per segment at most: 100 segments go by groups of 64
-  // (the last group partial), as a window of over 4,096 segments does.
-  MarkBuckets b(16, 8);
-  file_and_compare(b, 100, 600000, 30000, 1, 3);
-  file_and_compare(b, 100, 200000, 10000, 4, 4);
-  file_and_compare(b, 65, 50000, 2000, 1, 5);  // one segment in the second group
-  file_and_compare(b, 100, 300000, 10000, 1, 6, 3);  // rounds: blocks freed by a refile are not kept past it
+  file_and_compare(b, 37, 100000, 5000, 1, 7, 3);  // rounds without a prepare between
+  file_and_compare(b, 100, 300000, 10000, 2, 8, 2);
 }
