@@ -16,8 +16,9 @@ at most three rows of every level (from `chomp show RUN.h5 --three-rows`) in
 
 A run still going (or stopped) can be copied up to a level it finished with
 --through K: the copy holds exactly levels 1..K, says so (max_tiles = K,
-complete = 1 for its table, status and snapshot_of_run naming the run's
-goal and state when copied) and keeps the run's provenance unchanged.
+complete = 1 and status "complete" for its table, snapshot_of_run naming
+the run's goal and state when copied) and keeps the run's provenance
+unchanged.
 
 Usage: /usr/bin/python3 experiments/h5_levels_only.py RUN.h5 OUT.h5 [--chomp PATH] [--through K]
 """
@@ -85,7 +86,7 @@ def main() -> int:
             now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             g.attrs["max_tiles"] = np.int64(through)
             g.attrs["complete"] = np.int64(1)
-            g.attrs["status"] = f"levels 1..{through} of a run to {run_max} tiles, copied while it was {status}"
+            g.attrs["status"] = "complete"  # the copy's table: levels 1..through, each final
             g.attrs["snapshot_of_run"] = (
                 f"levels 1..{through}, each finished and final, copied at {now} from a run to {run_max} tiles "
                 f"(status {status!r}, {finished} levels finished); max_tiles, complete and status describe this "

@@ -97,9 +97,9 @@ class LevelsOnlyCopy(unittest.TestCase):
         with h5py.File(snap, "r") as f, h5py.File(self.run_file, "r") as whole:
             self.assertEqual(int(f.attrs["max_tiles"]), 45)
             self.assertEqual(int(f.attrs["complete"]), 1)
-            self.assertIn("from a run to 60 tiles", f.attrs["snapshot_of_run"])
-            self.assertIn("levels 1..45 of a run to 60 tiles", f.attrs["status"])
-            self.assertIn("interrupted", f.attrs["status"])
+            self.assertEqual(f.attrs["status"], "complete")
+            self.assertIn("levels 1..45, each finished and final", f.attrs["snapshot_of_run"])
+            self.assertIn("from a run to 60 tiles (status 'interrupted', 50 levels finished)", f.attrs["snapshot_of_run"])
             self.assertEqual(list(f["levels/losing"][()]), list(whole["levels/losing"][:45]))
             self.assertEqual(int(max(f["verifiable/three_row_losing/tiles"][()])), 45)
         r = run("verify", str(snap))
