@@ -225,6 +225,7 @@ LevelTally BoundedSolver::Impl::sieve_level_bucketed(int n, tbb::enumerable_thre
         }
         pending.fetch_add(ts.buckets.entries() - e0, std::memory_order_relaxed);
       }
+      detail::MarkBuckets::filing_done();
     }, tbb::simple_partitioner());
     for (ThreadState& ts : states)
       if (ts.generation == n) ts.buckets.flush();

@@ -126,8 +126,15 @@ class MarkBuckets {
         write_entries(lines_[s].e, fill_[s], tails_[s], chains_[s]);
         fill_[s] = 0;
       }
+  }
+
+  /// Called by a filing thread when it is done filing for the round: its
+  /// streaming stores are weakly ordered, and this orders them before
+  /// whatever the thread does next (the join that the applying threads
+  /// wait on). (The join's locked instructions would order them too.)
+  static void filing_done() {
 #if defined(__SSE2__)
-    _mm_sfence();  // the streaming stores are seen by the threads that apply
+    _mm_sfence();
 #endif
   }
 

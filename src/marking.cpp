@@ -261,6 +261,7 @@ class MarkingPass {
         else
           progress.item_done();
       }
+      detail::MarkBuckets::filing_done();
     }, tbb::simple_partitioner());
   }
 
@@ -520,6 +521,7 @@ class MarkingPass {
             ts.buckets.point(v - first_bit);
           }
         }
+        detail::MarkBuckets::filing_done();
       });
       from = end + 2;
     }

@@ -129,8 +129,10 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
                               bucket_bytes(0, tu.round_marks, tu.threads, tu.pool_page_blocks) +
                               exchange_bytes(tu.round_marks, processes);
   // What is left holds the window's bits (1/8 byte each) and, per thread,
-  // a bucket block and a chain per segment of 2^21 bits.
-  const double per_bit = 1.0 / 8 + static_cast<double>(tu.threads) * (MarkBuckets::kBlockBytes + 64) /
+  // a bucket block and its table entry (MarkBuckets::table_bytes) per
+  // segment of 2^21 bits, as bucket_bytes counts them.
+  const double per_bit = 1.0 / 8 + static_cast<double>(tu.threads) *
+                                       static_cast<double>(MarkBuckets::kBlockBytes + MarkBuckets::table_bytes(1)) /
                                        static_cast<double>(config::kSegmentBits);
   const double bits = B > fixed ? static_cast<double>(B - fixed) / per_bit : 0.0;
   tu.window_bits = static_cast<std::uint64_t>(bits) & ~(config::kSegmentBits - 1);
