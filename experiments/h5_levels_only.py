@@ -70,7 +70,13 @@ def main() -> int:
     sample = three_row_losing(args.chomp, args.run, through) if has_store else None
     with h5py.File(args.run, "r", swmr=True) as f, h5py.File(args.out, "w-") as g:
         if "losing_positions" in f:
-            f.copy("losing_positions", g)
+            # Only the levels copied: a level above K would be a level the copy does not hold.
+            src, dst = f["losing_positions"], g.create_group("losing_positions")
+            for key, value in src.attrs.items():
+                dst.attrs[key] = value
+            for name in src:
+                if int(name.split("_")[-1]) <= through:
+                    src.copy(name, dst)
         levels = g.create_group("levels")
         for name, column in f["levels"].items():
             data = column[:through]
@@ -85,6 +91,7 @@ def main() -> int:
         if through < run_max or not complete:
             now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             g.attrs["max_tiles"] = np.int64(through)
+            g.attrs["store_losing"] = np.int64(min(int(f.attrs.get("store_losing", 0)), through))
             g.attrs["complete"] = np.int64(1)
             g.attrs["status"] = "complete"  # the copy's table: levels 1..through, each final
             g.attrs["snapshot_of_run"] = (

@@ -106,6 +106,23 @@ class LevelsOnlyCopy(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"\n +45 +\d+ +\d+  ok\n")
 
+    def test_a_copy_through_a_level_keeps_only_the_stored_positions_it_holds(self):
+        # A run that stores the losing positions of levels 1..30, copied
+        # through 25: store_losing and /losing_positions say 25, and readers
+        # take the copy (a store_losing above max_tiles is refused as damaged).
+        run_file = Path(self.tmp.name) / "stored.h5"
+        r = run("sieve", "-n", "40", "--store-losing", "30", "-o", str(run_file), "-q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        snap = Path(self.tmp.name) / "stored-25.h5"
+        subprocess.run([sys.executable, str(ROOT / "experiments" / "h5_levels_only.py"), str(run_file), str(snap),
+                        "--chomp", CHOMP, "--through", "25"], check=True)
+        with h5py.File(snap, "r") as f:
+            self.assertEqual(int(f.attrs["store_losing"]), 25)
+            self.assertEqual(sorted(f["losing_positions"]), [f"level_{n:03d}" for n in range(1, 26)])
+        shown = run("show", str(snap))
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertEqual(run("verify", str(snap)).returncode, 0)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
