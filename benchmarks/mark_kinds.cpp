@@ -3,7 +3,11 @@
 /// 1..N-1 (from an in-memory sieve to N) extended into every level up to N,
 /// as the sieve does (canonical extensions only, corners reused between
 /// consecutive sources), the marks counted by kind and by block size d, and
-/// the kernel timed for all corners and for the top corner alone.
+/// the kernel timed for all corners and for the top corner alone. Then the
+/// same for a window of level N alone, as the long run's windows are from
+/// level 156 on: each source of levels 1..N-1 decoded and extended into
+/// level N only, the time of decoding (Source::seek) and of extending
+/// (the kernel) per source, by block size d = N - m.
 ///
 ///     build/benchmarks/chomp_mark_kinds [N=100] [threads=2]
 ///
@@ -77,5 +81,45 @@ int main(int argc, char** argv) {
   std::printf("kernel time, one thread, marks into a counter (no filing): all corners %.2f s (%.2f ns a mark), "
               "top corner alone %.2f s\n",
               all_s, 1e9 * all_s / static_cast<double>(total), top_s);
-  return static_cast<int>(all[0].sum & 0);
+
+  // A window of level n alone: every source visited for a single level.
+  // Decoding alone, then decoding and extending, per band of d.
+  double seek_s[6] = {}, both_s[6] = {};
+  std::uint64_t visited[6] = {};
+  Counts one[6];
+  std::uint64_t rows_sum = 0;
+  for (int m = 1; m < n; ++m) {
+    const auto ranks = sieve.losing().all(m);
+    const int b = bucket(n - m);
+    visited[b] += ranks.size();
+    for (int pass = 0; pass < 2; ++pass) {
+      detail::Source src(table);
+      src.set_canonical_only(true);
+      const auto t0 = std::chrono::steady_clock::now();
+      bool first = true;
+      for (const std::uint64_t r : ranks) {
+        if (first) src.decode(m, r); else src.seek(r);
+        first = false;
+        if (pass == 0)
+          rows_sum += static_cast<std::uint64_t>(src.rows());
+        else
+          src.for_each_extension(n - m, one[b]);
+      }
+      (pass == 0 ? seek_s : both_s)[b] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+  }
+  std::printf("\na window of level %d alone, one thread, marks into a counter:\n", n);
+  std::printf("%6s %12s %10s %12s %14s %12s %12s\n", "d", "sources", "% sources", "marks/source", "decode ns/src",
+              "extend ns/src", "ns/mark");
+  std::uint64_t all_visited = 0;
+  for (const std::uint64_t v : visited) all_visited += v;
+  for (int b = 0; b < 6; ++b) {
+    if (visited[b] == 0) continue;
+    const double v = static_cast<double>(visited[b]);
+    const double marks = static_cast<double>(one[b].points + one[b].ranges);
+    std::printf("%6s %12llu %10.1f %12.2f %14.1f %12.1f %12.1f\n", kBucketNames[b],
+                static_cast<unsigned long long>(visited[b]), 100 * v / static_cast<double>(all_visited), marks / v,
+                1e9 * seek_s[b] / v, 1e9 * (both_s[b] - seek_s[b]) / v, 1e9 * both_s[b] / marks);
+  }
+  return static_cast<int>((all[0].sum + rows_sum) & 0);
 }
