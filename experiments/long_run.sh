@@ -43,6 +43,10 @@ case ${1:-} in
     if pid=$(running_pid); then echo "running (pid $pid)"; else echo "not running"; fi
     last=$(ls -t "$run_dir"/leg-*.log 2>/dev/null | head -n 1) || true
     [ -n "$last" ] && { echo "$last:"; tail -n 5 "$last"; }
+    # Its finished levels against the committed tables (a run started
+    # again is checked level by level as it comes).
+    run_file=$(ls -t "$run_dir"/levels-*.h5 2>/dev/null | head -n 1) || true
+    [ -n "$run_file" ] && [ -x build/chomp ] && { python3 experiments/compare_levels.py "$run_file" || true; }
     exit 0 ;;
 esac
 

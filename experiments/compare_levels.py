@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Compares the levels of a run with the committed tables.
+
+    experiments/compare_levels.py [RUN.h5] [--chomp build/chomp] [--data data]
+
+reads the run's levels through `chomp show --csv` (which also reads a file
+the run still has open) and every committed table (data/levels-N.csv and
+data/run-*/levels-N.csv), and prints, for the levels both have, whether
+p(n), L(n) and the marks agree (the largest table that holds a level is the
+one compared; its marks, like the run's, are those of an engine that decides
+canonical positions only, from 6220284 on). Exit
+status 1 when a level differs, so that a run started again (doc/RUNNING.md,
+"The run's second start") is checked level by level as it comes. Only the
+standard library: any python3 runs it.
+"""
+
+import argparse
+import csv
+import io
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def read_csv(text):
+    return {int(r["tiles"]): r for r in csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#"))}
+
+
+def committed(data):
+    """Level -> (row, file name) from every committed table, the largest first."""
+    files = sorted(list(data.glob("levels-*.csv")) + list(data.glob("run-*/levels-*.csv")),
+                   key=lambda p: int(p.stem.split("-")[1]), reverse=True)
+    out = {}
+    for f in files:
+        for n, row in read_csv(f.read_text()).items():
+            out.setdefault(n, (row, str(f.relative_to(data.parent))))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("file", nargs="?", default="/var/tmp/chomp-run/levels-170.h5")
+    ap.add_argument("--chomp", default=str(ROOT / "build" / "chomp"), help="the program that reads the file")
+    ap.add_argument("--data", default=str(ROOT / "data"), help="the folder of the committed tables")
+    args = ap.parse_args()
+    shown = subprocess.run([args.chomp, "show", args.file, "--csv"], capture_output=True, text=True)
+    if shown.returncode != 0:
+        print(f"error: {args.chomp} show {args.file}: {shown.stderr.strip()}", file=sys.stderr)
+        return 2
+    run = read_csv(shown.stdout)
+    table = committed(pathlib.Path(args.data).resolve())
+    same, differ, beyond = [], [], []
+    for n in sorted(run):
+        if n not in table:
+            beyond.append(n)
+            continue
+        row, name = table[n]
+        mine = run[n]
+        fields = ["positions", "losing"] + (["marks"] if row.get("marks") not in (None, "") else [])
+        bad = [f for f in fields if int(mine[f]) != int(row[f])]
+        (differ if bad else same).append((n, name, bad))
+    if same:
+        names = sorted({name for _, name, _ in same})
+        print(f"levels {same[0][0]}..{same[-1][0]} of {args.file}: p(n), L(n) and marks equal {', '.join(names)}"
+              f" ({len(same)} levels)")
+    for n, name, bad in differ:
+        print(f"level {n} differs from {name}: " + ", ".join(f"{f} {run[n][f]} against {table[n][0][f]}" for f in bad))
+    if beyond:
+        print(f"levels {beyond[0]}..{beyond[-1]}: beyond every committed table (check them with chomp verify --moves)")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""experiments/compare_levels.py: a run's levels against the committed tables,
+equal ones reported, a differing one named with exit status 1."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "experiments" / "compare_levels.py"
+CHOMP = os.environ["CHOMP_BIN"]
+
+
+def compare(run, data):
+    return subprocess.run([sys.executable, str(SCRIPT), str(run), "--chomp", CHOMP, "--data", str(data)],
+                          capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    tmp = pathlib.Path(tmp)
+    run = tmp / "run.h5"
+    subprocess.run([CHOMP, "sieve", "--max-tiles", "40", "--output", str(run), "-q"], check=True)
+    # The committed table as it is: levels 1..40 equal it.
+    data = tmp / "data"
+    (data / "run-1").mkdir(parents=True)
+    table = max((ROOT / "data").glob("levels-*.csv"), key=lambda p: int(p.stem.split("-")[1]))
+    lines = table.read_text().splitlines(keepends=True)
+    (data / "levels-50.csv").write_text("".join(l for l in lines if l.startswith("#") or l.startswith("tiles")
+                                                or (l[0].isdigit() and int(l.split(",")[0]) <= 50)))
+    ok = compare(run, data)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "levels 1..40 of" in ok.stdout and "equal data/levels-50.csv (40 levels)" in ok.stdout, ok.stdout
+    # A longer table of the run (data/run-*/) is read first; one level off by one is named.
+    altered = []
+    for l in lines:
+        if l[0].isdigit() and int(l.split(",")[0]) == 30:
+            f = l.split(",")
+            f[2] = str(int(f[2]) + 1)
+            l = ",".join(f)
+        if l.startswith("#") or l.startswith("tiles") or int(l.split(",")[0]) <= 60:
+            altered.append(l)
+    (data / "run-1" / "levels-60.csv").write_text("".join(altered))
+    bad = compare(run, data)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "level 30 differs from data/run-1/levels-60.csv: losing" in bad.stdout, bad.stdout
+    assert "levels 1..40" in bad.stdout and "(39 levels)" in bad.stdout, bad.stdout
+    # Levels beyond every table are said to be unchecked.
+    shutil.rmtree(data)
+    data.mkdir()
+    (data / "levels-20.csv").write_text("".join(l for l in lines if l.startswith("#") or l.startswith("tiles")
+                                                or (l[0].isdigit() and int(l.split(",")[0]) <= 20)))
+    part = compare(run, data)
+    assert part.returncode == 0 and "levels 21..40: beyond every committed table" in part.stdout, part.stdout
+print("compare_levels: ok")
