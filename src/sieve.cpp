@@ -111,8 +111,9 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
           else
             drop_checkpoint("this run cuts level " + std::to_string(n) + " into other slices");
         }
-        res = finish_level(n, slices, progress, window_seconds, resume);
-        res.seconds = std::chrono::duration<double>(detail::Clock::now() - start).count();
+        double saved = 0;  // the level's time in earlier runs, when continued from a checkpoint
+        res = finish_level(n, slices, progress, window_seconds, resume, &saved);
+        res.seconds = saved + std::chrono::duration<double>(detail::Clock::now() - start).count();
         done = n;
         if (checkpoint_saved_this_level) checkpoint_stale = true;
         checkpoint_saved_this_level = false;
@@ -167,7 +168,9 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
 /// of the losing positions of the slices above and of its own, and is
 /// scanned into the store as a run of its own.
 LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& slices, const ProgressFn& progress,
-                                      double& window_seconds, bool resume) {
+                                      double& window_seconds, bool resume, double* saved_seconds) {
+  const auto begun = detail::Clock::now();
+  double saved = 0;  // the level's time in earlier runs (a checkpoint's)
   LevelResult res;
   res.tiles = n;
   res.positions = table.positions(n);
@@ -187,12 +190,18 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       for (std::size_t i = 0; i < first; ++i)
         done_positions += table.count(n, slices[i].hi) - table.count(n, slices[i].lo - 1);
       pass = &checkpoint->pass;
+      // The level's time before the stop: the slices before the saved one
+      // and the saved pass's part (checkpoints of version 2 before this
+      // change saved the pass's part alone).
+      saved = pass->seconds;
     }
+    if (saved_seconds) *saved_seconds = saved;
     slicing = detail::Slicing{slices, first, res.marks};
     for (std::size_t k = first; k < slices.size(); ++k) {
       const detail::Slice& s = slices[k];
       slicing->index = k;
       slicing->marks = res.marks;
+      slicing->seconds = saved + std::chrono::duration<double>(detail::Clock::now() - begun).count();
       WindowLevel w;
       w.n = n, w.a_lo = s.lo, w.a_hi = s.hi;
       w.lo = table.count(n, s.lo - 1);

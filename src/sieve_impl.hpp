@@ -152,6 +152,10 @@ struct Slicing {
   std::vector<Slice> slices;
   std::size_t index = 0;
   std::uint64_t marks = 0;
+  // The level's time before this slice's pass, in every run that worked on
+  // it: a checkpoint of the pass saves it with the pass's own (so its
+  // `seconds` are the level's so far), and the level's row counts it all.
+  double seconds = 0;
 };
 
 }  // namespace detail
@@ -194,8 +198,10 @@ struct Sieve::Impl {
 
   // ---- sieve.cpp: the level loop ----
   LevelResult next_level(const ProgressFn& progress);
+  /// `saved_seconds`: set to the level's time in earlier runs (a
+  /// checkpoint's), which the caller adds to its own.
   LevelResult finish_level(int n, const std::vector<detail::Slice>& slices, const ProgressFn& progress,
-                           double& window_seconds, bool resume = false);
+                           double& window_seconds, bool resume = false, double* saved_seconds = nullptr);
   StoredLevel finish_store_level(int n);
   void share_pending_blocks(int n);
 

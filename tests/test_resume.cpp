@@ -657,19 +657,45 @@ TEST(Checkpoint, AStopInsideASlicedLevelIsContinuedToTheSameLevelsAndMarks) {
   ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole", sliced)).exit_code, 0);
   std::vector<std::string> resume = sliced;
   resume.push_back("--resume");
+  // When each level was first seen printed, and the level the stop saved:
+  // the first run worked on that one from the print of the level before
+  // it (or earlier) to the stop, which its row must count.
+  std::map<int, std::chrono::steady_clock::time_point> seen;
+  int stopped_in = 0;
+  double before_stop = 0;
   {
     ChompProcess run(checkpoint_run(dir, "run", sliced));
-    ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= (kFullSize ? 80 : 66); })) << run.err();
+    const auto note = [&] {
+      const int l = run.last_level_printed();
+      if (l > 0 && !seen.count(l)) seen[l] = std::chrono::steady_clock::now();
+      return l;
+    };
+    ASSERT_TRUE(run.wait_until([&] { return note() >= (kFullSize ? 80 : 66); })) << run.err();
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    note();
+    const auto stop = std::chrono::steady_clock::now();
     run.send(SIGTERM);
     const ProcessResult r = run.wait();
     ASSERT_EQ(r.exit_code, 143) << r.err;
-    EXPECT_TRUE(std::regex_search(r.err, std::regex("the progress of slice [123] of 3 of level \\d+ is saved in")))
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("the progress of slice [123] of 3 of level (\\d+) is saved in")))
         << r.err;
+    stopped_in = std::stoi(m[1]);
+    if (seen.count(stopped_in - 1))
+      before_stop = std::chrono::duration<double>(stop - seen[stopped_in - 1]).count();
   }
   const ProcessResult r = run_chomp(checkpoint_run(dir, "run", resume));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::regex_search(r.err, std::regex("continuing the marking of slice [123] of 3 of level"))) << r.err;
   expect_same_levels(dir.file("whole.h5"), dir.file("run.h5"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
+  // The level continued from the checkpoint counts the first run's time on
+  // it (its slices before the stop and the saved pass), not only the
+  // second run's.
+  const LevelTable t = read_level_file(dir.file("run.h5"));
+  ASSERT_GE(stopped_in, 1);
+  // (Less 0.05 s: the level begins once the row before it is written and
+  // synced, which may follow its print.)
+  EXPECT_GE(t.seconds[static_cast<std::size_t>(stopped_in - 1)], before_stop - 0.05)
+      << "level " << stopped_in << " (first run: " << before_stop << " s before the stop)";
 }
