@@ -34,6 +34,23 @@ struct Counts {
 };
 int bucket(int d) { return d == 1 ? 0 : d == 2 ? 1 : d <= 5 ? 2 : d <= 10 ? 3 : d <= 20 ? 4 : 5; }
 const char* kBucketNames[] = {"1", "2", "3-5", "6-10", "11-20", "21+"};
+
+/// Walks a canonical-only decoder through the ranks of level m in order, as
+/// the sieve does, calls at_source(src) at each source, and returns the
+/// seconds the walk took.
+template <class F>
+double timed_walk(const PartitionTable& table, int m, const std::vector<std::uint64_t>& ranks, F&& at_source) {
+  detail::Source src(table);
+  src.set_canonical_only(true);
+  const auto t0 = std::chrono::steady_clock::now();
+  bool first = true;
+  for (const std::uint64_t r : ranks) {
+    if (first) src.decode(m, r); else src.seek(r);
+    first = false;
+    at_source(src);
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,19 +66,11 @@ int main(int argc, char** argv) {
   for (int m = 1; m < n; ++m) {
     const auto ranks = sieve.losing().all(m);
     sources += ranks.size();
-    for (int pass = 0; pass < 2; ++pass) {
-      detail::Source src(table);
-      src.set_canonical_only(true);
-      const auto t0 = std::chrono::steady_clock::now();
-      bool first = true;
-      for (const std::uint64_t r : ranks) {
-        if (first) src.decode(m, r); else src.seek(r);
-        first = false;
+    for (int pass = 0; pass < 2; ++pass)
+      (pass == 0 ? all_s : top_s) += timed_walk(table, m, ranks, [&](detail::Source& src) {
         if (pass == 1) src.set_first_rows(src.run_length(1) + 1, kMaxTiles + 1);
         for (int d = 1; d <= n - m; ++d) src.for_each_extension(d, (pass == 0 ? all : top)[bucket(d)]);
-      }
-      (pass == 0 ? all_s : top_s) += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
+      });
   }
   std::uint64_t total = 0;
   for (const Counts& c : all) total += c.points + c.ranges;
@@ -92,21 +101,9 @@ int main(int argc, char** argv) {
     const auto ranks = sieve.losing().all(m);
     const int b = bucket(n - m);
     visited[b] += ranks.size();
-    for (int pass = 0; pass < 2; ++pass) {
-      detail::Source src(table);
-      src.set_canonical_only(true);
-      const auto t0 = std::chrono::steady_clock::now();
-      bool first = true;
-      for (const std::uint64_t r : ranks) {
-        if (first) src.decode(m, r); else src.seek(r);
-        first = false;
-        if (pass == 0)
-          rows_sum += static_cast<std::uint64_t>(src.rows());
-        else
-          src.for_each_extension(n - m, one[b]);
-      }
-      (pass == 0 ? seek_s : both_s)[b] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
+    seek_s[b] += timed_walk(table, m, ranks,
+                            [&](detail::Source& src) { rows_sum += static_cast<std::uint64_t>(src.rows()); });
+    both_s[b] += timed_walk(table, m, ranks, [&](detail::Source& src) { src.for_each_extension(n - m, one[b]); });
   }
   std::printf("\na window of level %d alone, one thread, marks into a counter:\n", n);
   std::printf("%6s %12s %10s %12s %14s %12s %12s\n", "d", "sources", "% sources", "marks/source", "decode ns/src",
