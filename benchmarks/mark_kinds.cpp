@@ -5,9 +5,10 @@
 /// consecutive sources), the marks counted by kind and by block size d, and
 /// the kernel timed for all corners and for the top corner alone. Then the
 /// same for a window of level N alone, as the long run's windows are from
-/// level 156 on: each source of levels 1..N-1 decoded and extended into
-/// level N only, the time of decoding (Source::seek) and of extending
-/// (the kernel) per source, by block size d = N - m.
+/// level 157 on (156, after a leg that began there): each source of levels
+/// 1..N-1 decoded and extended into level N only, the time of decoding
+/// (Source::seek) and of extending (the kernel) per source, and both per
+/// mark, by block size d = N - m.
 ///
 ///     build/benchmarks/chomp_mark_kinds [N=100] [threads=2]
 ///
@@ -107,7 +108,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\na window of level %d alone, one thread, marks into a counter:\n", n);
   std::printf("%6s %12s %10s %12s %14s %12s %12s\n", "d", "sources", "% sources", "marks/source", "decode ns/src",
-              "extend ns/src", "ns/mark");
+              "extend ns/src", "ns/mark all");
   std::uint64_t all_visited = 0;
   for (const std::uint64_t v : visited) all_visited += v;
   for (int b = 0; b < 6; ++b) {

@@ -347,10 +347,10 @@ class MarkingPass {
       cursor.store(static_cast<std::size_t>(std::min<std::uint64_t>(resume->cursor, items.size())));
       left.restore(resume->left);
       seconds_before = resume->seconds;
-    } else if (s_.slicing) {
-      // A slice's pass: the level's time before it (saved with a checkpoint).
-      seconds_before = s_.slicing->seconds;
     }
+    // A slice's pass: the level's time before it, in every run (a resumed
+    // pass's saved part included), which a checkpoint of it saves.
+    if (s_.slicing) seconds_before = s_.slicing->seconds;
     ProgressThrottle throttle(progress, lo, items.size(), cursor.load() - std::min(cursor.load(), resume ? resume->left.size() : 0));
     const auto started = detail::Clock::now();
     auto last_save = started;

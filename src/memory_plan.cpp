@@ -61,6 +61,7 @@ std::uint64_t buffer_bytes(const PartitionTable& t, std::uint64_t scan_batch, in
 struct WindowPlan {
   std::uint64_t bits = 0;
   int most_slices = 1, first_sliced = 0;
+  int first_alone = 0;  // the first level a window holds alone, whole or in slices
 };
 
 WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t window_bits, int processes,
@@ -70,6 +71,7 @@ WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t wi
     const bool forced = o.min_slices > 0 && n0 >= o.slice_from;
     const int last_whole = o.min_slices > 0 ? std::max(n0 - 1, o.slice_from - 1) : max_tiles;
     const int n1 = forced ? n0 - 1 : detail::whole_window_end(t, n0, last_whole, window_bits, processes);
+    if (n1 <= n0 && plan.first_alone == 0) plan.first_alone = n0;
     if (n1 >= n0) {
       std::uint64_t bits = 0;
       for (int k = n0; k <= n1; ++k) bits += detail::segment_aligned_bits(t.positions(k));
@@ -174,6 +176,7 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes) {
   plan.bucket_bytes = bucket_bytes(windows.bits, tu.round_marks, tu.threads, page);
   plan.most_slices = windows.most_slices;
   plan.first_sliced = windows.first_sliced;
+  plan.first_alone = windows.first_alone;
   return plan;
 }
 

@@ -191,8 +191,8 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
         done_positions += table.count(n, slices[i].hi) - table.count(n, slices[i].lo - 1);
       pass = &checkpoint->pass;
       // The level's time before the stop: the slices before the saved one
-      // and the saved pass's part (checkpoints of version 2 before this
-      // change saved the pass's part alone).
+      // and the saved pass's part (a version 2 checkpoint saved the pass's
+      // part alone).
       saved = pass->seconds;
     }
     if (saved_seconds) *saved_seconds = saved;
@@ -201,7 +201,6 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       const detail::Slice& s = slices[k];
       slicing->index = k;
       slicing->marks = res.marks;
-      slicing->seconds = saved + std::chrono::duration<double>(detail::Clock::now() - begun).count();
       WindowLevel w;
       w.n = n, w.a_lo = s.lo, w.a_hi = s.hi;
       w.lo = table.count(n, s.lo - 1);
@@ -222,6 +221,9 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       const ProgressFn in_slice = [&](int tiles, double f) {
         if (progress) progress(tiles, (before + f * share) / all);
       };
+      // The level's time before this slice's pass (this run's restoring
+      // of a checkpoint included), which a checkpoint of the pass saves.
+      slicing->seconds = saved + std::chrono::duration<double>(detail::Clock::now() - begun).count();
       if (mark(1, n - 1, n, in_slice, pass)) throw interrupted(n);
       if (pass) {
         pass = nullptr;

@@ -362,6 +362,16 @@ TEST(Slices, ABudgetThatForcesSmallWindowsAndSlicesGivesTheTable) {
     if (levels[i].slices > 1) ++sliced;
   }
   EXPECT_GE(sliced, 4);
+  // The plan names the first level the run held alone in its window (whole,
+  // opening a window that the next level does not share, or in slices):
+  // from there the dry run's time is a lower bound.
+  const auto opens = [&](std::size_t i) { return levels[i].slices > 1 || levels[i].window_seconds > 0; };
+  int alone = 0;
+  for (std::size_t i = 0; i < levels.size() && alone == 0; ++i)
+    if (levels[i].slices > 1 || (levels[i].window_seconds > 0 && (i + 1 == levels.size() || opens(i + 1))))
+      alone = static_cast<int>(i) + 1;
+  EXPECT_GT(alone, 1);
+  EXPECT_EQ(plan.first_alone, alone);
 }
 
 TEST(Slices, ABudgetTooSmallForOneFirstRowIsRefusedWithTheSmallestThatWorks) {

@@ -121,6 +121,10 @@ struct MemoryPlan {
   int threads = 1;
   int most_slices = 1;     ///< slices of the largest level
   int first_sliced = 0;    ///< the first level finished in slices (0: none)
+  /// The first level a window holds alone (whole or in slices; 0: none), in
+  /// a run from level 1: from there on every level decodes every source
+  /// below it again. (A resumed run's windows start where it resumed.)
+  int first_alone = 0;
   std::uint64_t total() const { return bitmap_bytes + bucket_bytes + index_bytes + buffer_bytes; }
 };
 
