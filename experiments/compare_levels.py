@@ -28,6 +28,21 @@ def read_csv(text):
     return {int(r["tiles"]): r for r in csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#"))}
 
 
+TEXT = {"positions": "p(n)", "losing": "L(n)", "marks": "marks"}
+
+
+def runs(levels):
+    """Consecutive levels as ranges: [1, 2, 3, 5] -> "1..3, 5"."""
+    out, start = [], None
+    for i, n in enumerate(levels):
+        if start is None:
+            start = n
+        if i + 1 == len(levels) or levels[i + 1] != n + 1:
+            out.append(f"{start}..{n}" if n > start else f"{n}")
+            start = None
+    return ", ".join(out)
+
+
 def committed(data):
     """Level -> (row, file name) from every committed table, the largest first."""
     files = sorted(list(data.glob("levels-*.csv")) + list(data.glob("run-*/levels-*.csv")),
@@ -60,11 +75,15 @@ def main():
         mine = run[n]
         fields = ["positions", "losing"] + (["marks"] if row.get("marks") not in (None, "") else [])
         bad = [f for f in fields if int(mine[f]) != int(row[f])]
-        (differ if bad else same).append((n, name, bad))
+        if bad:
+            differ.append((n, name, bad))
+        else:
+            same.append((n, name, fields))
     if same:
         names = sorted({name for _, name, _ in same})
-        print(f"levels {same[0][0]}..{same[-1][0]} of {args.file}: p(n), L(n) and marks equal {', '.join(names)}"
-              f" ({len(same)} levels)")
+        fields = sorted({f for _, _, compared in same for f in compared}, key=["positions", "losing", "marks"].index)
+        print(f"levels {runs([n for n, _, _ in same])} of {args.file} ({len(same)} levels): "
+              f"{', '.join(TEXT[f] for f in fields)} equal {', '.join(names)}")
     for n, name, bad in differ:
         print(f"level {n} differs from {name}: " + ", ".join(f"{f} {run[n][f]} against {table[n][0][f]}" for f in bad))
     if beyond:

@@ -30,7 +30,8 @@ with tempfile.TemporaryDirectory() as tmp:
                                                 or (l[0].isdigit() and int(l.split(",")[0]) <= 50)))
     ok = compare(run, data)
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "levels 1..40 of" in ok.stdout and "equal data/levels-50.csv (40 levels)" in ok.stdout, ok.stdout
+    assert "levels 1..40 of" in ok.stdout and "(40 levels): p(n), L(n), marks equal data/levels-50.csv" in ok.stdout, \
+        ok.stdout
     # A longer table of the run (data/run-*/) is read first; one level off by one is named.
     altered = []
     for l in lines:
@@ -44,7 +45,7 @@ with tempfile.TemporaryDirectory() as tmp:
     bad = compare(run, data)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "level 30 differs from data/run-1/levels-60.csv: losing" in bad.stdout, bad.stdout
-    assert "levels 1..40" in bad.stdout and "(39 levels)" in bad.stdout, bad.stdout
+    assert "levels 1..29, 31..40 of" in bad.stdout and "(39 levels)" in bad.stdout, bad.stdout
     # Levels beyond every table are said to be unchecked.
     shutil.rmtree(data)
     data.mkdir()
