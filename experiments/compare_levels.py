@@ -87,7 +87,7 @@ def main():
     for n, name, bad in differ:
         print(f"level {n} differs from {name}: " + ", ".join(f"{f} {run[n][f]} against {table[n][0][f]}" for f in bad))
     if beyond:
-        print(f"levels {beyond[0]}..{beyond[-1]}: beyond every committed table (check them with chomp verify --moves)")
+        print(f"levels {runs(beyond)}: beyond every committed table (check them with chomp verify --moves)")
     return 1 if differ else 0
 
 

@@ -348,8 +348,8 @@ class MarkingPass {
       left.restore(resume->left);
       seconds_before = resume->seconds;
     }
-    // A slice's pass: the level's time before it, in every run (a resumed
-    // pass's saved part included), which a checkpoint of it saves.
+    // A slice's pass starts from the level's time before it, in every run
+    // (a resumed pass's saved part included), which a checkpoint saves.
     if (s_.slicing) seconds_before = s_.slicing->seconds;
     ProgressThrottle throttle(progress, lo, items.size(), cursor.load() - std::min(cursor.load(), resume ? resume->left.size() : 0));
     const auto started = detail::Clock::now();

@@ -111,9 +111,9 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
           else
             drop_checkpoint("this run cuts level " + std::to_string(n) + " into other slices");
         }
-        double saved = 0;  // the level's time in earlier runs, when continued from a checkpoint
-        res = finish_level(n, slices, progress, window_seconds, resume, &saved);
-        res.seconds = saved + std::chrono::duration<double>(detail::Clock::now() - start).count();
+        // (res.seconds comes back as the level's time in earlier runs.)
+        res = finish_level(n, slices, progress, window_seconds, resume);
+        res.seconds += std::chrono::duration<double>(detail::Clock::now() - start).count();
         done = n;
         if (checkpoint_saved_this_level) checkpoint_stale = true;
         checkpoint_saved_this_level = false;
@@ -168,7 +168,7 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
 /// of the losing positions of the slices above and of its own, and is
 /// scanned into the store as a run of its own.
 LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& slices, const ProgressFn& progress,
-                                      double& window_seconds, bool resume, double* saved_seconds) {
+                                      double& window_seconds, bool resume) {
   const auto begun = detail::Clock::now();
   double saved = 0;  // the level's time in earlier runs (a checkpoint's)
   LevelResult res;
@@ -195,7 +195,6 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       // part alone).
       saved = pass->seconds;
     }
-    if (saved_seconds) *saved_seconds = saved;
     slicing = detail::Slicing{slices, first, res.marks};
     for (std::size_t k = first; k < slices.size(); ++k) {
       const detail::Slice& s = slices[k];
@@ -247,6 +246,7 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
     }
     slicing.reset();
     res.stored = finish_store_level(n);
+    res.seconds = saved;  // the caller adds this run's
   } catch (...) {
     slicing.reset();
     close_window();

@@ -198,10 +198,10 @@ struct Sieve::Impl {
 
   // ---- sieve.cpp: the level loop ----
   LevelResult next_level(const ProgressFn& progress);
-  /// `saved_seconds`: set to the level's time in earlier runs (a
+  /// The result's `seconds` are the level's time in earlier runs (a
   /// checkpoint's), which the caller adds to its own.
   LevelResult finish_level(int n, const std::vector<detail::Slice>& slices, const ProgressFn& progress,
-                           double& window_seconds, bool resume = false, double* saved_seconds = nullptr);
+                           double& window_seconds, bool resume = false);
   StoredLevel finish_store_level(int n);
   void share_pending_blocks(int n);
 

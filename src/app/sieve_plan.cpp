@@ -71,11 +71,6 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
     work += m * (1 + kSliceCost * (slices - 1));
   }
   const double estimate = seconds + work / rate / std::max(1, processes);
-  // From the first level a window holds alone, every level decodes every
-  // source below it again for itself: a cost per source the marks model
-  // leaves out (doc/PERFORMANCE.md, windows of one level), so the estimate
-  // is a lower bound from there on.
-  const int lone = plan.first_alone;
   char rate_text[32];
   std::snprintf(rate_text, sizeof rate_text, "%.3g", rate);
   out << "  time: ~" << clock_text(estimate) << " on " << threads_text(threads)
@@ -84,8 +79,11 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
       << " s; model: ~r(k) p(k) marks a level, r = " << kRatioAt100 << " at 100 + " << kRatioGrowth
       << " a level; a slice beyond the first adds " << static_cast<int>(kSliceCost * 100)
       << "%; other work on this machine slows it)";
-  if (lone)
-    out << "\n    a lower bound: from level " << lone
+  // From the first level a window holds alone, every level decodes every
+  // source below it again for itself: a cost per source the marks model
+  // leaves out (doc/PERFORMANCE.md, windows of one level).
+  if (plan.first_alone)
+    out << "\n    a lower bound: from level " << plan.first_alone
         << " on (in a run from level 1) a window holds one level, and each level decodes every source below it "
            "again, which the model leaves out (measured times: doc/RUNNING.md)";
   out << "\n";
