@@ -62,12 +62,15 @@ struct WindowPlan {
   std::uint64_t bits = 0;
   int most_slices = 1, first_sliced = 0;
   int first_alone = 0;  // the first level a window holds alone, whole or in slices
+  std::vector<PlannedWindow> windows;
 };
 
+/// The windows of a run from level `first` on, as Sieve::Impl::next_level
+/// opens them (sieve.cpp).
 WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t window_bits, int processes,
-                        const SieveOptions& o) {
+                        const SieveOptions& o, int first = 1) {
   WindowPlan plan;
-  for (int n0 = 1; n0 <= max_tiles;) {
+  for (int n0 = first; n0 <= max_tiles;) {
     const bool forced = o.min_slices > 0 && n0 >= o.slice_from;
     const int last_whole = o.min_slices > 0 ? std::max(n0 - 1, o.slice_from - 1) : max_tiles;
     const int n1 = forced ? n0 - 1 : detail::whole_window_end(t, n0, last_whole, window_bits, processes);
@@ -76,6 +79,7 @@ WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t wi
       std::uint64_t bits = 0;
       for (int k = n0; k <= n1; ++k) bits += detail::segment_aligned_bits(t.positions(k));
       plan.bits = std::max(plan.bits, detail::share_bits(bits, processes));
+      plan.windows.push_back(PlannedWindow{n0, n1, 1});
       n0 = n1 + 1;
       continue;
     }
@@ -84,6 +88,7 @@ WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t wi
       const std::uint64_t first = t.count(n0, s.lo - 1) & ~std::uint64_t{63};
       plan.bits = std::max(plan.bits, detail::share_bits(detail::segment_aligned_bits(t.count(n0, s.hi) - first), processes));
     }
+    plan.windows.push_back(PlannedWindow{n0, n0, static_cast<int>(slices.size())});
     plan.most_slices = std::max(plan.most_slices, static_cast<int>(slices.size()));
     if (slices.size() > 1 && plan.first_sliced == 0) plan.first_sliced = n0;
     ++n0;
@@ -142,7 +147,7 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
   return tu;
 }
 
-MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes) {
+MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int first_level) {
   const PartitionTable t(max_tiles);
   const detail::Tuning tu = detail::tuning_for(max_tiles, o, processes);
   MemoryPlan plan;
@@ -177,6 +182,12 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes) {
   plan.most_slices = windows.most_slices;
   plan.first_sliced = windows.first_sliced;
   plan.first_alone = windows.first_alone;
+  plan.windows = std::move(windows.windows);
+  if (first_level > 1) {
+    const WindowPlan later = plan_windows(t, max_tiles, tu.window_bits, processes, o, first_level);
+    plan.first_alone = later.first_alone;
+    plan.windows = later.windows;
+  }
   return plan;
 }
 

@@ -294,17 +294,24 @@ TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   EXPECT_NE(ok.out.find("memory: "), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("time: ~"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("marks/s over levels 1..40"), std::string::npos) << ok.out;
-  // Every window holds many levels: the marks model is the whole estimate.
-  EXPECT_EQ(ok.out.find("a lower bound"), std::string::npos) << ok.out;
+  // Every window holds many levels: no window of one level to speak of.
+  EXPECT_EQ(ok.out.find("a window holds one level"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("a visit to every source below its last level"), std::string::npos) << ok.out;
   // A budget whose windows hold one level from the late 80s on (p(87) +
   // p(88) is 9.9 MiB of bits, about what its windows hold; the level the
   // plan names is tested in Slices.ABudgetThatForces...): the estimate
-  // says it leaves that out.
+  // says what those windows take and how much of it is visits.
   const ProcessResult lone =
       run_chomp({"sieve", "-n", "90", "-t", "2", "--memory-limit", "40M", "--dry-run", "-o", dir.file("b.h5")});
   EXPECT_EQ(lone.exit_code, 0) << lone.err;
-  EXPECT_NE(lone.out.find("a lower bound: from level "), std::string::npos) << lone.out;
-  EXPECT_NE(lone.out.find(" on (in a run from level 1) a window holds one level"), std::string::npos) << lone.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(lone.out, m,
+                                std::regex("from level ([0-9]+) on \\(in a run from level 1\\) a window holds one "
+                                           "level: those windows take ~[0-9: s]+ of it, ([0-9]+)% of that visiting")))
+      << lone.out;
+  EXPECT_GE(std::stoi(m[1].str()), 85);
+  EXPECT_GT(std::stoi(m[2].str()), 20);
+  EXPECT_LT(std::stoi(m[2].str()), 90);
   const ProcessResult refused = run_chomp({"sieve", "-n", "40", "--memory-limit", "100K", "-o", dir.file("a.h5")});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("does not fit --memory-limit (100.0 KiB)"), std::string::npos) << refused.err;

@@ -364,7 +364,7 @@ TEST(Slices, ABudgetThatForcesSmallWindowsAndSlicesGivesTheTable) {
   EXPECT_GE(sliced, 4);
   // The plan names the first level the run held alone in its window (whole,
   // opening a window that the next level does not share, or in slices):
-  // from there the dry run's time is a lower bound.
+  // from there every level decodes every source below it again.
   const auto opens = [&](std::size_t i) { return levels[i].slices > 1 || levels[i].window_seconds > 0; };
   int alone = 0;
   for (std::size_t i = 0; i < levels.size() && alone == 0; ++i)
@@ -372,6 +372,22 @@ TEST(Slices, ABudgetThatForcesSmallWindowsAndSlicesGivesTheTable) {
       alone = static_cast<int>(i) + 1;
   EXPECT_GT(alone, 1);
   EXPECT_EQ(plan.first_alone, alone);
+  // And every window the run opened is the plan's, in order (what the
+  // dry run's time and the ETA price).
+  std::vector<PlannedWindow> opened;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const int n = static_cast<int>(i) + 1;
+    if (opened.empty() || opens(i))
+      opened.push_back(PlannedWindow{n, n, static_cast<int>(levels[i].slices)});
+    else
+      opened.back().last = n;
+  }
+  ASSERT_EQ(opened.size(), plan.windows.size());
+  for (std::size_t i = 0; i < opened.size(); ++i) {
+    EXPECT_EQ(opened[i].first, plan.windows[i].first) << "window " << i;
+    EXPECT_EQ(opened[i].last, plan.windows[i].last) << "window " << i;
+    EXPECT_EQ(opened[i].slices, plan.windows[i].slices) << "window " << i;
+  }
 }
 
 TEST(Slices, ABudgetTooSmallForOneFirstRowIsRefusedWithTheSmallestThatWorks) {

@@ -108,6 +108,14 @@ struct SieveOptions {
   double checkpoint_seconds = 0;
 };
 
+/// A window a run will open, as its memory plan foresees it: levels
+/// first..last whole, or level first (== last) alone, in `slices` slices
+/// of first rows (1: whole).
+struct PlannedWindow {
+  int first = 0, last = 0;
+  int slices = 1;
+};
+
 /// The memory a run fits itself into and how (plan_run), per process.
 struct MemoryPlan {
   std::uint64_t budget = 0;        ///< what it was planned for (0: none)
@@ -122,9 +130,13 @@ struct MemoryPlan {
   int most_slices = 1;     ///< slices of the largest level
   int first_sliced = 0;    ///< the first level finished in slices (0: none)
   /// The first level a window holds alone (whole or in slices; 0: none), in
-  /// a run from level 1: from there on every level decodes every source
-  /// below it again. (A resumed run's windows start where it resumed.)
+  /// a run from plan_run's first level: from there on every level decodes
+  /// every source below it again. (A resumed run's windows start where it
+  /// resumed.)
   int first_alone = 0;
+  /// Every window of a run from plan_run's first level to max_tiles, in
+  /// order: the sieve opens these (chomp/work_model.hpp prices them).
+  std::vector<PlannedWindow> windows;
   std::uint64_t total() const { return bitmap_bytes + bucket_bytes + index_bytes + buffer_bytes; }
 };
 
@@ -142,8 +154,11 @@ class BudgetTooSmall : public std::runtime_error {
 };
 
 /// The plan for a run to max_tiles with these options, by `processes`
-/// processes (the figures are per process). Throws BudgetTooSmall.
-MemoryPlan plan_run(int max_tiles, const SieveOptions& options, int processes = 1);
+/// processes (the figures are per process), whose windows start at level
+/// first_level (a resumed run's next level; 1 for a run from the start:
+/// the memory figures are the whole run's either way). Throws
+/// BudgetTooSmall.
+MemoryPlan plan_run(int max_tiles, const SieveOptions& options, int processes = 1, int first_level = 1);
 /// The disk a run to max_tiles needs.
 DiskPlan plan_disk(int max_tiles);
 

@@ -182,8 +182,14 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     cluster.start(max_tiles, options, run.store().path(), run.store().run_id(), records);
     const Sieve& sieve = run.make_sieve(cluster.group(), StopSignals::flag());
     if (!sieve.checkpoint_report().empty()) std::cerr << "chomp: " << sieve.checkpoint_report() << '\n';
+    // The windows ahead, as the sieve will open them (the same options and
+    // processes as its own plan), for the ETA's work model.
+    const int planned_processes = cluster.processes();
     progress.start(sieve.levels_done() + 1, [&] { return sieve.window_levels(); },
-                   [&] { return sieve.marks_applied(); });
+                   [&] { return sieve.marks_applied(); },
+                   [max_tiles, options, planned_processes](int n) {
+                     return plan_run(max_tiles, options, planned_processes, n).windows;
+                   });
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing", "ratio",
                   "seconds");

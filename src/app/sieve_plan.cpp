@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "chomp/ranking.hpp"
+#include "chomp/work_model.hpp"
 #include "cli_checks.hpp"
 #include "sieve_progress.hpp"
 
@@ -53,39 +54,49 @@ void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk
 }
 
 void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& plan, int threads, int processes) {
-  constexpr double kSliceCost = 0.11;
   const int kCalibrationTiles = std::min(84, max_tiles);
   SieveOptions o;
   o.threads = threads;
   const auto started = std::chrono::steady_clock::now();
+  // Levels 1..84 in one window (the default window holds them): its marks,
+  // and a visit to each losing position below its last level.
   Sieve calibration(kCalibrationTiles, o);
-  double marks = 0;
-  calibration.run([&](const LevelResult& r) { marks += static_cast<double>(r.marks); });
+  double marks = 0, below = 0;
+  calibration.run([&](const LevelResult& r) {
+    marks += static_cast<double>(r.marks);
+    if (r.tiles < kCalibrationTiles) below += static_cast<double>(r.losing);
+  });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const double rate = marks / std::max(seconds, 1e-3);
+  const double rate = (marks + kVisitMarks * below) / std::max(seconds, 1e-3);  // work a second
   const PartitionTable big(max_tiles);
-  double work = 0;
-  for (int k = 1; k <= max_tiles; ++k) {
-    const double m = k <= kCalibrationTiles ? 0 : model_marks(big, k);
-    const double slices = plan.first_sliced && k >= plan.first_sliced ? plan.most_slices : 1;
-    work += m * (1 + kSliceCost * (slices - 1));
-  }
-  const double estimate = seconds + work / rate / std::max(1, processes);
+  const double calibrated = model_work(big, PlannedWindow{1, kCalibrationTiles, 1});
+  const double per_process = 1.0 / std::max(1, processes);
+  const double estimate = seconds + std::max(0.0, model_work(big, plan.windows) - calibrated) / rate * per_process;
   char rate_text[32];
-  std::snprintf(rate_text, sizeof rate_text, "%.3g", rate);
+  std::snprintf(rate_text, sizeof rate_text, "%.3g", marks / std::max(seconds, 1e-3));
   out << "  time: ~" << clock_text(estimate) << " on " << threads_text(threads)
       << (processes > 1 ? " a process, if processes scale perfectly" : "") << " (calibrated now: " << rate_text
       << " marks/s over levels 1.." << kCalibrationTiles << " in " << seconds_text(seconds)
       << " s; model: ~r(k) p(k) marks a level, r = " << kRatioAt100 << " at 100 + " << kRatioGrowth
-      << " a level; a slice beyond the first adds " << static_cast<int>(kSliceCost * 100)
+      << " a level, and in each window a visit to every source below its last level, costing "
+      << static_cast<int>(kVisitMarks) << " marks; a slice beyond the first adds " << static_cast<int>(kSliceCost * 100)
       << "%; other work on this machine slows it)";
   // From the first level a window holds alone, every level decodes every
-  // source below it again for itself: a cost per source the marks model
-  // leaves out (doc/PERFORMANCE.md, windows of one level).
-  if (plan.first_alone)
-    out << "\n    a lower bound: from level " << plan.first_alone
-        << " on (in a run from level 1) a window holds one level, and each level decodes every source below it "
-           "again, which the model leaves out (measured times: doc/RUNNING.md)";
+  // source below it again for itself: most of those windows' time
+  // (doc/PERFORMANCE.md, windows of one level).
+  if (plan.first_alone) {
+    double alone = 0, visits = 0;
+    for (const PlannedWindow& w : plan.windows)
+      if (w.first >= plan.first_alone && w.first > kCalibrationTiles) {
+        alone += model_work(big, w);
+        visits += kVisitMarks * model_visits(big, w) * (1 + kSliceCost * (w.slices - 1));
+      }
+    if (alone > 0)
+      out << "\n    from level " << plan.first_alone
+          << " on (in a run from level 1) a window holds one level: those windows take ~"
+          << clock_text(alone / rate * per_process) << " of it, " << static_cast<int>(100 * visits / alone + 0.5)
+          << "% of that visiting the sources below each level again (measured times: doc/RUNNING.md)";
+  }
   out << "\n";
 }
 

@@ -20,11 +20,12 @@ void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const 
 void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
                      std::uint64_t free_disk, int processes);
 
-/// --dry-run's time: a calibration run (levels 1..kCalibrationTiles in
-/// memory, a few seconds) measures marks per second on this machine with
-/// these threads; the model's marks of levels 1..N at that rate, sliced
-/// levels dearer by kSliceCost a slice beyond the first (measured at
-/// N = 120: 2 slices 1.07x, 4 slices 1.35x).
+/// --dry-run's time: a calibration run (levels 1..84 in one window, a few
+/// seconds) measures the work model's units (chomp/work_model.hpp: marks,
+/// and visits to sources) per second on this machine with these threads;
+/// the plan's windows are priced in them. From the plan's first level
+/// alone in its window it says what those windows take, and how much of
+/// it is visits.
 void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& plan, int threads, int processes);
 
 /// A 3D run's plan in full (--dry-run with --dimensions 3, on stdout):

@@ -28,14 +28,13 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-double model_marks(const PartitionTable& table, int k, double r0, int k0) {
-  return std::max(1.0, r0 + kRatioGrowth * (k - k0)) * static_cast<double>(table.positions(k));
-}
-
-void ProgressLine::start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks) {
+void ProgressLine::start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks,
+                         std::function<std::vector<PlannedWindow>(int)> plan_from) {
   const std::lock_guard lock(mutex_);
   window_ = std::move(window);
   marks_ = std::move(marks);
+  plan_from_ = std::move(plan_from);
+  ahead_ = Ahead{};
   finished_ = first - 1;
   tiles_ = 0;
   samples_.clear();
@@ -68,32 +67,55 @@ void ProgressLine::update(int tiles, double fraction) {
   char pct[16];
   std::snprintf(pct, sizeof pct, "%3.0f%%", 100 * fraction);
   text += " \u00b7 " + std::string(pct) + " \u00b7 " + clock_text(now - started_) + " elapsed";
-  const auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles};
+  auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles};
+  if (n0 < 1 || n1 < n0) n0 = n1 = tiles;
   if (n1 > n0) text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
   const double level_left = gained > 0.02 ? (now - level_started_) * (1 - fraction) / gained : -1;
   // A window's pass longer than the rate's five minutes: the marks it
   // applies come in bursts, so its pace is its fraction done instead.
   const bool long_pass = tiles == n0 && gained > 0.02 && now - level_started_ > kRateSeconds;
   if (long_pass || (rate > 0 && samples_.size() > 1)) {
+    // The window's work per model mark (its visits: 1 without a plan), and
+    // the windows after it in the same units.
+    const Ahead& later = ahead(n0, n1);
+    double window_marks = 0;
+    for (int k = n0; k <= n1; ++k) window_marks += model_marks(table_, k, ratio_, ratio_level_);
+    const double window_work = plan_from_ ? model_work(table_, later.current, ratio_, ratio_level_) : window_marks;
     double run_left = 0;
     if (long_pass) {
-      // The rest of the pass, then the later levels at the pass's seconds
-      // per mark of the model (whose absolute scale cancels out).
-      double window_marks = 0, later = 0;
-      for (int k = n0; k <= max_; ++k) (k <= n1 ? window_marks : later) += model_marks(table_, k, ratio_, ratio_level_);
-      run_left = level_left + (now - level_started_) / gained * later / window_marks;
+      // The rest of the pass, then the later windows at the pass's seconds
+      // per unit of work (whose absolute scale cancels out).
+      run_left = level_left + (now - level_started_) / gained * later.later / window_work;
     } else {
-      // Marks the unfinished levels will have received in all.
+      // Marks the window's unfinished levels will have received in all.
       double expected = 0;
-      for (int k = finished_ + 1; k <= max_; ++k) expected += model_marks(table_, k, ratio_, ratio_level_);
+      for (int k = finished_ + 1; k <= n1; ++k) expected += model_marks(table_, k, ratio_, ratio_level_);
       const double received = done - finished_marks_;  // by the unfinished levels
-      run_left = std::max(0.0, expected - received) / rate;
+      run_left = std::max(0.0, expected - received) / rate + later.later / (rate * window_work / window_marks);
     }
     text += " \u00b7 ETA ";
     if (level_left >= 0) text += "level " + clock_text(level_left) + ", ";
     text += "run " + clock_text(run_left);
   }
   line_.show(text);
+}
+
+const ProgressLine::Ahead& ProgressLine::ahead(int n0, int n1) {
+  if (ahead_.first == n0 && ahead_.last == n1) return ahead_;
+  ahead_ = Ahead{n0, n1, PlannedWindow{n0, n1, 1}, 0};
+  if (!plan_from_) {
+    for (int k = n1 + 1; k <= max_; ++k) ahead_.later += model_marks(table_, k, ratio_, ratio_level_);
+    return ahead_;
+  }
+  std::vector<PlannedWindow> plan = plan_from_(n0);
+  if (!plan.empty() && plan.front().first == n0 && plan.front().last == n1) {
+    ahead_.current = plan.front();
+    plan.erase(plan.begin());
+  } else {
+    plan = plan_from_(n1 + 1);  // a window this plan does not open (another budget's checkpoint)
+  }
+  ahead_.later = model_work(table_, plan, ratio_, ratio_level_);
+  return ahead_;
 }
 
 void ProgressLine::restoring(int n, int levels) {

@@ -10,9 +10,11 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "chomp/ranking.hpp"
 #include "chomp/sieve.hpp"
+#include "chomp/work_model.hpp"
 #include "status_line.hpp"
 
 namespace chomp::app {
@@ -24,42 +26,39 @@ std::string threads_text(int n);
 /// Seconds with two decimals.
 std::string seconds_text(double s);
 
-/// The work model of the ETA and of --dry-run's estimate: the marks into
-/// level k are about r(k) p(k), with r(k) = r0 + kRatioGrowth (k - k0) from
-/// a level k0 whose r0 was measured (data/levels-153.csv: 1.64 at n = 40,
-/// 1.98 at 100, 2.15 at 150), and a pass costs about its marks.
-inline constexpr double kRatioGrowth = 0.0032;
-inline constexpr double kRatioAt100 = 1.98;
-
-double model_marks(const PartitionTable& table, int k, double r0 = kRatioAt100, int k0 = 100);
-
 /// The level being computed and how far it is, with the time so far and
 /// the ETA of the level and of the run, and the table's rows, which are
 /// printed once a level is saved: one lock keeps the two from interleaving.
 ///
-/// The ETA comes from a work model in marks, not a count of levels: the
-/// marks into level k are about r(k) p(k), r growing slowly and steadily
-/// (1.64 at n = 40, 1.98 at 100, 2.15 at 150: kRatioGrowth a level), and a
-/// pass costs about its marks whatever levels they go to, so a window's
-/// long first passes, which mark many levels above the current one, count
-/// for what they do. Work done is the marks applied so far (the sieve
-/// counts them) plus the current pass's share of the last one's; the work
-/// left is the model's marks of the unfinished levels less those they have
+/// The ETA comes from a work model in marks (chomp/work_model.hpp), not a
+/// count of levels: the marks into level k are about r(k) p(k), r growing
+/// slowly and steadily, and every window's passes also visit each source
+/// below its last level, a visit costing kVisitMarks marks. Within the
+/// window in progress, work done is the marks applied so far (the sieve
+/// counts them) plus the current pass's share of the last one's; its work
+/// left is the model's marks of its unfinished levels less those they have
 /// received already; the rate is marks per second over the last five
-/// minutes (all of the run, early on). In a window's pass (its first
-/// level) that has lasted longer than those five minutes, where the marks
-/// applied come in bursts (the long run's passes take hours), the run's
-/// ETA is the pass projected to its end from its fraction done instead,
-/// plus the later levels at the pass's seconds per model mark. Runs
-/// shorter than a few seconds and quiet runs print nothing.
+/// minutes (all of the run, early on). The windows after it (the memory
+/// plan's, from plan_from) are priced with their visits at the same pace,
+/// per unit of the model's work: where a window holds one level (the long
+/// run from about 157 on) those visits are most of each level's time. In
+/// a window's pass (its first level) that has lasted longer than those
+/// five minutes, where the marks applied come in bursts (the long run's
+/// passes take hours), the run's ETA is the pass projected to its end from
+/// its fraction done instead, plus the later windows at the pass's seconds
+/// per unit of work. Runs shorter than a few seconds and quiet runs print
+/// nothing.
 class ProgressLine {
  public:
   ProgressLine(const PartitionTable& table, int max_tiles, bool quiet)
       : table_(table), max_(max_tiles), quiet_(quiet) {}
   /// The sieve starts (after a resumed run's checks) at level `first`;
   /// window() gives the levels held in memory, shown beside the level in
-  /// progress, and marks() the marks the sieve has applied.
-  void start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks);
+  /// progress, and marks() the marks the sieve has applied; plan_from(n)
+  /// the windows the run will open from level n on (its memory plan's;
+  /// without it, every later level is a window of its own marks alone).
+  void start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks,
+             std::function<std::vector<PlannedWindow>(int)> plan_from = {});
   /// The level in progress and its finished fraction (a ProgressFn).
   void update(int tiles, double fraction);
   /// Resuming: level n of the file's `levels` is being checked.
@@ -88,6 +87,16 @@ class ProgressLine {
   double level_fraction0_ = 0;  // the level's fraction done when this program began it
   std::function<std::pair<int, int>()> window_;
   std::function<std::uint64_t()> marks_;
+  std::function<std::vector<PlannedWindow>(int)> plan_from_;
+  /// The window in progress as planned (its slices), and the model's work
+  /// of the windows after it, for the window first..last.
+  struct Ahead {
+    int first = 0, last = 0;
+    PlannedWindow current;
+    double later = 0;
+  };
+  Ahead ahead_;
+  const Ahead& ahead(int n0, int n1);
   std::deque<std::pair<double, double>> samples_;  // (seconds, marks done)
 };
 

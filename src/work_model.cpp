@@ -1,0 +1,38 @@
+/// @file work_model.cpp
+/// @brief The cost of a run's windows in marks (chomp/work_model.hpp).
+
+#include "chomp/work_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace chomp {
+
+double model_marks(const PartitionTable& table, int k, double r0, int k0) {
+  return std::max(1.0, r0 + kRatioGrowth * (k - k0)) * static_cast<double>(table.positions(k));
+}
+
+double model_losing(const PartitionTable& table, int k) {
+  const double p = static_cast<double>(table.positions(k));
+  return p < 3 ? 1.0 : std::max(1.0, kModelDensity * p / std::log(p));
+}
+
+double model_visits(const PartitionTable& table, const PlannedWindow& w) {
+  double below = 0;
+  for (int m = 1; m < w.last; ++m) below += model_losing(table, m);
+  return below;
+}
+
+double model_work(const PartitionTable& table, const PlannedWindow& w, double r0, int k0) {
+  double marks = 0;
+  for (int k = w.first; k <= w.last; ++k) marks += model_marks(table, k, r0, k0);
+  return (marks + kVisitMarks * model_visits(table, w)) * (1 + kSliceCost * (w.slices - 1));
+}
+
+double model_work(const PartitionTable& table, const std::vector<PlannedWindow>& windows, double r0, int k0) {
+  double work = 0;
+  for (const PlannedWindow& w : windows) work += model_work(table, w, r0, k0);
+  return work;
+}
+
+}  // namespace chomp

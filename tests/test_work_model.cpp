@@ -1,0 +1,110 @@
+/// @file test_work_model.cpp
+/// @brief The work model behind --dry-run's time and the ETA
+/// (chomp/work_model.hpp): its marks and losing positions against the
+/// committed table, and its price of windows of one level against the
+/// measured one.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "chomp/work_model.hpp"
+#include "committed_data.hpp"
+
+namespace chomp {
+namespace {
+
+struct Committed {
+  std::map<int, double> losing, marks;
+};
+
+/// The committed table's losing positions and marks by level.
+Committed committed_table() {
+  std::ifstream in(testing::committed_levels_file("csv"));
+  Committed c;
+  std::string header;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header.empty()) {
+      header = line;
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    if (cells.size() < 7) continue;
+    const int tiles = std::stoi(cells[0]);
+    c.losing[tiles] = std::stod(cells[2]);
+    c.marks[tiles] = std::stod(cells.back());
+  }
+  EXPECT_EQ(header.substr(0, 23), "tiles,positions,losing,");
+  EXPECT_NE(header.find(",marks"), std::string::npos) << header;
+  return c;
+}
+
+TEST(WorkModel, MarksAndLosingPositionsFollowTheCommittedTable) {
+  const Committed c = committed_table();
+  ASSERT_GE(c.marks.size(), 150u);
+  const PartitionTable t(150);
+  for (int k = 100; k <= 150; ++k) {
+    EXPECT_NEAR(model_marks(t, k) / c.marks.at(k), 1.0, 0.02) << "marks into level " << k;
+    EXPECT_NEAR(model_losing(t, k) / c.losing.at(k), 1.0, 0.015) << "losing positions of level " << k;
+  }
+}
+
+TEST(WorkModel, VisitsPriceWindowsOfOneLevelAsMeasured) {
+  // N = 110 with every level from 100 on alone in its window took 103-124
+  // CPU-s against 62 CPU-s in one window (2 threads, the same marks;
+  // experiments/results/bench.csv, 2026-12-02, rows chomp-slices1 and
+  // chomp): the model must price the two plans about that far apart, and
+  // only its visits can, since the marks are the same.
+  SieveOptions whole;
+  whole.threads = 2;
+  SieveOptions alone = whole;
+  alone.min_slices = 1;
+  alone.slice_from = 100;
+  const std::vector<PlannedWindow> one = plan_run(110, whole).windows, many = plan_run(110, alone).windows;
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(many.size(), 12u);  // 1..99, then 100 .. 110 each alone
+  EXPECT_EQ(many.front().last, 99);
+  const PartitionTable t(110);
+  const double ratio = model_work(t, many) / model_work(t, one);
+  EXPECT_GT(ratio, 0.9 * 103 / 62);
+  EXPECT_LT(ratio, 1.1 * 124 / 62);
+  // A window of many levels is mostly its marks.
+  double marks = 0;
+  for (int k = 1; k <= 110; ++k) marks += model_marks(t, k);
+  EXPECT_LT(kVisitMarks * model_visits(t, one.front()), 0.2 * marks);
+  EXPECT_NEAR(model_work(t, one), marks + kVisitMarks * model_visits(t, one.front()), 1e-6 * marks);
+}
+
+TEST(WorkModel, APlanFromALaterLevelIsTheRestOfTheRunsWindows) {
+  // What the ETA prices: the windows of a run resumed at a window's first
+  // level are the whole run's from there (a budget with windows of a few
+  // levels, then one level each, then slices).
+  SieveOptions o;
+  o.threads = 2;
+  o.memory_budget = std::uint64_t{12} << 20;
+  const std::vector<PlannedWindow> all = plan_run(100, o).windows;
+  ASSERT_GE(all.size(), 8u);
+  EXPECT_EQ(all.front().first, 1);
+  EXPECT_EQ(all.back().last, 100);
+  EXPECT_GT(all.back().slices, 1);
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    ASSERT_EQ(all[i].first, all[i - 1].last + 1);
+    const std::vector<PlannedWindow> later = plan_run(100, o, 1, all[i].first).windows;
+    ASSERT_EQ(later.size(), all.size() - i) << "from level " << all[i].first;
+    for (std::size_t j = 0; j < later.size(); ++j) {
+      EXPECT_EQ(later[j].first, all[i + j].first);
+      EXPECT_EQ(later[j].last, all[i + j].last);
+      EXPECT_EQ(later[j].slices, all[i + j].slices);
+    }
+  }
+  EXPECT_TRUE(plan_run(100, o, 1, 101).windows.empty());
+}
+
+}  // namespace
+}  // namespace chomp
