@@ -306,10 +306,10 @@ TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   EXPECT_EQ(lone.exit_code, 0) << lone.err;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(lone.out, m,
-                                std::regex("from level ([0-9]+) on \\(in a run from level 1\\) a window holds one "
-                                           "level: those windows take ~[0-9: s]+ of it, ([0-9]+)% of that visiting")))
+                                std::regex("from level ([0-9]+) on a window holds one level: those windows take "
+                                           "~[0-9: s]+ of it, ([0-9]+)% of that visiting")))
       << lone.out;
-  EXPECT_GE(std::stoi(m[1].str()), 85);
+  EXPECT_GT(std::stoi(m[1].str()), 40);
   EXPECT_GT(std::stoi(m[2].str()), 20);
   EXPECT_LT(std::stoi(m[2].str()), 90);
   const ProcessResult refused = run_chomp({"sieve", "-n", "40", "--memory-limit", "100K", "-o", dir.file("a.h5")});

@@ -78,7 +78,9 @@ TEST(WorkModel, VisitsPriceWindowsOfOneLevelAsMeasured) {
   double marks = 0;
   for (int k = 1; k <= 110; ++k) marks += model_marks(t, k);
   EXPECT_LT(kVisitMarks * model_visits(t, one.front()), 0.2 * marks);
-  EXPECT_NEAR(model_work(t, one), marks + kVisitMarks * model_visits(t, one.front()), 1e-6 * marks);
+  // A level in two slices costs kSliceCost more than whole.
+  const PlannedWindow level{110, 110, 1}, sliced{110, 110, 2};
+  EXPECT_DOUBLE_EQ(model_work(t, sliced), (1 + kSliceCost) * model_work(t, level));
 }
 
 TEST(WorkModel, APlanFromALaterLevelIsTheRestOfTheRunsWindows) {
@@ -104,6 +106,17 @@ TEST(WorkModel, APlanFromALaterLevelIsTheRestOfTheRunsWindows) {
     }
   }
   EXPECT_TRUE(plan_run(100, o, 1, 101).windows.empty());
+  // From a level inside a window (a run resumed there without a
+  // checkpoint): the windows start at that level and cover the rest.
+  for (const PlannedWindow& w : all) {
+    if (w.last == w.first) continue;
+    const std::vector<PlannedWindow> later = plan_run(100, o, 1, w.first + 1).windows;
+    ASSERT_FALSE(later.empty());
+    EXPECT_EQ(later.front().first, w.first + 1);
+    EXPECT_GE(later.front().last, w.last);  // as many levels as fit, from there
+    for (std::size_t j = 1; j < later.size(); ++j) EXPECT_EQ(later[j].first, later[j - 1].last + 1);
+    EXPECT_EQ(later.back().last, 100);
+  }
 }
 
 }  // namespace

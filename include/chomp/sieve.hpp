@@ -135,7 +135,9 @@ struct MemoryPlan {
   /// resumed.)
   int first_alone = 0;
   /// Every window of a run from plan_run's first level to max_tiles, in
-  /// order: the sieve opens these (chomp/work_model.hpp prices them).
+  /// order: the sieve opens these (chomp/work_model.hpp prices them), but
+  /// for a window continued from a checkpoint, which holds the saved
+  /// window's unfinished levels only.
   std::vector<PlannedWindow> windows;
   std::uint64_t total() const { return bitmap_bytes + bucket_bytes + index_bytes + buffer_bytes; }
 };

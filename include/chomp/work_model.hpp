@@ -9,8 +9,8 @@
 /// and walked once (those below its first level in its first pass, each of
 /// its own levels in the pass that follows it). Where a window holds many
 /// levels the marks are nearly all of it; where it holds one (the long
-/// run from about 157 on) most of a level's time is the visits, which is
-/// why those levels cost several times what their marks say. A visit costs
+/// run from about 157 on) about half of a level's time is the visits, which
+/// is why those levels cost about twice what their marks say. A visit costs
 /// about kVisitMarks marks; a level in s slices costs 1 + kSliceCost (s - 1)
 /// times its whole window (each slice reads the sources that reach it).
 /// The absolute scale (seconds a mark) is measured by whoever uses the

@@ -137,7 +137,10 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   const std::uint64_t free_disk = free_bytes_beside(a.output);
   if (a.dry_run) {
     print_plan(std::cout, max_tiles, plan, disk, budget, free_disk, processes);
-    print_time_estimate(std::cout, max_tiles, plan, threads, processes);
+    // A resumed run's time is that of the levels it has left.
+    const int next = resume ? resume->state().levels + 1 : 1;
+    print_time_estimate(std::cout, max_tiles, next > 1 ? plan_run(max_tiles, options, processes, next) : plan, threads,
+                        processes);
   } else {
     print_plan_line(max_tiles, plan, disk, budget, free_disk, cluster.processes());
   }

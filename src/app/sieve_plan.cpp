@@ -69,12 +69,14 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const double rate = (marks + kVisitMarks * below) / std::max(seconds, 1e-3);  // work a second
   const PartitionTable big(max_tiles);
-  const double calibrated = model_work(big, PlannedWindow{1, kCalibrationTiles, 1});
   const double per_process = 1.0 / std::max(1, processes);
-  const double estimate = seconds + std::max(0.0, model_work(big, plan.windows) - calibrated) / rate * per_process;
+  const double estimate = model_work(big, plan.windows) / rate * per_process;
   char rate_text[32];
   std::snprintf(rate_text, sizeof rate_text, "%.3g", marks / std::max(seconds, 1e-3));
-  out << "  time: ~" << clock_text(estimate) << " on " << threads_text(threads)
+  const int first = plan.windows.empty() ? max_tiles + 1 : plan.windows.front().first;
+  out << "  time: ~" << clock_text(estimate);
+  if (first > 1) out << " for levels " << first << ".." << max_tiles;
+  out << " on " << threads_text(threads)
       << (processes > 1 ? " a process, if processes scale perfectly" : "") << " (calibrated now: " << rate_text
       << " marks/s over levels 1.." << kCalibrationTiles << " in " << seconds_text(seconds)
       << " s; model: ~r(k) p(k) marks a level, r = " << kRatioAt100 << " at 100 + " << kRatioGrowth
@@ -87,15 +89,13 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
   if (plan.first_alone) {
     double alone = 0, visits = 0;
     for (const PlannedWindow& w : plan.windows)
-      if (w.first >= plan.first_alone && w.first > kCalibrationTiles) {
+      if (w.first >= plan.first_alone) {
         alone += model_work(big, w);
         visits += kVisitMarks * model_visits(big, w) * (1 + kSliceCost * (w.slices - 1));
       }
-    if (alone > 0)
-      out << "\n    from level " << plan.first_alone
-          << " on (in a run from level 1) a window holds one level: those windows take ~"
-          << clock_text(alone / rate * per_process) << " of it, " << static_cast<int>(100 * visits / alone + 0.5)
-          << "% of that visiting the sources below each level again (measured times: doc/RUNNING.md)";
+    out << "\n    from level " << plan.first_alone << " on a window holds one level: those windows take ~"
+        << clock_text(alone / rate * per_process) << " of it, " << static_cast<int>(100 * visits / alone + 0.5)
+        << "% of that visiting the sources below each level again (measured times: doc/RUNNING.md)";
   }
   out << "\n";
 }

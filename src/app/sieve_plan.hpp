@@ -23,9 +23,10 @@ void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk
 /// --dry-run's time: a calibration run (levels 1..84 in one window, a few
 /// seconds) measures the work model's units (chomp/work_model.hpp: marks,
 /// and visits to sources) per second on this machine with these threads;
-/// the plan's windows are priced in them. From the plan's first level
-/// alone in its window it says what those windows take, and how much of
-/// it is visits.
+/// the plan's windows are priced in them (a resumed run's plan starts at
+/// its next level, and the time is that of the levels left). From the
+/// plan's first level alone in its window it says what those windows
+/// take, and how much of it is visits.
 void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& plan, int threads, int processes);
 
 /// A 3D run's plan in full (--dry-run with --dimensions 3, on stdout):

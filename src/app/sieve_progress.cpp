@@ -83,9 +83,14 @@ void ProgressLine::update(int tiles, double fraction) {
     const double window_work = plan_from_ ? model_work(table_, later.current, ratio_, ratio_level_) : window_marks;
     double run_left = 0;
     if (long_pass) {
-      // The rest of the pass, then the later windows at the pass's seconds
-      // per unit of work (whose absolute scale cancels out).
-      run_left = level_left + (now - level_started_) / gained * later.later / window_work;
+      // The rest of the pass, then the window's later passes (the visits
+      // to its own levels but the last) and the later windows at the pass's
+      // seconds per unit of work (whose absolute scale cancels out).
+      double own = 0;
+      if (plan_from_)
+        for (int m = n0; m < n1; ++m) own += kVisitMarks * model_losing(table_, m);
+      const double pass_work = std::max(window_marks, window_work - own);
+      run_left = level_left + (now - level_started_) / gained * (own + later.later) / pass_work;
     } else {
       // Marks the window's unfinished levels will have received in all.
       double expected = 0;
@@ -95,7 +100,7 @@ void ProgressLine::update(int tiles, double fraction) {
     }
     text += " \u00b7 ETA ";
     if (level_left >= 0) text += "level " + clock_text(level_left) + ", ";
-    text += "run " + clock_text(run_left);
+    text += "run " + clock_text(std::min(run_left, kLongestEta));
   }
   line_.show(text);
 }
@@ -112,7 +117,9 @@ const ProgressLine::Ahead& ProgressLine::ahead(int n0, int n1) {
     ahead_.current = plan.front();
     plan.erase(plan.begin());
   } else {
-    plan = plan_from_(n1 + 1);  // a window this plan does not open (another budget's checkpoint)
+    // A window the plan from n0 does not open: one continued from a
+    // checkpoint holds only the saved window's unfinished levels.
+    plan = plan_from_(n1 + 1);
   }
   ahead_.later = model_work(table_, plan, ratio_, ratio_level_);
   return ahead_;
@@ -134,6 +141,7 @@ void ProgressLine::clear() {
 void ProgressLine::row(const LevelResult& r) {
   const std::lock_guard lock(mutex_);
   finished_ = r.tiles;
+  ahead_ = Ahead{};  // the windows ahead are priced again with this level's ratio
   finished_marks_ += static_cast<double>(r.marks);
   if (r.positions >= 1000) {
     ratio_ = static_cast<double>(r.marks) / static_cast<double>(r.positions);

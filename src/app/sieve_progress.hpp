@@ -73,6 +73,8 @@ class ProgressLine {
   /// about the last five minutes.
   static constexpr double kQuietSeconds = 3.0;
   static constexpr double kRateSeconds = 300.0;
+  /// An ETA beyond this (a pace that has all but stopped) is shown as this.
+  static constexpr double kLongestEta = 1e8;
   std::mutex mutex_;
   StatusLine line_;
   const PartitionTable& table_;
