@@ -172,6 +172,15 @@ class Source {
   /// part is at least lo - c_1; and top-corner blocks have a first part of
   /// at most hi - c_1. Every other corner, and the new row, keep c_1.
   void set_first_rows(int lo, int hi) { first_lo_ = lo, first_hi_ = hi; }
+  /// At least the extensions with d more tiles (the blocks of each corner
+  /// counted as all partitions of d into at most its rows, the new row's
+  /// as all partitions of d into parts at most the last row): what one
+  /// level's call may mark at most, for a few table reads.
+  std::uint64_t extension_bound(int d) const {
+    std::uint64_t b = t_.count(d, c_[T_]);
+    for (int t = 1; t <= T_; ++t) b += t_.count(d, k_[t]);
+    return b;
+  }
   /// Runs of equal rows, top first: run t (1-based) is runs() rows of
   /// length run_length(t).
   int runs() const { return T_; }

@@ -9,9 +9,11 @@
 #include <tbb/partitioner.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "config.hpp"
@@ -21,6 +23,7 @@
 namespace chomp {
 
 std::atomic<std::uint64_t> detail::g_items_cut{0};
+std::atomic<std::uint64_t> detail::g_direct_calls{0};
 
 namespace {
 
@@ -43,6 +46,29 @@ struct DirectSink {
   void range(std::uint64_t first, std::uint64_t count) {
     detail::set_bit_range(words, first, count);
     marks += count;
+  }
+};
+
+/// Marks ORed straight into the window's bitmap by any thread (atomic ORs),
+/// counted: a call of the kernel with more extensions than the buckets
+/// should take (config::kDirectCallMarks). Its marks come in descending
+/// rank order, a sweep through the level.
+struct AtomicSink {
+  std::uint64_t* words;
+  std::uint64_t marks = 0;
+  void point(std::uint64_t r) {
+    std::atomic_ref<std::uint64_t>(words[r >> 6]).fetch_or(std::uint64_t{1} << (r & 63), std::memory_order_relaxed);
+    ++marks;
+  }
+  void range(std::uint64_t first, std::uint64_t count) {
+    marks += count;
+    while (count) {
+      const std::uint64_t bit = first & 63, n = count < 64 - bit ? count : 64 - bit;
+      const std::uint64_t mask = (n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1)) << bit;
+      std::atomic_ref<std::uint64_t>(words[first >> 6]).fetch_or(mask, std::memory_order_relaxed);
+      first += n;
+      count -= n;
+    }
   }
 };
 
@@ -194,10 +220,22 @@ class MarkingPass {
         ts.source.seek(r);
       for (int k = i == 0 ? from.level : item.lo; k <= item.hi;) {
         // Levels up to config::kJointExtraTiles above the source in one
-        // walk over its corners, the others one at a time.
+        // walk over its corners, the others one at a time: those whose
+        // extensions could overrun the round (a bound from the source's
+        // runs) straight into the bitmap, the rest into the buckets.
         const int joint_top = m + config::kJointExtraTiles;
         const int top = k <= joint_top ? std::min(item.hi, joint_top) : k;
-        ts.source.for_each_extension(k - m, top - m, inner, offsets_.data() + (k - n0));
+        bool direct = false;
+        if constexpr (std::is_same_v<Inner, detail::MarkBuckets>)
+          direct = k > joint_top && ts.source.extension_bound(k - m) > s_.tuning.direct_call_marks;
+        if (direct) {
+          AtomicSink sink{s_.bitmap()};
+          ts.source.for_each_extension(k - m, k - m, sink, offsets_.data() + (k - n0));
+          ts.direct_marks[static_cast<std::size_t>(k - n0)] += sink.marks;
+          detail::g_direct_calls.fetch_add(1, std::memory_order_relaxed);
+        } else {
+          ts.source.for_each_extension(k - m, top - m, inner, offsets_.data() + (k - n0));
+        }
         k = top + 1;
         const bool end = k > item.hi && i + 1 == count;
         if (!end && full())
@@ -213,6 +251,7 @@ class MarkingPass {
     if (ts.generation == gen) return;
     ts.source.set_first_rows(rows_lo_, rows_hi_);
     ts.buckets.prepare(segments);
+    ts.direct_marks.assign(s_.window.size(), 0);
     if (s_.distributed()) {
       ts.outgoing.resize(static_cast<std::size_t>(s_.procs));
       for (auto& q : ts.outgoing) q.clear();
@@ -295,6 +334,17 @@ class MarkingPass {
       }
     });
     for (ThreadState& ts : s_.states) ts.buckets.recycle();
+    // The marks ORed in directly this round, counted with their level's
+    // first segment (a level's marks are its segments' sum).
+    for (ThreadState& ts : s_.states) {
+      if (ts.generation != gen) continue;
+      for (std::size_t k = 0; k < ts.direct_marks.size(); ++k) {
+        const std::uint64_t n = std::exchange(ts.direct_marks[k], 0);
+        if (n == 0) continue;
+        segment_marks[(s_.window[k].base >> config::kSegmentBitsLog2) - s_.own_lo] += n;
+        s_.marks_applied.fetch_add(n, std::memory_order_relaxed);
+      }
+    }
   }
 
   /// Adds the marks applied to this process's segments to their levels.

@@ -27,14 +27,23 @@ std::uint64_t per_thread_bytes(int max_tiles) {
          detail::GapCode::kHistogramBins * 8 + (64 << 10);
 }
 
+/// The most marks one call of the kernel files into the buckets (more go
+/// straight to the bitmap, marking.cpp): config::kDirectCallMarks, or a
+/// quarter of a round under a budget whose rounds are small.
+std::uint64_t direct_call_marks(std::uint64_t round_marks) {
+  return std::min(config::kDirectCallMarks, std::max<std::uint64_t>(1, round_marks / 4));
+}
+
 /// Bytes of the buckets for a window of `bits` bits: the pools (two
-/// rounds' marks at most, generate_round), a pool page of slack per
-/// thread, and a partly filled 4 KiB block per segment and thread with
-/// the table that tracks them (MarkBuckets::table_bytes).
+/// rounds' marks at most, generate_round, and what one call of the kernel
+/// may file past a thread's share: direct_call_marks), a pool page of
+/// slack per thread, and a partly filled 4 KiB block per segment and
+/// thread with the table that tracks them (MarkBuckets::table_bytes).
 std::uint64_t bucket_bytes(std::uint64_t bits, std::uint64_t round_marks, int threads, std::uint32_t page_blocks) {
   const auto T = static_cast<std::uint64_t>(threads);
   const std::uint64_t segments = (bits + config::kSegmentBits - 1) >> config::kSegmentBitsLog2;
-  return 2 * round_marks * sizeof(std::uint32_t) + T * page_blocks * detail::MarkBuckets::kBlockBytes +
+  return 2 * round_marks * sizeof(std::uint32_t) + T * direct_call_marks(round_marks) * sizeof(std::uint32_t) +
+         T * page_blocks * detail::MarkBuckets::kBlockBytes +
          T * (segments * detail::MarkBuckets::kBlockBytes + detail::MarkBuckets::table_bytes(segments));
 }
 
@@ -125,11 +134,13 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
     tu.round_marks = o.round_marks ? o.round_marks : config::kRoundMarks;
     tu.scan_batch = o.scan_batch ? o.scan_batch : config::kScanBatchRanks;
     tu.pool_page_blocks = 0;
+    tu.direct_call_marks = o.direct_call_marks ? o.direct_call_marks : direct_call_marks(tu.round_marks);
     return tu;
   }
   const std::uint64_t B = o.memory_budget;
   tu.scan_batch = o.scan_batch ? o.scan_batch : std::clamp<std::uint64_t>(B / 64 / 11, 4096, config::kScanBatchRanks);
   tu.round_marks = o.round_marks ? o.round_marks : std::clamp<std::uint64_t>(B / 16 / 8, 1 << 16, config::kRoundMarks);
+  tu.direct_call_marks = o.direct_call_marks ? o.direct_call_marks : direct_call_marks(tu.round_marks);
   tu.pool_page_blocks = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
       tu.round_marks * 8 / static_cast<std::uint64_t>(tu.threads) / 4 / MarkBuckets::kBlockBytes, 512, 2048));
   const std::uint64_t fixed = buffer_bytes(t, tu.scan_batch, tu.threads) + index_bytes(t) +

@@ -81,6 +81,9 @@ struct ThreadState {
   int generation = -1;  // the window pass the buckets were prepared for
   // Distributed sieve: marks for other processes' segments, per process.
   std::vector<std::vector<std::uint64_t>> outgoing;
+  // Marks ORed into the bitmap directly this round, by window level (the
+  // calls too large for the buckets: config::kDirectCallMarks).
+  std::vector<std::uint64_t> direct_marks;
 };
 
 /// How the sieve's sizes follow from its options (memory_plan.cpp).
@@ -90,6 +93,7 @@ struct Tuning {
   std::uint64_t round_marks = 0;
   std::uint64_t scan_batch = 0;
   std::uint32_t pool_page_blocks = 0;
+  std::uint64_t direct_call_marks = 0;
 };
 Tuning tuning_for(int max_tiles, const SieveOptions& options, int processes);
 

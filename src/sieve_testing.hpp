@@ -13,4 +13,8 @@ namespace chomp::detail {
 /// taken up in the next round (counted for the tests).
 extern std::atomic<std::uint64_t> g_items_cut;
 
+/// Calls of the kernel whose marks went straight into the bitmap, past the
+/// buckets (SieveOptions::direct_call_marks; counted for the tests).
+extern std::atomic<std::uint64_t> g_direct_calls;
+
 }  // namespace chomp::detail

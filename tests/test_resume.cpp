@@ -571,6 +571,22 @@ TEST(Checkpoint, StopsInsideAWindowAreContinuedToTheSameLevelsAndMarks) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.window.tmp")));
 }
 
+// The same with calls whose marks go straight into the bitmap (a bound of
+// 300 marks instead of config::kDirectCallMarks, which the passes of the
+// levels up to 53 reach in levels 33 or more above their sources): the
+// checkpoint keeps the bits they set and their marks with the rest.
+TEST(Checkpoint, AStopAfterDirectCallsIsContinuedToTheSameLevelsAndMarks) {
+  ScratchDir dir;
+  ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
+  ASSERT_EQ(setenv("CHOMP_DIRECT_CALL_MARKS", "300", 1), 0);
+  stop_inside_a_window(dir, "run");
+  const ProcessResult last = run_chomp(checkpoint_run(dir, "run", {"--resume"}));
+  unsetenv("CHOMP_DIRECT_CALL_MARKS");
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_NE(last.err.find("continuing the marking of"), std::string::npos) << last.err;
+  expect_same_levels(dir.file("whole.h5"), dir.file("run.h5"));
+}
+
 // With --checkpoint-every, a long pass is saved as it goes: a kill -9 after
 // a save loses only what followed it, and the resumed run continues from
 // the save to the same levels and marks.

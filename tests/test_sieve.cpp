@@ -316,6 +316,38 @@ Outcome outcome(int max_tiles, const SieveOptions& o) {
 
 }  // namespace
 
+TEST(Sieve, CallsTooLargeForTheBucketsGoStraightToTheBitmapWithTheSameResult) {
+  // A source's extensions into one level that may be more than
+  // direct_call_marks are ORed into the window's bitmap instead of filed
+  // (config::kDirectCallMarks: one such call made 1.2 GB of entries in
+  // level 152). With a bound of 300 marks, many calls more than 32 levels
+  // above their source go that way: the same losing ranks and marks, level
+  // by level, as the buckets alone, with 1 and 2 threads, in one window of
+  // many levels and in slices.
+  const int max_n = 80;
+  SieveOptions buckets;
+  buckets.threads = 2;
+  const std::uint64_t before = detail::g_direct_calls.load();
+  const Outcome want = outcome(max_n, buckets);
+  EXPECT_EQ(detail::g_direct_calls.load(), before) << "no call of a run to 80 reaches the default bound";
+  for (int threads : {1, 2})
+    for (bool sliced : {false, true}) {
+      SieveOptions o;
+      o.threads = threads;
+      o.direct_call_marks = 300;
+      if (sliced) o.min_slices = 3, o.slice_from = 60;
+      const std::uint64_t calls = detail::g_direct_calls.load();
+      const Outcome got = outcome(max_n, o);
+      EXPECT_GT(detail::g_direct_calls.load() - calls, 100u) << threads << " threads, sliced " << sliced;
+      if (sliced) EXPECT_GE(got.most_slices, 3);
+      for (int n = 1; n <= max_n; ++n) {
+        const auto i = static_cast<std::size_t>(n - 1);
+        ASSERT_EQ(got.ranks[i], want.ranks[i]) << "n = " << n << ", " << threads << " threads, sliced " << sliced;
+        EXPECT_EQ(got.marks[i], want.marks[i]) << "n = " << n << ", " << threads << " threads, sliced " << sliced;
+      }
+    }
+}
+
 TEST(Slices, TwoThreeAndSevenSlicesGiveTheSameRanksAndMarks) {
   // A level in slices of first rows, highest first, each marked by the
   // sources that reach it, with the transposes of the slices above taken

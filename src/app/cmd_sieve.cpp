@@ -118,6 +118,14 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   options.threads = threads;
   options.memory_budget = budget.sieve;
   if (a.slices > 0) options.min_slices = a.slices, options.slice_from = a.slice_from;
+  // Test seam: CHOMP_DIRECT_CALL_MARKS lowers the bound past which a call's
+  // marks skip the buckets (config::kDirectCallMarks), so that small runs
+  // take that path too.
+  if (const char* v = std::getenv("CHOMP_DIRECT_CALL_MARKS")) {
+    char* end = nullptr;
+    const unsigned long long marks = std::strtoull(v, &end, 10);
+    if (end != v && marks > 0) options.direct_call_marks = marks;
+  }
   if (cluster.processes() == 1) {
     options.checkpoint = checkpoint;
     options.checkpoint_seconds = 60.0 * a.checkpoint_minutes;
