@@ -72,8 +72,11 @@ void ProgressLine::update(int tiles, double fraction) {
   if (n1 > n0) text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
   const double level_left = gained > 0.02 ? (now - level_started_) * (1 - fraction) / gained : -1;
   // A window's pass longer than the rate's five minutes: the marks it
-  // applies come in bursts, so its pace is its fraction done instead.
-  const bool long_pass = tiles == n0 && gained > 0.02 && now - level_started_ > kRateSeconds;
+  // applies come in bursts, so its pace is its fraction done instead, once
+  // this program has done a tenth of it (a pass continued from a
+  // checkpoint near its end has only its slow last items left: leg 6 of
+  // the long run, continued at 96%, projected 140 h from them).
+  const bool long_pass = tiles == n0 && gained > kPaceFraction && now - level_started_ > kRateSeconds;
   if (long_pass || (rate > 0 && samples_.size() > 1)) {
     // The window's work per model mark (its visits: 1 without a plan), and
     // the windows after it in the same units.

@@ -41,12 +41,13 @@ std::string seconds_text(double s);
 /// minutes (all of the run, early on). The windows after it (the memory
 /// plan's, from plan_from) are priced with their visits at the same pace,
 /// per unit of the model's work: where a window holds one level (the long
-/// run from about 157 on) those visits are most of each level's time. In
-/// a window's pass (its first level) that has lasted longer than those
-/// five minutes, where the marks applied come in bursts (the long run's
-/// passes take hours), the run's ETA is the pass projected to its end from
-/// its fraction done instead, plus the later windows at the pass's seconds
-/// per unit of work. Runs shorter than a few seconds and quiet runs print
+/// run from about 157 on) those visits are about half of each level's
+/// time. In a window's pass (its first level) that has lasted longer than
+/// those five minutes, and a tenth of which this program has done, where
+/// the marks applied come in bursts (the long run's passes take tens of
+/// minutes), the run's ETA is the pass projected to its end from its
+/// fraction done instead, plus the later windows at the pass's seconds per
+/// unit of work. Runs shorter than a few seconds and quiet runs print
 /// nothing.
 class ProgressLine {
  public:
@@ -73,6 +74,9 @@ class ProgressLine {
   /// about the last five minutes.
   static constexpr double kQuietSeconds = 3.0;
   static constexpr double kRateSeconds = 300.0;
+  /// The part of a pass done in this program past which its pace is its
+  /// fraction done (below it, the marks' rate).
+  static constexpr double kPaceFraction = 0.1;
   /// An ETA beyond this (a pace that has all but stopped) is shown as this.
   static constexpr double kLongestEta = 1e8;
   std::mutex mutex_;
