@@ -31,15 +31,17 @@ inline constexpr std::size_t kStoreBlockRanks = 4096;
 /// whose few sources each make millions of marks.
 inline constexpr std::size_t kItemSources = 64;
 
-/// A source's extensions into one level that are more than this many go
-/// straight into the window's bitmap (atomic ORs) instead of the buckets.
-/// Their number has no bound a round can hold: a source of a low level
-/// with many equal top rows makes every partition of d into that many
-/// parts at its top corner, and (2,2,...,2,1) of level 35 makes 3.1e8
+/// A call of the kernel for one level more than kJointExtraTiles above its
+/// source whose extensions may be more than this many (a bound from the
+/// source's runs, Source::extension_bound) ORs them straight into the
+/// window's bitmap instead of filing them (one process; an MPI run files
+/// them all). Their number has no bound a round can hold: a source of a
+/// low level with many equal top rows makes every partition of d into that
+/// many parts at its top corner, and (2,2,...,2,1) of level 35 makes 3.1e8
 /// marks in level 152 (1.2 GB of entries), 1.5e9 in level 170 (6 GB). A
 /// thread that took such a call filed all of it before it could see its
 /// round was full: the long run held 18.3 GiB under --memory-limit 18G at
-/// window 150..152 (2026-12-02). The marks of one call come out in
+/// window 150..152 (2026-12-02). The marks of one call come out in roughly
 /// descending rank order, so ORing them in place is a sweep through the
 /// level, not random writes. 2^22 marks = 16 MiB of entries a thread (a
 /// quarter of a round under a budget whose rounds are smaller).

@@ -172,14 +172,20 @@ class Source {
   /// part is at least lo - c_1; and top-corner blocks have a first part of
   /// at most hi - c_1. Every other corner, and the new row, keep c_1.
   void set_first_rows(int lo, int hi) { first_lo_ = lo, first_hi_ = hi; }
-  /// At least the extensions with d more tiles (the blocks of each corner
-  /// counted as all partitions of d into at most its rows, the new row's
-  /// as all partitions of d into parts at most the last row): what one
-  /// level's call may mark at most, for a few table reads.
+  /// At least the extensions with d more tiles that for_each_extension
+  /// makes (the blocks of each corner counted as all partitions of d into
+  /// at most its rows, a corner too narrow for d not at all, the new row's
+  /// as all partitions of d into parts at most the last row; a source whose
+  /// first row is above the slice none, and one that is pruned (its first
+  /// row shorter than its first column, or below the slice) its top corner
+  /// alone): what one level's call may mark at most, for a few table reads.
   std::uint64_t extension_bound(int d) const {
-    std::uint64_t b = t_.count(d, c_[T_]);
-    for (int t = 1; t <= T_; ++t) b += t_.count(d, k_[t]);
-    return b;
+    if (c_[1] > first_hi_) return 0;
+    std::uint64_t b = t_.count(d, k_[1]);
+    if ((canonical_only_ && c_[1] < K_[T_ + 1]) || c_[1] < first_lo_) return b;
+    for (int t = 2; t <= T_; ++t)
+      if (static_cast<long>(d) <= static_cast<long>(k_[t]) * (c_[t - 1] - c_[t])) b += t_.count(d, k_[t]);
+    return b + t_.count(d, c_[T_]);
   }
   /// Runs of equal rows, top first: run t (1-based) is runs() rows of
   /// length run_length(t).

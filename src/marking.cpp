@@ -51,8 +51,8 @@ struct DirectSink {
 
 /// Marks ORed straight into the window's bitmap by any thread (atomic ORs),
 /// counted: a call of the kernel with more extensions than the buckets
-/// should take (config::kDirectCallMarks). Its marks come in descending
-/// rank order, a sweep through the level.
+/// should take (config::kDirectCallMarks). Its marks come in roughly
+/// descending rank order, a sweep through the level.
 struct AtomicSink {
   std::uint64_t* words;
   std::uint64_t marks = 0;

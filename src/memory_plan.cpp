@@ -35,8 +35,10 @@ std::uint64_t direct_call_marks(std::uint64_t round_marks) {
 }
 
 /// Bytes of the buckets for a window of `bits` bits: the pools (two
-/// rounds' marks at most, generate_round, and what one call of the kernel
-/// may file past a thread's share: direct_call_marks), a pool page of
+/// rounds' marks at most, generate_round, and about what one call of the
+/// kernel may file past a thread's share: direct_call_marks, or for a
+/// call into the levels up to 32 above its source, which is not sent to
+/// the bitmap, at most about 1e6 marks), a pool page of
 /// slack per thread, and a partly filled 4 KiB block per segment and
 /// thread with the table that tracks them (MarkBuckets::table_bytes).
 std::uint64_t bucket_bytes(std::uint64_t bits, std::uint64_t round_marks, int threads, std::uint32_t page_blocks) {
@@ -134,13 +136,15 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
     tu.round_marks = o.round_marks ? o.round_marks : config::kRoundMarks;
     tu.scan_batch = o.scan_batch ? o.scan_batch : config::kScanBatchRanks;
     tu.pool_page_blocks = 0;
-    tu.direct_call_marks = o.direct_call_marks ? o.direct_call_marks : direct_call_marks(tu.round_marks);
+    tu.direct_call_marks = direct_call_marks(tu.round_marks);
+    if (o.direct_call_marks) tu.direct_call_marks = std::min(tu.direct_call_marks, o.direct_call_marks);
     return tu;
   }
   const std::uint64_t B = o.memory_budget;
   tu.scan_batch = o.scan_batch ? o.scan_batch : std::clamp<std::uint64_t>(B / 64 / 11, 4096, config::kScanBatchRanks);
   tu.round_marks = o.round_marks ? o.round_marks : std::clamp<std::uint64_t>(B / 16 / 8, 1 << 16, config::kRoundMarks);
-  tu.direct_call_marks = o.direct_call_marks ? o.direct_call_marks : direct_call_marks(tu.round_marks);
+  tu.direct_call_marks = direct_call_marks(tu.round_marks);  // what bucket_bytes reserves; an option may lower it
+  if (o.direct_call_marks) tu.direct_call_marks = std::min(tu.direct_call_marks, o.direct_call_marks);
   tu.pool_page_blocks = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
       tu.round_marks * 8 / static_cast<std::uint64_t>(tu.threads) / 4 / MarkBuckets::kBlockBytes, 512, 2048));
   const std::uint64_t fixed = buffer_bytes(t, tu.scan_batch, tu.threads) + index_bytes(t) +

@@ -571,19 +571,37 @@ TEST(Checkpoint, StopsInsideAWindowAreContinuedToTheSameLevelsAndMarks) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.window.tmp")));
 }
 
-// The same with calls whose marks go straight into the bitmap (a bound of
-// 300 marks instead of config::kDirectCallMarks, which the passes of the
-// levels up to 53 reach in levels 33 or more above their sources): the
-// checkpoint keeps the bits they set and their marks with the rest.
-TEST(Checkpoint, AStopAfterDirectCallsIsContinuedToTheSameLevelsAndMarks) {
+// A stop inside a pass whose calls for sources far below send their marks
+// straight into the bitmap (a bound of 300 marks instead of
+// config::kDirectCallMarks, set through the CHOMP_DIRECT_CALL_MARKS seam):
+// every level from 64 (78) on is marked in slices, each slice's pass from
+// every source below it, so the stopped pass and the continued one both
+// have such calls. The checkpoint keeps the bits they set and their marks
+// with the rest: the same levels and marks as a run without the seam.
+TEST(Checkpoint, AStopInsideAPassWithDirectCallsIsContinuedToTheSameLevelsAndMarks) {
   ScratchDir dir;
-  ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
-  ASSERT_EQ(setenv("CHOMP_DIRECT_CALL_MARKS", "300", 1), 0);
-  stop_inside_a_window(dir, "run");
-  const ProcessResult last = run_chomp(checkpoint_run(dir, "run", {"--resume"}));
-  unsetenv("CHOMP_DIRECT_CALL_MARKS");
+  const std::vector<std::string> sliced{"--slices", "3", "--slice-from", kFullSize ? "78" : "64"};
+  ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole", sliced)).exit_code, 0);
+  struct Seam {
+    Seam() { setenv("CHOMP_DIRECT_CALL_MARKS", "300", 1); }
+    ~Seam() { unsetenv("CHOMP_DIRECT_CALL_MARKS"); }
+  } seam;
+  {
+    ChompProcess run(checkpoint_run(dir, "run", sliced));
+    ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= (kFullSize ? 80 : 66); })) << run.err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    run.send(SIGTERM);
+    const ProcessResult r = run.wait();
+    ASSERT_EQ(r.exit_code, 143) << r.err;
+    EXPECT_NE(r.err.find("CHOMP_DIRECT_CALL_MARKS=300"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("the progress of slice [123] of 3 of level \\d+ is saved in")))
+        << r.err;
+  }
+  std::vector<std::string> resume = sliced;
+  resume.push_back("--resume");
+  const ProcessResult last = run_chomp(checkpoint_run(dir, "run", resume));
   ASSERT_EQ(last.exit_code, 0) << last.err;
-  EXPECT_NE(last.err.find("continuing the marking of"), std::string::npos) << last.err;
+  EXPECT_NE(last.err.find("continuing the marking of slice"), std::string::npos) << last.err;
   expect_same_levels(dir.file("whole.h5"), dir.file("run.h5"));
 }
 

@@ -123,8 +123,12 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   // take that path too.
   if (const char* v = std::getenv("CHOMP_DIRECT_CALL_MARKS")) {
     char* end = nullptr;
-    const unsigned long long marks = std::strtoull(v, &end, 10);
-    if (end != v && marks > 0) options.direct_call_marks = marks;
+    const unsigned long long marks = v[0] >= '0' && v[0] <= '9' ? std::strtoull(v, &end, 10) : 0;
+    if (end != v && marks > 0) {
+      options.direct_call_marks = marks;
+      std::cerr << "note: CHOMP_DIRECT_CALL_MARKS=" << marks
+                << " (a test seam: a call of more marks than that skips the buckets)\n";
+    }
   }
   if (cluster.processes() == 1) {
     options.checkpoint = checkpoint;
