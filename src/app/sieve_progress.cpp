@@ -69,6 +69,11 @@ void ProgressLine::update(int tiles, double fraction) {
   text += " \u00b7 " + std::string(pct) + " \u00b7 " + clock_text(now - started_) + " elapsed";
   auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles};
   if (n0 < 1 || n1 < n0) n0 = n1 = tiles;
+  if (timed_.first != n0 || timed_.last != n1) {
+    // A new window: its rows' seconds are summed until its last one.
+    timed_ = plan_from_ ? ahead(n0, n1).current : PlannedWindow{n0, n1, 1};
+    timed_seconds_ = 0;
+  }
   if (n1 > n0) text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
   const double level_left = gained > 0.02 ? (now - level_started_) * (1 - fraction) / gained : -1;
   // A window's pass longer than the rate's five minutes: the marks it
@@ -85,14 +90,27 @@ void ProgressLine::update(int tiles, double fraction) {
     for (int k = n0; k <= n1; ++k) window_marks += model_marks(table_, k, ratio_, ratio_level_);
     const double window_work = plan_from_ ? model_work(table_, later.current, ratio_, ratio_level_) : window_marks;
     double run_left = 0;
-    if (long_pass) {
-      // The rest of the pass, then the window's later passes (the visits
-      // to its own levels but the last) and the later windows at the pass's
-      // seconds per unit of work (whose absolute scale cancels out).
-      double own = 0;
-      if (plan_from_)
-        for (int m = n0; m < n1; ++m) own += kVisitMarks * model_losing(table_, m);
-      const double pass_work = std::max(window_marks, window_work - own);
+    // The window's later passes: the visits to its own levels but the last.
+    double own = 0;
+    if (plan_from_)
+      for (int m = n0; m < n1; ++m) own += kVisitMarks * model_losing(table_, m);
+    const double pass_work = std::max(window_marks, window_work - own);
+    if (plan_from_ && pace_ > 0) {
+      // The seconds per unit of work of the last window finished here: the
+      // rest of this window (its first pass by its fraction done, or the
+      // passes of its levels left), then the windows after it.
+      double left = own;
+      if (tiles == n0) {
+        left += (1 - fraction) * pass_work;
+      } else {
+        left = (1 - fraction) * kVisitMarks * model_losing(table_, tiles - 1);
+        for (int m = tiles; m < n1; ++m) left += kVisitMarks * model_losing(table_, m);
+      }
+      run_left = (left + later.later) * pace_;
+    } else if (long_pass) {
+      // The rest of the pass, then the window's later passes and the later
+      // windows at the pass's seconds per unit of work (whose absolute
+      // scale cancels out).
       run_left = level_left + (now - level_started_) / gained * (own + later.later) / pass_work;
     } else {
       // Marks the window's unfinished levels will have received in all.
@@ -146,6 +164,21 @@ void ProgressLine::row(const LevelResult& r) {
   finished_ = r.tiles;
   ahead_ = Ahead{};  // the windows ahead are priced again with this level's ratio
   finished_marks_ += static_cast<double>(r.marks);
+  if (r.tiles >= timed_.first && r.tiles <= timed_.last) {
+    timed_seconds_ += r.seconds + r.window_seconds;
+    if (r.tiles == timed_.last && plan_from_) {
+      // Seconds and work of the windows finished here, the older ones
+      // halved at each window: one window's time on a busy machine moves
+      // the pace less.
+      const double work = model_work(table_, timed_, ratio_, ratio_level_);
+      if (work > 0 && timed_seconds_ > 0) {
+        paced_seconds_ = paced_seconds_ / 2 + timed_seconds_;
+        paced_work_ = paced_work_ / 2 + work;
+        pace_ = paced_seconds_ / paced_work_;
+      }
+      timed_ = PlannedWindow{};
+    }
+  }
   if (r.positions >= 1000) {
     ratio_ = static_cast<double>(r.marks) / static_cast<double>(r.positions);
     ratio_level_ = r.tiles;

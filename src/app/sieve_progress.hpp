@@ -47,8 +47,12 @@ std::string seconds_text(double s);
 /// the marks applied come in bursts (the long run's passes take tens of
 /// minutes), the run's ETA is the pass projected to its end from its
 /// fraction done instead, plus the later windows at the pass's seconds per
-/// unit of work. Runs shorter than a few seconds and quiet runs print
-/// nothing.
+/// unit of work. Once a window has finished in this program, the seconds
+/// per unit of work of the windows finished here (their rows' seconds,
+/// their passes' included, against their model work; each older window
+/// weighed half as much as the next) set the pace instead: the rest of the
+/// window in progress and the windows after it. Runs shorter than a few seconds and quiet
+/// runs print nothing.
 class ProgressLine {
  public:
   ProgressLine(const PartitionTable& table, int max_tiles, bool quiet)
@@ -103,6 +107,13 @@ class ProgressLine {
   };
   Ahead ahead_;
   const Ahead& ahead(int n0, int n1);
+  // The window whose rows' seconds (its pass's included) are being summed,
+  // and the seconds per unit of model work of the windows finished here
+  // (the older ones weighed less; 0: none yet), which then sets the run's
+  // ETA.
+  PlannedWindow timed_;
+  double timed_seconds_ = 0;
+  double paced_seconds_ = 0, paced_work_ = 0, pace_ = 0;
   std::deque<std::pair<double, double>> samples_;  // (seconds, marks done)
 };
 
