@@ -96,7 +96,7 @@ void ProgressLine::update(int tiles, double fraction) {
       for (int m = n0; m < n1; ++m) own += kVisitMarks * model_losing(table_, m);
     const double pass_work = std::max(window_marks, window_work - own);
     if (plan_from_ && pace_ > 0) {
-      // The seconds per unit of work of the last window finished here: the
+      // The seconds per unit of work of the windows finished here: the
       // rest of this window (its first pass by its fraction done, or the
       // passes of its levels left), then the windows after it.
       double left = own;
