@@ -371,3 +371,35 @@ TEST(Transposes, CanonicalOnlyDecodersMakeEveryCanonicalExtensionAndLessBesides)
   EXPECT_LT(kept, all * 85 / 100);
   EXPECT_GT(kept, all / 2);
 }
+
+TEST(Extensions, TheBoundOfACallIsNeverBelowWhatItMarks) {
+  // Source::extension_bound(d) decides which calls skip the buckets (the
+  // memory a round can take rests on it): every source of levels 1..24,
+  // walked with seek (reuse records in play), every extension and the
+  // canonical ones only, whole and in slices of first rows, d = 1..40
+  // (beyond the joint span and the shape table): the marks a call makes,
+  // a range counted as its length, are at most the bound, and some calls
+  // meet it exactly.
+  const int max_m = 24, max_d = 40;
+  const PartitionTable t(max_m + max_d);
+  std::uint64_t calls = 0, tight = 0;
+  for (bool canonical_only : {false, true})
+    for (const auto& [lo, hi] : {std::pair{1, kMaxTiles + 1}, std::pair{12, 20}}) {
+      for (int m = 1; m <= max_m && !HasFatalFailure(); ++m)
+        walk_level(t, m, canonical_only, 61, [&](detail::Source& s, std::uint64_t r) {
+          s.set_first_rows(lo, hi);
+          for (int d = 1; d <= max_d; ++d) {
+            Collect c;
+            s.for_each_extension(d, c);
+            std::uint64_t made = c.points.size();
+            for (std::size_t i = 1; i < c.ranges.size(); i += 2) made += c.ranges[i];
+            const std::uint64_t bound = s.extension_bound(d);
+            ASSERT_LE(made, bound) << rows_to_string(t.unrank(m, r)) << " + " << d << ", first rows " << lo << ".."
+                                   << hi << (canonical_only ? ", canonical only" : "");
+            ++calls;
+            tight += made == bound;
+          }
+        });
+    }
+  EXPECT_GT(tight, calls / 100) << "the bound is met exactly by some calls (a single corner of one row, say)";
+}
