@@ -52,13 +52,20 @@ struct DirectSink {
 /// Marks ORed straight into the window's bitmap by any thread (atomic ORs),
 /// counted: a call of the kernel with more extensions than the buckets
 /// should take (config::kDirectCallMarks). Its marks come in roughly
-/// descending rank order, a sweep through the level.
+/// descending rank order, a sweep through the level, but a locked OR waits
+/// for its word's line: the marks are held a batch at a time, each word
+/// prefetched as it comes, and ORed when the batch is full (as
+/// transposes.cpp clears bits). flush() when the call is done.
 struct AtomicSink {
+  explicit AtomicSink(std::uint64_t* w) : words(w) {}
+  AtomicSink(const AtomicSink&) = delete;
+  AtomicSink& operator=(const AtomicSink&) = delete;
   std::uint64_t* words;
   std::uint64_t marks = 0;
   void point(std::uint64_t r) {
-    std::atomic_ref<std::uint64_t>(words[r >> 6]).fetch_or(std::uint64_t{1} << (r & 63), std::memory_order_relaxed);
-    ++marks;
+    __builtin_prefetch(words + (r >> 6), 1);
+    batch_[queued_++] = r;
+    if (queued_ == kBatch) flush();
   }
   void range(std::uint64_t first, std::uint64_t count) {
     marks += count;
@@ -70,6 +77,18 @@ struct AtomicSink {
       count -= n;
     }
   }
+  void flush() {
+    for (int i = 0; i < queued_; ++i)
+      std::atomic_ref<std::uint64_t>(words[batch_[i] >> 6])
+          .fetch_or(std::uint64_t{1} << (batch_[i] & 63), std::memory_order_relaxed);
+    marks += static_cast<std::uint64_t>(queued_);
+    queued_ = 0;
+  }
+
+ private:
+  static constexpr int kBatch = 64;
+  std::uint64_t batch_[kBatch];
+  int queued_ = 0;
 };
 
 /// How marks travel between processes: 64-bit window bit numbers; a range
@@ -229,8 +248,9 @@ class MarkingPass {
         if constexpr (std::is_same_v<Inner, detail::MarkBuckets>)
           direct = k > joint_top && ts.source.extension_bound(k - m) > s_.tuning.direct_call_marks;
         if (direct) {
-          AtomicSink sink{s_.bitmap()};
+          AtomicSink sink(s_.bitmap());
           ts.source.for_each_extension(k - m, k - m, sink, offsets_.data() + (k - n0));
+          sink.flush();
           ts.direct_marks[static_cast<std::size_t>(k - n0)] += sink.marks;
           detail::g_direct_calls.fetch_add(1, std::memory_order_relaxed);
         } else {
