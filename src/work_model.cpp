@@ -23,10 +23,14 @@ double model_visits(const PartitionTable& table, const PlannedWindow& w) {
   return below;
 }
 
+double model_visit_work(const PartitionTable& table, const PlannedWindow& w) {
+  return kVisitMarks * model_visits(table, w) * (1 + kSliceCost * (w.slices - 1));
+}
+
 double model_work(const PartitionTable& table, const PlannedWindow& w, double r0, int k0) {
   double marks = 0;
   for (int k = w.first; k <= w.last; ++k) marks += model_marks(table, k, r0, k0);
-  return (marks + kVisitMarks * model_visits(table, w)) * (1 + kSliceCost * (w.slices - 1));
+  return marks * (1 + kSliceCost * (w.slices - 1)) + model_visit_work(table, w);
 }
 
 double model_work(const PartitionTable& table, const std::vector<PlannedWindow>& windows, double r0, int k0) {

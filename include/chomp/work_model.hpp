@@ -59,6 +59,10 @@ double model_losing(const PartitionTable& table, int k);
 /// every level below its last (model_work counts its slices).
 double model_visits(const PartitionTable& table, const PlannedWindow& w);
 
+/// What a window's visits cost in marks: model_visits at kVisitMarks each,
+/// times 1 + kSliceCost (slices - 1).
+double model_visit_work(const PartitionTable& table, const PlannedWindow& w);
+
 /// A window's cost in marks: its marks and its visits at kVisitMarks each,
 /// times 1 + kSliceCost (slices - 1).
 double model_work(const PartitionTable& table, const PlannedWindow& w, double r0 = kRatioAt100, int k0 = 100);

@@ -91,7 +91,7 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
     for (const PlannedWindow& w : plan.windows)
       if (w.first >= plan.first_alone) {
         alone += model_work(big, w);
-        visits += kVisitMarks * model_visits(big, w) * (1 + kSliceCost * (w.slices - 1));
+        visits += model_visit_work(big, w);
       }
     out << "\n    from level " << plan.first_alone << " on a window holds one level: those windows take ~"
         << clock_text(alone / rate * per_process) << " of it, " << static_cast<int>(100 * visits / alone + 0.5)
