@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "config.hpp"
+#include "mark_sinks.hpp"
 #include "sieve_impl.hpp"
 #include "sieve_testing.hpp"
 
@@ -24,6 +25,8 @@ namespace chomp {
 
 std::atomic<std::uint64_t> detail::g_items_cut{0};
 std::atomic<std::uint64_t> detail::g_direct_calls{0};
+std::atomic<std::uint64_t> detail::g_split_calls{0};
+std::atomic<std::uint64_t> detail::g_routed_values{0};
 
 namespace {
 
@@ -34,62 +37,8 @@ using detail::Remainders;
 using detail::ShareList;
 using detail::ThreadState;
 using detail::WorkItem;
-
-/// Marks straight into the bitmap (small windows, one thread).
-struct DirectSink {
-  std::uint64_t* words;
-  std::uint64_t marks = 0;
-  void point(std::uint64_t r) {
-    words[r >> 6] |= std::uint64_t{1} << (r & 63);
-    ++marks;
-  }
-  void range(std::uint64_t first, std::uint64_t count) {
-    detail::set_bit_range(words, first, count);
-    marks += count;
-  }
-};
-
-/// Marks ORed straight into the window's bitmap by any thread (atomic ORs),
-/// counted: a call of the kernel with more extensions than the buckets
-/// should take (config::kDirectCallMarks). Its marks come in roughly
-/// descending rank order, a sweep through the level, but a locked OR waits
-/// for its word's line: the marks are held a batch at a time, each word
-/// prefetched as it comes, and ORed when the batch is full (as
-/// transposes.cpp clears bits). flush() when the call is done.
-struct AtomicSink {
-  explicit AtomicSink(std::uint64_t* w) : words(w) {}
-  AtomicSink(const AtomicSink&) = delete;
-  AtomicSink& operator=(const AtomicSink&) = delete;
-  std::uint64_t* words;
-  std::uint64_t marks = 0;
-  void point(std::uint64_t r) {
-    __builtin_prefetch(words + (r >> 6), 1);
-    batch_[queued_++] = r;
-    if (queued_ == kBatch) flush();
-  }
-  void range(std::uint64_t first, std::uint64_t count) {
-    marks += count;
-    while (count) {
-      const std::uint64_t bit = first & 63, n = count < 64 - bit ? count : 64 - bit;
-      const std::uint64_t mask = (n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1)) << bit;
-      std::atomic_ref<std::uint64_t>(words[first >> 6]).fetch_or(mask, std::memory_order_relaxed);
-      first += n;
-      count -= n;
-    }
-  }
-  void flush() {
-    for (int i = 0; i < queued_; ++i)
-      std::atomic_ref<std::uint64_t>(words[batch_[i] >> 6])
-          .fetch_or(std::uint64_t{1} << (batch_[i] & 63), std::memory_order_relaxed);
-    marks += static_cast<std::uint64_t>(queued_);
-    queued_ = 0;
-  }
-
- private:
-  static constexpr int kBatch = 64;
-  std::uint64_t batch_[kBatch];
-  int queued_ = 0;
-};
+using detail::AtomicSink;
+using detail::DirectSink;
 
 /// How marks travel between processes: 64-bit window bit numbers; a range
 /// is its first bit with kRangeStart set, then its length with kRangeLength
@@ -241,13 +190,22 @@ class MarkingPass {
         // Levels up to config::kJointExtraTiles above the source in one
         // walk over its corners, the others one at a time: those whose
         // extensions could overrun the round (a bound from the source's
-        // runs) straight into the bitmap, the rest into the buckets.
+        // runs) straight into the bitmap (in a distributed sieve, to every
+        // process, which makes its own part of them), the rest into the
+        // buckets.
         const int joint_top = m + config::kJointExtraTiles;
         const int top = k <= joint_top ? std::min(item.hi, joint_top) : k;
-        bool direct = false;
+        bool direct = false, split = false;
         if constexpr (std::is_same_v<Inner, detail::MarkBuckets>)
           direct = k > joint_top && ts.source.extension_bound(k - m) > s_.tuning.direct_call_marks;
-        if (direct) {
+        if constexpr (std::is_same_v<Inner, RoutedSink>)
+          split = k > joint_top && ts.source.extension_bound(k - m) > s_.tuning.direct_call_marks;
+        if (split) {
+          // Every process makes its own segments' part of it after the
+          // round's exchange (make_split_calls).
+          ts.split_calls.push_back(static_cast<std::uint64_t>(m) << 16 | static_cast<std::uint64_t>(k));
+          ts.split_calls.push_back(r);
+        } else if (direct) {
           AtomicSink sink(s_.bitmap());
           ts.source.for_each_extension(k - m, k - m, sink, offsets_.data() + (k - n0));
           sink.flush();
@@ -275,6 +233,7 @@ class MarkingPass {
     if (s_.distributed()) {
       ts.outgoing.resize(static_cast<std::size_t>(s_.procs));
       for (auto& q : ts.outgoing) q.clear();
+      ts.split_calls.clear();
     }
     ts.generation = gen;
   }
@@ -361,7 +320,9 @@ class MarkingPass {
       for (std::size_t k = 0; k < ts.direct_marks.size(); ++k) {
         const std::uint64_t n = std::exchange(ts.direct_marks[k], 0);
         if (n == 0) continue;
-        segment_marks[(s_.window[k].base >> config::kSegmentBitsLog2) - s_.own_lo] += n;
+        // (A process of a distributed sieve counts only marks of its own
+        // segments: the level's first one it owns.)
+        segment_marks[std::max(s_.window[k].base >> config::kSegmentBitsLog2, s_.own_lo) - s_.own_lo] += n;
         s_.marks_applied.fetch_add(n, std::memory_order_relaxed);
       }
     }
@@ -480,7 +441,7 @@ class MarkingPass {
     ProgressThrottle throttle(progress, lo, items.size());
     std::atomic<std::size_t> cursor{0};
     Remainders left;
-    std::vector<std::uint64_t> send, received;
+    std::vector<std::uint64_t> send, received, split_calls;
     std::vector<std::size_t> send_counts(static_cast<std::size_t>(s_.procs)), received_counts;
     bool stopped = false;
     for (;;) {
@@ -488,14 +449,17 @@ class MarkingPass {
                      [&](ThreadState& ts, const Piece& piece, std::uint64_t room) {
         RoutedSink sink{&ts.buckets, ts.outgoing.data(), bounds.data(), s_.procs, s_.me};
         const std::uint64_t e0 = ts.buckets.entries();
-        // A queued value takes 8 bytes, two of the buckets' 4-byte entries.
-        auto filed = [&] { return ts.buckets.entries() - e0 + 2 * sink.queued; };
+        const std::size_t s0 = ts.split_calls.size();
+        // A queued value takes 8 bytes, two of the buckets' 4-byte entries
+        // (a split call's two values as well).
+        auto filed = [&] { return ts.buckets.entries() - e0 + 2 * (sink.queued + ts.split_calls.size() - s0); };
         const auto rest = extend(ts, piece.item, sink, piece.from, [&] { return filed() >= room; });
         return std::pair{filed(), rest};
       });
       const RoundFlags flags = exchange_marks(gen, static_cast<std::size_t>(segments),
                                               cursor.load() < items.size() || !left.empty(), send, send_counts,
-                                              received, received_counts);
+                                              received, received_counts, split_calls);
+      make_split_calls(split_calls, bounds, gen, static_cast<std::size_t>(segments));
       apply_round(gen, segment_marks);
       if (flags.stop) stopped = true;
       if (flags.stop || !flags.more) break;
@@ -543,14 +507,20 @@ class MarkingPass {
 
   /// Sends every thread's queued marks to their owners and files the marks
   /// received into this process's buckets. Each process's message to each
-  /// other ends with two values, whether it has sources left and whether it
-  /// was told to stop, so the round needs no further agreement.
+  /// other ends with the round's split calls of all its threads (two values
+  /// each, sent to every process), their number, and two values, whether it
+  /// has sources left and whether it was told to stop, so the round needs no
+  /// further agreement. The split calls of every process come back in
+  /// `calls`.
   RoundFlags exchange_marks(int gen, std::size_t segments, bool more, std::vector<std::uint64_t>& send,
                             std::vector<std::size_t>& send_counts, std::vector<std::uint64_t>& received,
-                            std::vector<std::size_t>& received_counts) {
+                            std::vector<std::size_t>& received_counts, std::vector<std::uint64_t>& calls) {
     const detail::PhaseTimer timer(s_.phases.applying);
     const auto P = static_cast<std::size_t>(s_.procs);
-    std::fill(send_counts.begin(), send_counts.end(), 2);  // the two flags
+    std::size_t split_values = 0;
+    for (ThreadState& ts : s_.states)
+      if (ts.generation == gen) split_values += ts.split_calls.size();
+    std::fill(send_counts.begin(), send_counts.end(), split_values + 3);  // the calls, their number, two flags
     for (ThreadState& ts : s_.states)
       if (ts.generation == gen)
         for (std::size_t p = 0; p < P; ++p) send_counts[p] += ts.outgoing[p].size();
@@ -564,19 +534,34 @@ class MarkingPass {
           at[p] += ts.outgoing[p].size();
           ts.outgoing[p].clear();
         }
+    for (ThreadState& ts : s_.states)
+      if (ts.generation == gen) {
+        for (std::size_t p = 0; p < P; ++p) {
+          std::copy(ts.split_calls.begin(), ts.split_calls.end(), send.begin() + static_cast<std::ptrdiff_t>(at[p]));
+          at[p] += ts.split_calls.size();
+        }
+        ts.split_calls.clear();
+      }
+    detail::g_routed_values.fetch_add(send.size() - 3 * P - (send_counts[static_cast<std::size_t>(s_.me)] - 3),
+                                      std::memory_order_relaxed);
     const bool stop_here = s_.stop_requested();
     for (std::size_t p = 0; p < P; ++p) {
-      send[at[p]] = more ? 1 : 0;
-      send[at[p] + 1] = stop_here ? 1 : 0;
+      send[at[p]] = split_values / 2;
+      send[at[p] + 1] = more ? 1 : 0;
+      send[at[p] + 2] = stop_here ? 1 : 0;
     }
     s_.group->exchange(send, send_counts, received, received_counts);
     RoundFlags flags;
+    calls.clear();
     const std::uint64_t first_bit = s_.own_lo << config::kSegmentBitsLog2;
     std::size_t from = 0;
     for (std::size_t q = 0; q < P; ++q) {
-      const std::size_t end = from + received_counts[q] - 2;
-      flags.more = flags.more || received[end] != 0;
-      flags.stop = flags.stop || received[end + 1] != 0;
+      const std::size_t tail = from + received_counts[q] - 3;
+      const std::size_t end = tail - 2 * static_cast<std::size_t>(received[tail]);
+      flags.more = flags.more || received[tail + 1] != 0;
+      flags.stop = flags.stop || received[tail + 2] != 0;
+      calls.insert(calls.end(), received.begin() + static_cast<std::ptrdiff_t>(end),
+                   received.begin() + static_cast<std::ptrdiff_t>(tail));
       // File process q's marks in parallel; a piece that starts on a range's
       // length leaves it to the piece before, which reads one value past its end.
       tbb::parallel_for(tbb::blocked_range<std::size_t>(from, end, std::size_t{1} << 16),
@@ -596,9 +581,64 @@ class MarkingPass {
         }
         detail::MarkBuckets::filing_done();
       });
-      from = end + 2;
+      from = tail + 3;
     }
     return flags;
+  }
+
+  /// The calls of the kernel too large for the buckets that the processes
+  /// met this round (exchange_marks): a call of a source far below its
+  /// level can make 1.5e9 marks at 170, which filed and queued for the
+  /// other processes would take 12 GB. Every process makes each of them
+  /// itself, for the first rows that reach its own segments of the level,
+  /// and ORs the marks that land in them into its bitmap (AtomicSink);
+  /// each mark is so made and counted by exactly one process.
+  void make_split_calls(const std::vector<std::uint64_t>& calls, const std::vector<std::uint64_t>& bounds, int gen,
+                        std::size_t segments) {
+    if (calls.empty()) return;
+    const detail::PhaseTimer timer(s_.phases.filing);
+    const std::uint64_t own_lo = bounds[static_cast<std::size_t>(s_.me)];
+    const std::uint64_t own_span = bounds[static_cast<std::size_t>(s_.me) + 1] - own_lo;
+    const int n0 = s_.window.front().n;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, calls.size() / 2, 1),
+                      [&](const tbb::blocked_range<std::size_t>& range) {
+      ThreadState& ts = s_.states.local();
+      prepare(ts, gen, segments);
+      for (std::size_t c = range.begin(); c != range.end(); ++c) {
+        const int m = static_cast<int>(calls[2 * c] >> 16), k = static_cast<int>(calls[2 * c] & 0xffff);
+        detail::g_split_calls.fetch_add(1, std::memory_order_relaxed);
+        const WindowLevel& w = s_.window[static_cast<std::size_t>(k - n0)];
+        // The level's ranks in this process's bits, and their first rows.
+        // (Rank x of the level is window bit base + x - held.)
+        const std::uint64_t own_hi = own_lo + own_span;
+        const std::uint64_t x0 = std::max(own_lo > w.base ? w.held + (own_lo - w.base) : w.held, w.lo);
+        const std::uint64_t x1 = std::min(own_hi > w.base ? w.held + (own_hi - w.base) : w.held, w.hi);
+        if (x0 >= x1) continue;
+        const int a_lo = std::max(first_row(k, x0), rows_lo_), a_hi = std::min(first_row(k, x1 - 1), rows_hi_);
+        if (a_lo > a_hi) continue;
+        ts.split.set_first_rows(a_lo, a_hi);
+        ts.split.decode(m, calls[2 * c + 1]);
+        AtomicSink sink(s_.bitmap(), own_lo, own_span);
+        const std::uint64_t offset = w.offset();
+        ts.split.for_each_extension(k - m, k - m, sink, &offset);
+        sink.flush();
+        ts.direct_marks[static_cast<std::size_t>(k - n0)] += sink.marks;
+      }
+    });
+  }
+
+  /// The first row of the position of level n with rank x (ranks go up
+  /// with the first row: count(n, a) have a first row of at most a).
+  int first_row(int n, std::uint64_t x) const {
+    int lo = 1, hi = n;
+    while (lo < hi) {
+      const int a = lo + (hi - lo) / 2;
+      if (s_.table.count(n, a) > x)
+        hi = a;
+      else
+        lo = a + 1;
+    }
+    return lo;
   }
 
  private:

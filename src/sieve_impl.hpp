@@ -69,10 +69,14 @@ int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t win
 /// the block of the store it last read, its buckets.
 struct ThreadState {
   ThreadState(const PartitionTable& t, bool canonical_only, std::uint32_t pool_page_blocks)
-      : source(t), buckets(pool_page_blocks) {
+      : source(t), split(t), buckets(pool_page_blocks) {
     source.set_canonical_only(canonical_only);
+    split.set_canonical_only(canonical_only);
   }
   Source source;
+  // Distributed sieve: the decoder of the calls too large for the buckets,
+  // which every process makes for the first rows of its own segments.
+  Source split;
   // The store's block being read, and the ranks of the item's part of it.
   BlockCursor block;
   std::vector<std::uint64_t> ranks;
@@ -81,6 +85,10 @@ struct ThreadState {
   int generation = -1;  // the window pass the buckets were prepared for
   // Distributed sieve: marks for other processes' segments, per process.
   std::vector<std::vector<std::uint64_t>> outgoing;
+  // Distributed sieve: the calls too large for the buckets met this round,
+  // two values each (source level << 16 | target level, source rank), for
+  // every process to make its own part of (marking.cpp, split calls).
+  std::vector<std::uint64_t> split_calls;
   // Marks ORed into the bitmap directly this round, by window level (the
   // calls too large for the buckets: config::kDirectCallMarks).
   std::vector<std::uint64_t> direct_marks;

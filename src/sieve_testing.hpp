@@ -17,4 +17,13 @@ extern std::atomic<std::uint64_t> g_items_cut;
 /// buckets (SieveOptions::direct_call_marks; counted for the tests).
 extern std::atomic<std::uint64_t> g_direct_calls;
 
+/// Such calls of a distributed sieve, each made by every process for the
+/// first rows of its own segments (counted once per process, also by a
+/// process that owns none of the level; for the tests).
+extern std::atomic<std::uint64_t> g_split_calls;
+
+/// Values a distributed sieve's processes sent one another: marks for other
+/// processes' segments and split calls (counted for the tests).
+extern std::atomic<std::uint64_t> g_routed_values;
+
 }  // namespace chomp::detail

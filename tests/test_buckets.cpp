@@ -2,17 +2,22 @@
 /// @brief The mark buckets (src/buckets.hpp): entries staged in lines and
 /// written a line at a time (or one by one after a flush), over rounds that
 /// use the pool again: every mark filed is set once its segment is applied,
-/// nothing else is, and every mark is counted.
+/// nothing else is, and every mark is counted. And the sink that ORs marks
+/// into a bitmap atomically, clipped to a range of bits (src/mark_sinks.hpp).
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "buckets.hpp"
+#include "mark_sinks.hpp"
 
 using chomp::detail::MarkBuckets;
+namespace detail = chomp::detail;
 namespace config = chomp::config;
 
 namespace {
@@ -68,4 +73,33 @@ TEST(MarkBuckets, EveryEntryStagedInLinesLands) {
   file_and_compare(b, 37, 100000, 5000, 3, 2);  // the pool kept, filing after flushes
   file_and_compare(b, 37, 100000, 5000, 1, 7, 3);  // rounds without a prepare between
   file_and_compare(b, 100, 300000, 10000, 2, 8, 2);
+}
+
+TEST(AtomicSink, KeepsAndCountsOnlyTheMarksOfItsBits) {
+  // A process of a distributed sieve makes a split call for the first rows
+  // of its own window bits [lo, lo + span) and keeps only the marks in
+  // them, its bitmap's bit 0 being window bit lo: points and ranges below,
+  // across either end, inside, above and over the whole, against a plain
+  // set of bits. More than one batch of points (64) is held in between.
+  const std::uint64_t lo = 1000, span = 300;
+  std::vector<std::uint64_t> words(8, 0);
+  std::set<std::uint64_t> want;
+  std::uint64_t want_marks = 0;
+  detail::AtomicSink sink(words.data(), lo, span);
+  const auto keep = [&](std::uint64_t bit) {
+    if (bit >= lo && bit < lo + span) want.insert(bit - lo), ++want_marks;
+  };
+  for (std::uint64_t bit = 900; bit < 1400; bit += 3) sink.point(bit), keep(bit);
+  const std::pair<std::uint64_t, std::uint64_t> ranges[] = {
+      {10, 100}, {950, 50}, {950, 51}, {990, 70}, {1100, 64}, {1250, 200}, {1299, 1}, {1300, 5}, {2000, 9}, {0, 5000}};
+  for (const auto& [first, count] : ranges) {
+    sink.range(first, count);
+    for (std::uint64_t bit = first; bit < first + count; ++bit) keep(bit);
+  }
+  sink.flush();
+  std::set<std::uint64_t> got;
+  for (std::uint64_t i = 0; i < 64 * words.size(); ++i)
+    if (words[i >> 6] >> (i & 63) & 1) got.insert(i);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(sink.marks, want_marks);
 }

@@ -12,6 +12,7 @@
 #include "chomp/sieve.hpp"
 #include "chomp_process.hpp"
 #include "config.hpp"
+#include "sieve_testing.hpp"
 #include "thread_group.hpp"
 
 using namespace chomp;
@@ -127,6 +128,35 @@ TEST(DistributedSieve, MoreProcessesThanSegmentsOfSmallWindows) {
   ASSERT_EQ(got.levels.size(), 20U);
   for (int n = 0; n < 20; ++n)
     EXPECT_EQ(got.levels[static_cast<std::size_t>(n)].losing, one_process().levels[static_cast<std::size_t>(n)].losing);
+}
+
+TEST(DistributedSieve, CallsTooLargeForTheBucketsAreSplitBetweenTheProcesses) {
+  // A call of the kernel that may make more than direct_call_marks marks
+  // (a source far below its level: 1.5e9 marks into level 170) is made by
+  // every process for the first rows of its own segments instead of being
+  // filed and sent. With a bound of 300, many calls of a run to 72 go that
+  // way: the same levels and marks as one process; each call is made by
+  // every process, and fewer values travel between them.
+  SieveOptions o = small_rounds();
+  const std::uint64_t routed_before = detail::g_routed_values.load();
+  expect_same(distributed(3, o), one_process());
+  const std::uint64_t routed_filed = detail::g_routed_values.load() - routed_before;
+  o.direct_call_marks = 300;
+  for (int processes : {2, 3}) {
+    const std::uint64_t calls = detail::g_split_calls.load(), routed = detail::g_routed_values.load();
+    expect_same(distributed(processes, o), one_process());
+    EXPECT_GT(detail::g_split_calls.load() - calls, 100u * static_cast<unsigned>(processes));
+    EXPECT_EQ((detail::g_split_calls.load() - calls) % static_cast<unsigned>(processes), 0u);
+    if (processes == 3) {
+      EXPECT_LT(detail::g_routed_values.load() - routed, routed_filed / 10 * 9) << "values sent";
+    }
+  }
+  // Levels from 40 on in 3 slices: a call is split within its slice.
+  o.min_slices = 3;
+  o.slice_from = 40;
+  const std::uint64_t calls = detail::g_split_calls.load();
+  expect_same(distributed(3, o), one_process());
+  EXPECT_GT(detail::g_split_calls.load() - calls, 300u);
 }
 
 TEST(DistributedSieve, ResumesFromAStoreWithAnotherProcessCount) {

@@ -339,7 +339,9 @@ TEST(Sieve, CallsTooLargeForTheBucketsGoStraightToTheBitmapWithTheSameResult) {
       const std::uint64_t calls = detail::g_direct_calls.load();
       const Outcome got = outcome(max_n, o);
       EXPECT_GT(detail::g_direct_calls.load() - calls, 100u) << threads << " threads, sliced " << sliced;
-      if (sliced) EXPECT_GE(got.most_slices, 3);
+      if (sliced) {
+        EXPECT_GE(got.most_slices, 3);
+      }
       for (int n = 1; n <= max_n; ++n) {
         const auto i = static_cast<std::size_t>(n - 1);
         ASSERT_EQ(got.ranks[i], want.ranks[i]) << "n = " << n << ", " << threads << " threads, sliced " << sliced;

@@ -102,10 +102,13 @@ void expect_same_levels(const std::string& file, int processes) {
   for (int n = 1; n <= kTiles; ++n) EXPECT_TRUE(sa->all(n) == sb->all(n)) << "the losing positions of level " << n << " differ";
 }
 
-void run_and_compare(int processes, const std::string& options = "") {
+/// Runs `chomp sieve` on `processes` processes, each with the environment
+/// variables `env` (NAME=VALUE ...), and compares its levels.
+void run_and_compare(int processes, const std::string& options = "", const std::string& env = "") {
   const std::string f = path("processes-" + std::to_string(processes) + ".h5");
+  const std::string program = env.empty() ? kChomp : "env " + env + " " + kChomp;
   const Result r =
-      sh(mpirun(processes) + " " + kChomp + " sieve -n " + std::to_string(kTiles) + " -o " + f + " --force" + options);
+      sh(mpirun(processes) + " " + program + " sieve -n " + std::to_string(kTiles) + " -o " + f + " --force" + options);
   ASSERT_EQ(r.code, 0) << r.err;
   // Only process 0 prints: one table, one plan line.
   EXPECT_EQ(r.out.find(" tiles "), r.out.rfind(" tiles ")) << r.out;
@@ -125,6 +128,15 @@ TEST(MpiSieve, ThreeProcessesFindTheSingleProcessLevels) { run_and_compare(3); }
 TEST(MpiSieve, TwoAndThreeProcessesInSlicesFindTheSingleProcessLevels) {
   run_and_compare(2, " --slices 3 --slice-from 50");
   run_and_compare(3, " --slices 4 --slice-from 50");
+}
+
+// Calls of the kernel that may make more than 300 marks (the test seam
+// CHOMP_DIRECT_CALL_MARKS; 2^22 in real runs, where one call makes up to
+// 1.5e9 marks at 170) are made by every process for its own segments
+// instead of being filed and sent: the same levels.
+TEST(MpiSieve, CallsTooLargeForTheBucketsSplitBetweenProcessesFindTheSingleProcessLevels) {
+  run_and_compare(3, "", "CHOMP_DIRECT_CALL_MARKS=300");
+  run_and_compare(2, " --slices 3 --slice-from 50", "CHOMP_DIRECT_CALL_MARKS=300");
 }
 
 TEST(MpiSieve, ResumesWithAnotherProcessCount) {
