@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <type_traits>
@@ -450,9 +451,12 @@ class MarkingPass {
         RoutedSink sink{&ts.buckets, ts.outgoing.data(), bounds.data(), s_.procs, s_.me};
         const std::uint64_t e0 = ts.buckets.entries();
         const std::size_t s0 = ts.split_calls.size();
-        // A queued value takes 8 bytes, two of the buckets' 4-byte entries
-        // (a split call's two values as well).
-        auto filed = [&] { return ts.buckets.entries() - e0 + 2 * (sink.queued + ts.split_calls.size() - s0); };
+        // A queued value takes 8 bytes, two of the buckets' 4-byte entries;
+        // a split call's two values go to every process.
+        const auto procs = static_cast<std::uint64_t>(s_.procs);
+        auto filed = [&] {
+          return ts.buckets.entries() - e0 + 2 * (sink.queued + procs * (ts.split_calls.size() - s0));
+        };
         const auto rest = extend(ts, piece.item, sink, piece.from, [&] { return filed() >= room; });
         return std::pair{filed(), rest};
       });
@@ -591,36 +595,54 @@ class MarkingPass {
   /// level can make 1.5e9 marks at 170, which filed and queued for the
   /// other processes would take 12 GB. Every process makes each of them
   /// itself, for the first rows that reach its own segments of the level,
-  /// and ORs the marks that land in them into its bitmap (AtomicSink);
-  /// each mark is so made and counted by exactly one process.
+  /// and ORs the marks that land in them into its bitmap (AtomicSink). A
+  /// first row that two processes share is enumerated by both, and each of
+  /// its marks ORed and counted by the one that owns it. A call's first
+  /// rows are cut into pieces (up to config::kItemsPerThread a thread), so
+  /// that the threads share the largest call too.
   void make_split_calls(const std::vector<std::uint64_t>& calls, const std::vector<std::uint64_t>& bounds, int gen,
                         std::size_t segments) {
     if (calls.empty()) return;
     const detail::PhaseTimer timer(s_.phases.filing);
     const std::uint64_t own_lo = bounds[static_cast<std::size_t>(s_.me)];
-    const std::uint64_t own_span = bounds[static_cast<std::size_t>(s_.me) + 1] - own_lo;
+    const std::uint64_t own_hi = bounds[static_cast<std::size_t>(s_.me) + 1];
     const int n0 = s_.window.front().n;
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, calls.size() / 2, 1),
+    struct CallRows {  // a piece of a call: its first rows a_lo..a_hi
+      std::size_t call;
+      int a_lo, a_hi;
+    };
+    std::vector<CallRows> pieces;
+    const int most = static_cast<int>(config::kItemsPerThread) * s_.tuning.threads;
+    for (std::size_t c = 0; c < calls.size() / 2; ++c) {
+      detail::g_split_calls.fetch_add(1, std::memory_order_relaxed);
+      const int k = static_cast<int>(calls[2 * c] & 0xffff);
+      const WindowLevel& w = s_.window[static_cast<std::size_t>(k - n0)];
+      // The level's ranks in this process's bits, and their first rows
+      // (rank x of the level is window bit base + x - held).
+      const std::uint64_t x0 = std::max(own_lo > w.base ? w.held + (own_lo - w.base) : w.held, w.lo);
+      const std::uint64_t x1 = std::min(own_hi > w.base ? w.held + (own_hi - w.base) : w.held, w.hi);
+      if (x0 >= x1) continue;
+      const int a_lo = std::max(first_row(k, x0), rows_lo_), a_hi = std::min(first_row(k, x1 - 1), rows_hi_);
+      const int rows = a_hi - a_lo + 1, cut = std::min(rows, most);
+      for (int i = 0; i < cut; ++i)
+        pieces.push_back({c, a_lo + rows * i / cut, a_lo + rows * (i + 1) / cut - 1});
+    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces.size(), 1),
                       [&](const tbb::blocked_range<std::size_t>& range) {
       ThreadState& ts = s_.states.local();
       prepare(ts, gen, segments);
-      for (std::size_t c = range.begin(); c != range.end(); ++c) {
-        const int m = static_cast<int>(calls[2 * c] >> 16), k = static_cast<int>(calls[2 * c] & 0xffff);
-        detail::g_split_calls.fetch_add(1, std::memory_order_relaxed);
-        const WindowLevel& w = s_.window[static_cast<std::size_t>(k - n0)];
-        // The level's ranks in this process's bits, and their first rows.
-        // (Rank x of the level is window bit base + x - held.)
-        const std::uint64_t own_hi = own_lo + own_span;
-        const std::uint64_t x0 = std::max(own_lo > w.base ? w.held + (own_lo - w.base) : w.held, w.lo);
-        const std::uint64_t x1 = std::min(own_hi > w.base ? w.held + (own_hi - w.base) : w.held, w.hi);
-        if (x0 >= x1) continue;
-        const int a_lo = std::max(first_row(k, x0), rows_lo_), a_hi = std::min(first_row(k, x1 - 1), rows_hi_);
-        if (a_lo > a_hi) continue;
-        ts.split.set_first_rows(a_lo, a_hi);
-        ts.split.decode(m, calls[2 * c + 1]);
-        AtomicSink sink(s_.bitmap(), own_lo, own_span);
-        const std::uint64_t offset = w.offset();
-        ts.split.for_each_extension(k - m, k - m, sink, &offset);
+      if (!ts.split) {
+        ts.split = std::make_unique<detail::Source>(s_.table);
+        ts.split->set_canonical_only(s_.options.transposes);
+      }
+      for (std::size_t i = range.begin(); i != range.end(); ++i) {
+        const CallRows& piece = pieces[i];
+        const int m = static_cast<int>(calls[2 * piece.call] >> 16), k = static_cast<int>(calls[2 * piece.call] & 0xffff);
+        ts.split->set_first_rows(piece.a_lo, piece.a_hi);
+        ts.split->decode(m, calls[2 * piece.call + 1]);
+        AtomicSink sink(s_.bitmap(), own_lo, own_hi - own_lo);
+        const std::uint64_t offset = s_.window[static_cast<std::size_t>(k - n0)].offset();
+        ts.split->for_each_extension(k - m, k - m, sink, &offset);
         sink.flush();
         ts.direct_marks[static_cast<std::size_t>(k - n0)] += sink.marks;
       }

@@ -20,10 +20,11 @@ namespace {
 constexpr double kPlannedRatio = 0.29;
 
 /// Bytes a thread keeps whatever the window: its decoder (the reuse records
-/// of every target level, about 1.1 KiB each), a block of the store as
-/// bytes and ranks, its share of the store writer's histograms.
+/// of every target level, about 1.1 KiB each) and, in a distributed sieve,
+/// a second one for the calls split between the processes; a block of the
+/// store as bytes and ranks, its share of the store writer's histograms.
 std::uint64_t per_thread_bytes(int max_tiles) {
-  return static_cast<std::uint64_t>(max_tiles + 1) * 1200 + config::kStoreBlockRanks * 12 +
+  return static_cast<std::uint64_t>(max_tiles + 1) * 2400 + config::kStoreBlockRanks * 12 +
          detail::GapCode::kHistogramBins * 8 + (64 << 10);
 }
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -69,14 +70,14 @@ int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t win
 /// the block of the store it last read, its buckets.
 struct ThreadState {
   ThreadState(const PartitionTable& t, bool canonical_only, std::uint32_t pool_page_blocks)
-      : source(t), split(t), buckets(pool_page_blocks) {
+      : source(t), buckets(pool_page_blocks) {
     source.set_canonical_only(canonical_only);
-    split.set_canonical_only(canonical_only);
   }
   Source source;
   // Distributed sieve: the decoder of the calls too large for the buckets,
-  // which every process makes for the first rows of its own segments.
-  Source split;
+  // which every process makes for the first rows of its own segments
+  // (made when a thread first makes one).
+  std::unique_ptr<Source> split;
   // The store's block being read, and the ranks of the item's part of it.
   BlockCursor block;
   std::vector<std::uint64_t> ranks;

@@ -128,6 +128,20 @@ TEST(DistributedSieve, MoreProcessesThanSegmentsOfSmallWindows) {
   ASSERT_EQ(got.levels.size(), 20U);
   for (int n = 0; n < 20; ++n)
     EXPECT_EQ(got.levels[static_cast<std::size_t>(n)].losing, one_process().levels[static_cast<std::size_t>(n)].losing);
+  // Windows of 4 segments to 40 tiles, with the calls of more than 3
+  // marks split between the processes: those with no segment take their
+  // part (none) of each call too.
+  SieveOptions o;
+  o.window_bits = std::uint64_t{8} << 20;
+  o.direct_call_marks = 3;
+  const std::uint64_t calls = detail::g_split_calls.load();
+  const Outcome split = distributed(24, o, 40);
+  EXPECT_GE(detail::g_split_calls.load() - calls, 24u * 4) << "split calls, each counted by all 24 processes";
+  ASSERT_EQ(split.levels.size(), 40U);
+  for (std::size_t i = 0; i < 40; ++i) {
+    EXPECT_EQ(split.levels[i].losing, one_process().levels[i].losing) << "n = " << i + 1;
+    EXPECT_EQ(split.levels[i].marks, one_process().levels[i].marks) << "n = " << i + 1;
+  }
 }
 
 TEST(DistributedSieve, CallsTooLargeForTheBucketsAreSplitBetweenTheProcesses) {
@@ -136,11 +150,12 @@ TEST(DistributedSieve, CallsTooLargeForTheBucketsAreSplitBetweenTheProcesses) {
   // every process for the first rows of its own segments instead of being
   // filed and sent. With a bound of 300, many calls of a run to 72 go that
   // way: the same levels and marks as one process; each call is made by
-  // every process, and fewer values travel between them.
+  // every process, and fewer values travel between them than with the
+  // small rounds' own bound (a quarter of a round: 2^16 marks).
   SieveOptions o = small_rounds();
   const std::uint64_t routed_before = detail::g_routed_values.load();
   expect_same(distributed(3, o), one_process());
-  const std::uint64_t routed_filed = detail::g_routed_values.load() - routed_before;
+  const std::uint64_t routed_2_16 = detail::g_routed_values.load() - routed_before;
   o.direct_call_marks = 300;
   for (int processes : {2, 3}) {
     const std::uint64_t calls = detail::g_split_calls.load(), routed = detail::g_routed_values.load();
@@ -148,7 +163,7 @@ TEST(DistributedSieve, CallsTooLargeForTheBucketsAreSplitBetweenTheProcesses) {
     EXPECT_GT(detail::g_split_calls.load() - calls, 100u * static_cast<unsigned>(processes));
     EXPECT_EQ((detail::g_split_calls.load() - calls) % static_cast<unsigned>(processes), 0u);
     if (processes == 3) {
-      EXPECT_LT(detail::g_routed_values.load() - routed, routed_filed / 10 * 9) << "values sent";
+      EXPECT_LT(detail::g_routed_values.load() - routed, routed_2_16 / 10 * 9) << "values sent";
     }
   }
   // Levels from 40 on in 3 slices: a call is split within its slice.

@@ -115,6 +115,9 @@ void run_and_compare(int processes, const std::string& options = "", const std::
   EXPECT_NE(r.err.find(", " + std::to_string(processes) + " MPI processes"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("plan:"), r.err.rfind("plan:")) << r.err;
   expect_same_levels(f, processes);
+  if (!env.empty()) {
+    EXPECT_NE(r.err.find("note: " + env.substr(0, env.find('='))), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace
