@@ -103,6 +103,20 @@ inline constexpr int kShapeTiles = 14;
 /// against 69-71 ns (one thread, old and new alternating in one process).
 inline constexpr int kCountedParts = 16;
 
+/// Decoding a source ends with a table read once the tiles left in its
+/// runs are at most this many: the runs of every partition of R <= this,
+/// by rank, packed in a word each (Source::descend). A seek re-decodes the
+/// bottom runs of a position, those whose ranks the gap to the next losing
+/// position (about a hundred ranks at n = 100-170) spans, so most seeks
+/// end there after a bisection or two. 27 tiles (at most 6 runs, so that
+/// a word holds them): 14,741 words (115 KiB), in L2 beside the kernel's
+/// data. A seek through level 70's losing positions took 39-50 ns against
+/// 65-72 ns, and windows of one level from 100 (N = 110, 2 threads) 60-67
+/// s against 69-74 s; windows of many levels, where decoding is a tenth of
+/// the time, the same within the machine's noise (46-50 s against 43-56
+/// s). 24 tiles gained less (41-55 ns a seek).
+inline constexpr int kDecodedTailTiles = 27;
+
 /// Walks of set_not_canonical (extensions.cpp) over fewer tiles than this,
 /// whose partitions fit one 64-bit word, are read from a table of their bit
 /// patterns (kPatternTiles^3 words: 62.5 KiB) instead of being walked. The

@@ -83,12 +83,66 @@ void Source::seek(std::uint64_t rank) {
   descend(t, c_[t - 1] - 1, rank - C_[t]);
 }
 
+DecodedTails::DecodedTails() : first_(kTiles + 2, 0) {
+  // P(r, k) for r, k <= kTiles, and each partition's runs by the same
+  // search as Source::descend's, done by scanning.
+  std::vector<std::vector<std::uint64_t>> P(kTiles + 1, std::vector<std::uint64_t>(kTiles + 1, 0));
+  for (int k = 0; k <= kTiles; ++k) P[0][static_cast<std::size_t>(k)] = 1;
+  for (int r = 1; r <= kTiles; ++r)
+    for (int k = 1; k <= kTiles; ++k)
+      P[static_cast<std::size_t>(r)][static_cast<std::size_t>(k)] =
+          P[static_cast<std::size_t>(r)][static_cast<std::size_t>(k - 1)] +
+          (k <= r ? P[static_cast<std::size_t>(r - k)][static_cast<std::size_t>(k)] : 0);
+  const auto p = [&](int r, int k) { return P[static_cast<std::size_t>(r)][static_cast<std::size_t>(k < r ? k : r)]; };
+  for (int R = 1; R <= kTiles; ++R) {
+    first_[static_cast<std::size_t>(R)] = static_cast<std::uint32_t>(words_.size());
+    for (std::uint64_t x = 0; x < p(R, R); ++x) {
+      std::uint64_t word = 0, left = x;
+      int r = R, runs = 0;
+      while (r > 0) {
+        int a = 1;  // the largest a with P(r, a - 1) <= left
+        while (a < r && p(r, a) <= left) ++a;
+        int q = 1;  // the largest q with P(r - q a, a) >= P(r, a) - left
+        while ((q + 1) * a <= r && p(r - (q + 1) * a, a) >= p(r, a) - left) ++q;
+        left -= p(r, a) - p(r - q * a, a);
+        word |= (static_cast<std::uint64_t>(a) | static_cast<std::uint64_t>(q) << 5) << (3 + 10 * runs);
+        ++runs;
+        r -= q * a;
+      }
+      words_.push_back(word | static_cast<std::uint64_t>(runs));
+    }
+  }
+}
+
+const DecodedTails& DecodedTails::get() {
+  static const DecodedTails tails;
+  return tails;
+}
+
 void Source::descend(int t, int max_part, std::uint64_t rank_left) {
   // Partitions of R with parts <= a, ordered as in ranking.hpp: first part a
   // is the block starting at P(R, a-1); within it, those that start with q
   // copies of a are the last P(R - q a, a) (the lexicographically largest).
   while (R_[t] > 0) {
     const int R = R_[t];
+    if (R <= DecodedTails::kTiles) {
+      // The rest from the table: its runs, and each run's terms.
+      std::uint64_t word = tails_.runs(R, rank_left);
+      const int runs = static_cast<int>(word & 7);
+      word >>= 3;
+      for (int i = 0; i < runs; ++i, word >>= 10, ++t) {
+        const int a = static_cast<int>(word & 31), q = static_cast<int>(word >> 5 & 31);
+        const int r = R_[t];
+        const std::uint64_t term = run_term(r, a, q);
+        c_[t] = a;
+        k_[t] = q;
+        C_[t + 1] = C_[t] + term;
+        K_[t + 1] = K_[t] + q;
+        R_[t + 1] = r - q * a;
+        hi_[t] = C_[t + 1] + t_.row(R_[t + 1])[a - 1];
+      }
+      break;
+    }
     const std::uint64_t* p = t_.row(R);
     int a = 1, q = R;
     if (rank_left != 0) {

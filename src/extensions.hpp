@@ -118,6 +118,34 @@ class BlockShapes {
 void set_not_canonical(const PartitionTable& table, int n, std::uint64_t lo, std::uint64_t hi,
                        std::uint64_t* words);
 
+/// The runs of every partition of R <= config::kDecodedTailTiles tiles, by
+/// rank in the order of ranking.hpp (first part ascending; within a first
+/// part a, the partitions that start with more copies of a last), packed
+/// in a word each: the number of runs in bits 0-2, then run i's row length
+/// and rows in 5 bits each from bit 3 + 10 i, top run first. The partitions
+/// of R with parts <= k are the first P(R, k) of them, so a decode that
+/// reaches R tiles with any cap on the parts reads its runs here.
+class DecodedTails {
+ public:
+  static constexpr int kTiles = config::kDecodedTailTiles;
+  static constexpr int kRuns = most_runs(kTiles);
+  static_assert(3 + 10 * kRuns <= 64 && kTiles < 32, "a tail's runs must fit a word");
+
+  /// The shared table, built on first use.
+  static const DecodedTails& get();
+
+  /// The packed runs of the partition of R (1 <= R <= kTiles) with the
+  /// given rank.
+  std::uint64_t runs(int R, std::uint64_t rank) const { return words_[first_[static_cast<std::size_t>(R)] + rank]; }
+  /// Words in the table.
+  std::size_t size() const { return words_.size(); }
+
+ private:
+  DecodedTails();
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint32_t> first_;  // by R
+};
+
 /// A losing position being extended, decoded from its rank into runs of
 /// equal rows with everything the kernel needs. Decoding successive
 /// increasing ranks reuses the runs they share (seek), so a chunk of sources
@@ -342,6 +370,7 @@ class Source {
 
   const PartitionTable& t_;
   const BlockShapes& shapes_ = BlockShapes::get();
+  const DecodedTails& tails_ = DecodedTails::get();
   std::unique_ptr<Reuse[]> reuse_{new Reuse[static_cast<std::size_t>(t_.max_tiles()) + 1]};
   // end(t, d) = ends_[t * (max_tiles + 1) + d], corner by corner so that one
   // corner's ends for consecutive d are adjacent; end(0, d) = 0.
