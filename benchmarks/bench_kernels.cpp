@@ -68,11 +68,10 @@ void BM_Rank(benchmark::State& state) {
 }
 BENCHMARK(BM_Rank)->Arg(90)->Arg(130);
 
-/// Decoding the stored losing positions of a level in order (seek).
-void BM_SourceSeek(benchmark::State& state) {
-  const int m = 70;
-  const auto ranks = sieve70().losing().all(m);
-  detail::Source src(sieve70().table());
+/// Decodes increasing ranks of level m in turn (seek), from the first again
+/// after the last, one an iteration.
+void time_seeks(benchmark::State& state, const PartitionTable& t, int m, const std::vector<std::uint64_t>& ranks) {
+  detail::Source src(t);
   std::size_t i = 0;
   for (auto _ : state) {
     if (i == 0)
@@ -82,6 +81,11 @@ void BM_SourceSeek(benchmark::State& state) {
     if (++i == ranks.size()) i = 0;
   }
   state.SetItemsProcessed(state.iterations());
+}
+
+/// Decoding the stored losing positions of a level in order (seek).
+void BM_SourceSeek(benchmark::State& state) {
+  time_seeks(state, sieve70().table(), 70, sieve70().losing().all(70));
 }
 BENCHMARK(BM_SourceSeek);
 
@@ -95,16 +99,7 @@ void BM_SourceSeekSparse(benchmark::State& state) {
   std::vector<std::uint64_t> ranks;
   std::uint64_t r = t.positions(m) / 3;
   for (int i = 0; i < 65536; ++i) ranks.push_back(r += 1 + rng() % 200);
-  detail::Source src(t);
-  std::size_t i = 0;
-  for (auto _ : state) {
-    if (i == 0)
-      src.decode(m, ranks[0]);
-    else
-      src.seek(ranks[i]);
-    if (++i == ranks.size()) i = 0;
-  }
-  state.SetItemsProcessed(state.iterations());
+  time_seeks(state, t, m, ranks);
 }
 BENCHMARK(BM_SourceSeekSparse)->Arg(110)->Arg(150)->Arg(170);
 

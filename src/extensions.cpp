@@ -131,15 +131,7 @@ void Source::descend(int t, int max_part, std::uint64_t rank_left) {
       const int runs = static_cast<int>(word & 7);
       word >>= 3;
       for (int i = 0; i < runs; ++i, word >>= 10, ++t) {
-        const int a = static_cast<int>(word & 31), q = static_cast<int>(word >> 5 & 31);
-        const int r = R_[t];
-        const std::uint64_t term = run_term(r, a, q);
-        c_[t] = a;
-        k_[t] = q;
-        C_[t + 1] = C_[t] + term;
-        K_[t + 1] = K_[t] + q;
-        R_[t + 1] = r - q * a;
-        hi_[t] = C_[t + 1] + t_.row(R_[t + 1])[a - 1];
+        set_run(t, static_cast<int>(word & 31), static_cast<int>(word >> 5 & 31));
       }
       break;
     }
@@ -180,14 +172,7 @@ void Source::descend(int t, int max_part, std::uint64_t rank_left) {
         n -= half;
       }
     }
-    const std::uint64_t term = run_term(R, a, q);
-    rank_left -= term;
-    c_[t] = a;
-    k_[t] = q;
-    C_[t + 1] = C_[t] + term;
-    K_[t + 1] = K_[t] + q;
-    R_[t + 1] = R - q * a;
-    hi_[t] = C_[t + 1] + t_.row(R_[t + 1])[a - 1];
+    rank_left -= set_run(t, a, q);
     max_part = a - 1;
     ++t;
   }

@@ -244,6 +244,20 @@ class Source {
  private:
   void descend(int t, int max_part, std::uint64_t rank_left);
 
+  /// Records run t, q rows of length a over the R_[t] tiles from its first
+  /// row down, and what follows from it for run t + 1; returns its rank term.
+  std::uint64_t set_run(int t, int a, int q) {
+    const int R = R_[t];
+    const std::uint64_t term = run_term(R, a, q);
+    c_[t] = a;
+    k_[t] = q;
+    C_[t + 1] = C_[t] + term;
+    K_[t + 1] = K_[t] + q;
+    R_[t + 1] = R - q * a;
+    hi_[t] = C_[t + 1] + t_.row(R_[t + 1])[a - 1];
+    return term;
+  }
+
   /// for_each_extension for at most kLevelsAtOnce consecutive d.
   static constexpr int kLevelsAtOnce = config::kJointExtraTiles;
   /// kOne: dlo == dhi, a single level (a window of one level, or a level
