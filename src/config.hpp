@@ -110,8 +110,9 @@ inline constexpr int kCountedParts = 16;
 /// position (about a hundred ranks at n = 100-170) spans, so most seeks
 /// end there after a bisection or two. 27 tiles (at most 6 runs, so that
 /// a word holds them): 14,741 words (115 KiB), in L2 beside the kernel's
-/// data. A seek through level 70's losing positions took 39-50 ns against
-/// 65-72 ns, and windows of one level from 100 (N = 110, 2 threads) 60-67
+/// data. A seek through level 70's losing positions took 38-55 ns against
+/// 60-72 ns (sparse ranks of levels 110-170: 13-22% less), and windows of
+/// one level from 100 (N = 110, 2 threads) 60-67
 /// s against 69-74 s; windows of many levels, where decoding is a tenth of
 /// the time, the same within the machine's noise (46-50 s against 43-56
 /// s). 24 tiles gained less (41-55 ns a seek).

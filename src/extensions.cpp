@@ -83,7 +83,7 @@ void Source::seek(std::uint64_t rank) {
   descend(t, c_[t - 1] - 1, rank - C_[t]);
 }
 
-DecodedTails::DecodedTails() : first_(kTiles + 2, 0) {
+DecodedTails::DecodedTails() : first_(kTiles + 1, 0) {
   // P(r, k) for r, k <= kTiles, and each partition's runs by the same
   // search as Source::descend's, done by scanning.
   std::vector<std::vector<std::uint64_t>> P(kTiles + 1, std::vector<std::uint64_t>(kTiles + 1, 0));

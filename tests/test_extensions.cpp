@@ -302,32 +302,36 @@ TEST(Transposes, RowsAndTransposedRankOfEveryPositionUpTo30Tiles) {
 
 TEST(Decoding, SeeksThroughSparseRanksOfLargeLevelsGiveTheRowsOfTheRanking) {
   // A decoder walked through increasing ranks about a hundred apart, as
-  // through a level's losing positions, at 60, 120 and 200 tiles (the
-  // bisections above config::kDecodedTailTiles tiles, the table of
-  // decoded tails below), and each position decoded from scratch: its runs
-  // are those of PartitionTable::unrank's rows, and its rows and
-  // transposed rank follow.
+  // through a level's losing positions, at 60, 120 and 200 tiles, from
+  // rank 0, p(n) / 3 and 2 p(n) / 3 (first runs short and long; the
+  // bisections above config::kDecodedTailTiles tiles, the table of decoded
+  // tails below), and each position decoded from scratch: its runs are
+  // those of PartitionTable::unrank's rows, and its rows and transposed
+  // rank follow.
   const PartitionTable t(200);
   std::mt19937_64 rng(7);
   for (int n : {60, 120, 200}) {
-    detail::Source walked(t), fresh(t);
-    std::uint64_t r = 0;
-    for (int i = 0; i < 3000; ++i) {
-      r += 1 + rng() % 200;
-      if (r >= t.positions(n)) break;
-      if (i == 0) walked.decode(n, r); else walked.seek(r);
-      fresh.decode(n, r);
-      const Rows rows = t.unrank(n, r);
-      std::vector<std::pair<int, int>> want;  // (row length, rows) top first
-      for (int len : rows)
-        if (!want.empty() && want.back().first == len) ++want.back().second; else want.emplace_back(len, 1);
-      for (const detail::Source* s : {&walked, &fresh}) {
-        std::vector<std::pair<int, int>> got;
-        for (int k = 1; k <= s->runs(); ++k) got.emplace_back(s->run_length(k), s->run_rows(k));
-        ASSERT_EQ(got, want) << "n = " << n << ", rank " << r << (s == &walked ? " (seek)" : " (decode)");
-        ASSERT_EQ(s->rows(), static_cast<int>(rows.size()));
+    for (std::uint64_t third = 0; third < 3; ++third) {
+      detail::Source walked(t), fresh(t);
+      std::uint64_t r = t.positions(n) / 3 * third;
+      for (int i = 0; i < 3000; ++i) {
+        r += 1 + rng() % 200;
+        ASSERT_LT(r, t.positions(n));
+        if (i == 0) walked.decode(n, r); else walked.seek(r);
+        fresh.decode(n, r);
+        const Rows rows = t.unrank(n, r);
+        std::vector<std::pair<int, int>> want;  // (row length, rows) top first
+        for (int len : rows) {
+          if (!want.empty() && want.back().first == len) ++want.back().second; else want.emplace_back(len, 1);
+        }
+        for (const detail::Source* s : {&walked, &fresh}) {
+          std::vector<std::pair<int, int>> got;
+          for (int k = 1; k <= s->runs(); ++k) got.emplace_back(s->run_length(k), s->run_rows(k));
+          ASSERT_EQ(got, want) << "n = " << n << ", rank " << r << (s == &walked ? " (seek)" : " (decode)");
+          ASSERT_EQ(s->rows(), static_cast<int>(rows.size()));
+        }
+        ASSERT_EQ(walked.transposed_rank(), t.rank(transposed(rows))) << "n = " << n << ", rank " << r;
       }
-      if (n <= 120) ASSERT_EQ(walked.transposed_rank(), t.rank(transposed(rows))) << "n = " << n << ", rank " << r;
     }
   }
 }
