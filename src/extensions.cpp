@@ -84,30 +84,20 @@ void Source::seek(std::uint64_t rank) {
 }
 
 DecodedTails::DecodedTails() : first_(kTiles + 1, 0) {
-  // P(r, k) for r, k <= kTiles, and each partition's runs by the same
-  // search as Source::descend's, done by scanning.
-  std::vector<std::vector<std::uint64_t>> P(kTiles + 1, std::vector<std::uint64_t>(kTiles + 1, 0));
-  for (int k = 0; k <= kTiles; ++k) P[0][static_cast<std::size_t>(k)] = 1;
-  for (int r = 1; r <= kTiles; ++r)
-    for (int k = 1; k <= kTiles; ++k)
-      P[static_cast<std::size_t>(r)][static_cast<std::size_t>(k)] =
-          P[static_cast<std::size_t>(r)][static_cast<std::size_t>(k - 1)] +
-          (k <= r ? P[static_cast<std::size_t>(r - k)][static_cast<std::size_t>(k)] : 0);
-  const auto p = [&](int r, int k) { return P[static_cast<std::size_t>(r)][static_cast<std::size_t>(k < r ? k : r)]; };
+  // Each partition's rows from the ranking (the order Source::descend
+  // decodes in), packed as runs of equal rows.
+  const PartitionTable t(kTiles);
   for (int R = 1; R <= kTiles; ++R) {
     first_[static_cast<std::size_t>(R)] = static_cast<std::uint32_t>(words_.size());
-    for (std::uint64_t x = 0; x < p(R, R); ++x) {
-      std::uint64_t word = 0, left = x;
-      int r = R, runs = 0;
-      while (r > 0) {
-        int a = 1;  // the largest a with P(r, a - 1) <= left
-        while (a < r && p(r, a) <= left) ++a;
-        int q = 1;  // the largest q with P(r - q a, a) >= P(r, a) - left
-        while ((q + 1) * a <= r && p(r - (q + 1) * a, a) >= p(r, a) - left) ++q;
-        left -= p(r, a) - p(r - q * a, a);
-        word |= (static_cast<std::uint64_t>(a) | static_cast<std::uint64_t>(q) << 5) << (3 + 10 * runs);
-        ++runs;
-        r -= q * a;
+    for (std::uint64_t x = 0; x < t.positions(R); ++x) {
+      const Rows rows = t.unrank(R, x);
+      std::uint64_t word = 0;
+      int runs = 0;
+      for (std::size_t i = 0; i < rows.size(); ++runs) {
+        std::size_t j = i;
+        while (j < rows.size() && rows[j] == rows[i]) ++j;
+        word |= (static_cast<std::uint64_t>(rows[i]) | static_cast<std::uint64_t>(j - i) << 5) << (3 + 10 * runs);
+        i = j;
       }
       words_.push_back(word | static_cast<std::uint64_t>(runs));
     }

@@ -21,6 +21,7 @@
 #include "mark_sinks.hpp"
 #include "sieve_impl.hpp"
 #include "sieve_testing.hpp"
+#include "unrank_step.hpp"
 
 namespace chomp {
 
@@ -622,7 +623,10 @@ class MarkingPass {
       const std::uint64_t x0 = std::max(own_lo > w.base ? w.held + (own_lo - w.base) : w.held, w.lo);
       const std::uint64_t x1 = std::min(own_hi > w.base ? w.held + (own_hi - w.base) : w.held, w.hi);
       if (x0 >= x1) continue;
-      const int a_lo = std::max(first_row(k, x0), rows_lo_), a_hi = std::min(first_row(k, x1 - 1), rows_hi_);
+      // (The first row of rank x: the largest a with count(k, a - 1) <= x.)
+      const std::uint64_t* counts = s_.table.row(k);
+      const int a_lo = std::max(detail::next_row_length(counts, k, x0), rows_lo_);
+      const int a_hi = std::min(detail::next_row_length(counts, k, x1 - 1), rows_hi_);
       const int rows = a_hi - a_lo + 1, cut = std::min(rows, most);
       for (int i = 0; i < cut; ++i)
         pieces.push_back({c, a_lo + rows * i / cut, a_lo + rows * (i + 1) / cut - 1});
@@ -649,19 +653,7 @@ class MarkingPass {
     });
   }
 
-  /// The first row of the position of level n with rank x (ranks go up
-  /// with the first row: count(n, a) have a first row of at most a).
-  int first_row(int n, std::uint64_t x) const {
-    int lo = 1, hi = n;
-    while (lo < hi) {
-      const int a = lo + (hi - lo) / 2;
-      if (s_.table.count(n, a) > x)
-        hi = a;
-      else
-        lo = a + 1;
-    }
-    return lo;
-  }
+
 
  private:
   Sieve::Impl& s_;
