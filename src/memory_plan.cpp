@@ -84,7 +84,7 @@ WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t wi
   WindowPlan plan;
   for (int n0 = first; n0 <= max_tiles;) {
     const bool forced = o.min_slices > 0 && n0 >= o.slice_from;
-    const int last_whole = o.min_slices > 0 ? std::max(n0 - 1, o.slice_from - 1) : max_tiles;
+    const int last_whole = o.min_slices > 0 ? std::min(max_tiles, std::max(n0 - 1, o.slice_from - 1)) : max_tiles;
     const int n1 = forced ? n0 - 1 : detail::whole_window_end(t, n0, last_whole, window_bits, processes);
     if (n1 <= n0 && plan.first_alone == 0) plan.first_alone = n0;
     if (n1 >= n0) {

@@ -93,7 +93,8 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
       // With SieveOptions::min_slices, levels from slice_from on are cut
       // into slices whatever the budget, and no whole window reaches them.
       const bool forced = options.min_slices > 0 && n >= options.slice_from;
-      const int last_whole = options.min_slices > 0 ? std::max(n - 1, options.slice_from - 1) : max;
+      // (A slice_from beyond the last level cuts none: windows end at it.)
+      const int last_whole = options.min_slices > 0 ? std::min(max, std::max(n - 1, options.slice_from - 1)) : max;
       const int n1 = forced ? n - 1 : detail::whole_window_end(table, n, last_whole, tuning.window_bits, procs);
       if (n1 < n) {
         const auto slices = detail::slices_of(table, n, tuning.window_bits, procs, forced ? options.min_slices : 0);

@@ -373,6 +373,24 @@ TEST(Slices, TwoThreeAndSevenSlicesGiveTheSameRanksAndMarks) {
   }
 }
 
+TEST(Slices, AFirstSlicedLevelBeyondTheRunCutsNone) {
+  // --slices K --slice-from F with F past --max-tiles: no level is cut, and
+  // the run is the usual one (a window's end was once sought past the last
+  // level, and the run crashed). The plan says the same.
+  const int max_n = 60;
+  const Outcome want = outcome(max_n, SieveOptions{});
+  for (int from : {max_n + 1, max_n + 2, 200}) {
+    SieveOptions o;
+    o.min_slices = 2;
+    o.slice_from = from;
+    EXPECT_EQ(plan_run(max_n, o).first_sliced, 0) << "from " << from;
+    const Outcome got = outcome(max_n, o);
+    EXPECT_EQ(got.most_slices, 1) << "from " << from;
+    EXPECT_EQ(got.ranks, want.ranks) << "from " << from;
+    EXPECT_EQ(got.marks, want.marks) << "from " << from;
+  }
+}
+
 TEST(Slices, ABudgetThatForcesSmallWindowsAndSlicesGivesTheTable) {
   // 8 MiB for bitmaps, buckets and buffers (the buckets' pools alone take
   // 2 MiB a thread): windows of about 2 MiB, a level each from 70 on, and
