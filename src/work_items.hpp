@@ -124,6 +124,16 @@ class ShareList {
 
   std::size_t size() const { return first_.back(); }
 
+  /// The sum of work(item) over the share's items [0, end), for a work
+  /// estimate that is the same for every item of a class (of a run).
+  template <class Work>
+  double work_before(std::size_t end, Work&& work) const {
+    double sum = 0;
+    for (std::size_t r = 0; r < runs_.size() && first_[r] < end; ++r)
+      sum += static_cast<double>(std::min(end, first_[r + 1]) - first_[r]) * work(all_[runs_[r].first]);
+    return sum;
+  }
+
   WorkItem operator[](std::size_t i) const {
     const auto r = static_cast<std::size_t>(std::upper_bound(first_.begin(), first_.end(), i) - first_.begin()) - 1;
     return all_[runs_[r].first + (i - first_[r]) * runs_[r].step];

@@ -12,6 +12,8 @@ double model_marks(const PartitionTable& table, int k, double r0, int k0) {
   return std::max(1.0, r0 + kRatioGrowth * (k - k0)) * static_cast<double>(table.positions(k));
 }
 
+double model_source_marks(int d) { return 4 + std::exp(1.38 * std::sqrt(static_cast<double>(d)) - 4.47); }
+
 double model_losing(const PartitionTable& table, int k) {
   const double p = static_cast<double>(table.positions(k));
   return p < 3 ? 1.0 : std::max(1.0, kModelDensity * p / std::log(p));

@@ -11,8 +11,10 @@
 #include <sstream>
 #include <string>
 
+#include "chomp/sieve.hpp"
 #include "chomp/work_model.hpp"
 #include "committed_data.hpp"
+#include "extensions.hpp"
 
 namespace chomp {
 namespace {
@@ -81,6 +83,40 @@ TEST(WorkModel, VisitsPriceWindowsOfOneLevelAsMeasured) {
   // A level in two slices costs kSliceCost more than whole.
   const PlannedWindow level{110, 110, 1}, sliced{110, 110, 2};
   EXPECT_DOUBLE_EQ(model_work(t, sliced), (1 + kSliceCost) * model_work(t, level));
+}
+
+TEST(WorkModel, SourceMarksFollowTheMeasuredAverage) {
+  // What a pass's progress counts an item for: every losing position of
+  // level 70 - d decoded and extended into level 70 alone (canonical
+  // extensions, as the sieve makes them), the entries per source against
+  // model_source_marks(d), which was fitted to levels 70..90 (3.7 entries a
+  // source at d = 1, 4.6 at 10, 10.8 at 20, 28.8 at 30 here), and far below
+  // p(d), the bound on them that orders the items.
+  const int n = 70;
+  Sieve sieve(n, SieveOptions{});
+  sieve.run([](const LevelResult&) {});
+  const PartitionTable& table = sieve.table();
+  struct Entries {
+    std::uint64_t count = 0;
+    void point(std::uint64_t) { ++count; }
+    void range(std::uint64_t, std::uint64_t) { ++count; }
+  };
+  for (int d : {1, 2, 5, 10, 15, 20, 25, 30}) {
+    const int m = n - d;
+    const std::vector<std::uint64_t> ranks = sieve.losing().all(m);
+    ASSERT_GT(ranks.size(), 20u);
+    detail::Source src(table);
+    src.set_canonical_only(true);
+    Entries e;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      if (i == 0) src.decode(m, ranks[i]); else src.seek(ranks[i]);
+      src.for_each_extension(d, e);
+    }
+    const double measured = static_cast<double>(e.count) / static_cast<double>(ranks.size());
+    EXPECT_GT(model_source_marks(d), 0.75 * measured) << "d = " << d;
+    EXPECT_LT(model_source_marks(d), 1.33 * measured) << "d = " << d;
+    if (d >= 15) EXPECT_LT(10 * model_source_marks(d), static_cast<double>(table.positions(d))) << "d = " << d;
+  }
 }
 
 TEST(WorkModel, APlanFromALaterLevelIsTheRestOfTheRunsWindows) {
