@@ -70,7 +70,7 @@ class PromoteLevels(unittest.TestCase):
         with open(data / "levels-36.csv") as f:
             rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
         self.assertEqual(int(rows[-1]["tiles"]), 36)
-        self.assertEqual(int(rows[35]["losing"]), 542)  # L(36), as in data/levels-155.csv
+        self.assertEqual(int(rows[35]["losing"]), 542)  # L(36), as in the committed table
         report = (Path(self.tmp.name) / "out" / "verify-31-36.txt").read_text()
         self.assertIn("31", report)
         self.assertIn("chomp verify --finished --from 31 --to 36 --moves 50", r.stdout)
