@@ -20,9 +20,11 @@
 #     data/levels-100.* is another kind of file and stays);
 #  3. with NOTEBOOKS=1 (the default): the README figure, the notebooks
 #     executed in place on the new table, notebooks/VERDICT.md and the
-#     README's copy of it (experiments/readme_verdict.py --update);
-#  4. prints what is left to do by hand: the README's results table and
-#     data/README.md's provenance (the legs, the verify line it printed).
+#     README's copy of it (experiments/readme_verdict.py --update); and the
+#     README's results table (experiments/readme_results.py --update);
+#  4. prints what is left to do by hand: data/README.md's provenance (the
+#     legs, the verify line it printed), and the files that still name the
+#     replaced table.
 #
 # MOVES (default 1000000), CHOMP (default build/chomp), DATA (default data),
 # NOTEBOOKS (1 or 0), OUT (default out: where the verify report goes,
@@ -84,10 +86,11 @@ if [ "$notebooks" = 1 ]; then
   done
   "$python" experiments/readme_verdict.py --update
 fi
+if [ "$data" = data ]; then "$python" experiments/readme_results.py --update; fi
 
 echo "4. left to do by hand:"
-echo "   - README.md: the results table's last row and the sentences naming levels 1..$p"
-echo "     ($(grep -c "levels-$p\|1\.\.$p\b" README.md || true) lines name levels-$p or 1..$p);"
+echo "   - README.md and doc/: the lines that still name levels-$p or levels 1..$p (the results"
+echo "     table is made, experiments/readme_results.py): $(grep -rln "levels-$p\b" README.md doc python | tr '\n' ' ' || true)"
 echo "   - $data/README.md: the row of levels-$k and the provenance of its legs"
 echo "     (the run's resume_history: chomp show $run --json), with this check:"
 echo "     chomp verify --finished --from $((p + 1)) --to $k --moves $moves: $(tail -n 1 "$report")"

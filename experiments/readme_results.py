@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The README's results table is made from the committed table: the text
+between <!-- results:begin --> and <!-- results:end --> in README.md, from
+the largest data/levels-N.csv (levels-100.csv is another kind of file).
+
+    experiments/readme_results.py [--update] [README.md [DATA_DIR]]
+
+It says which levels are computed and which are new, and gives one row per
+tenth level from 90 and one for the last level: p(n), L(n), the losing
+share and r(n) = L(n) / (p(n) / ln p(n)). Without --update it checks that
+the README's copy is the one the table makes, word for word (a test runs
+it, so a README not carried along when levels are committed fails); with
+--update it writes it (experiments/promote_levels.sh does). Only the
+standard library: any python3 runs it.
+"""
+
+import argparse
+import csv
+import math
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCK = re.compile(r"(<!-- results:begin -->\n)(.*?)(<!-- results:end -->)", flags=re.S)
+# Levels the independent checks cover (data/README.md, "Checks of the committed tables").
+PUBLISHED = (20, 90)      # data/reference/caribou_density.csv
+INDEPENDENT = (1, 130)    # T. Herchen's hash-keyed table
+
+
+def largest_table(data: Path) -> Path:
+    tables = [(int(m.group(1)), p) for p in data.glob("levels-*.csv")
+              if (m := re.fullmatch(r"levels-(\d+)\.csv", p.name)) and m.group(1) != "100"]
+    if not tables:
+        raise SystemExit(f"error: no committed table {data}/levels-N.csv")
+    return max(tables)[1]
+
+
+def block(table: Path) -> str:
+    with open(table) as f:
+        rows = {int(r["tiles"]): r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+    last = max(rows)
+    if sorted(rows) != list(range(1, last + 1)):
+        raise SystemExit(f"error: {table} does not hold every level 1..{last}")
+    shown = [n for n in range(90, last + 1, 10)] + ([last] if last % 10 else [])
+    lines = [
+        f"Every level n = 1..{last} is computed exactly (`data/{table.with_suffix('.h5').name}`, CSV",
+        "beside it, provenance inside). Levels "
+        f"{PUBLISHED[0]}..{PUBLISHED[1]} equal the published table,",
+        f"{INDEPENDENT[0]}..{INDEPENDENT[1]} the independent table above; "
+        f"**levels {INDEPENDENT[1] + 1}..{last} are new**.",
+        "",
+        "| n | positions p(n) | losing L(n) | losing share | L(n) / (p(n) / ln p(n)) |",
+        "|---|---|---|---|---|",
+    ]
+    for n in shown:
+        p, losing = int(rows[n]["positions"]), int(rows[n]["losing"])
+        share = 100 * losing / p
+        ratio = losing * math.log(p) / p
+        lines.append(f"| {n} | {p:,} | {losing:,} | {share:.4f} % | {ratio:.6f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    ap.add_argument("--update", action="store_true", help="write the table into the README")
+    ap.add_argument("readme", nargs="?", default=str(ROOT / "README.md"))
+    ap.add_argument("data", nargs="?", default=str(ROOT / "data"))
+    a = ap.parse_args()
+    readme = Path(a.readme)
+    text = readme.read_text()
+    m = BLOCK.search(text)
+    if not m:
+        print(f"error: {readme} has no <!-- results:begin --> ... <!-- results:end --> block", file=sys.stderr)
+        return 1
+    table = largest_table(Path(a.data))
+    want = block(table)
+    if a.update:
+        readme.write_text(text[:m.start(2)] + want + text[m.end(2):])
+        print(f"{readme}: results from {table}")
+        return 0
+    if m.group(2) != want:
+        print(f"error: the README's results are not those of {table}; run "
+              f"experiments/readme_results.py --update\n--- README\n{m.group(2)}--- {table.name}\n{want}",
+              file=sys.stderr)
+        return 1
+    print(f"{readme}: results are those of {table}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
