@@ -91,9 +91,10 @@ struct RoutedSink {
 
 /// What a pass's items cost, estimated for its progress: each source is
 /// visited once (kVisitMarks) and makes about model_source_marks(k - m)
-/// entries into each target level k, at most p(k - m) (work_model.hpp). An
-/// item holds its level's sources over its items, on average: a level of
-/// few sources is one block cut into parts that are mostly empty.
+/// entries into each target level k, at most p(k - m) (work_model.hpp).
+/// An item is counted with the mean number of sources in its level's items
+/// (the level's sources over its items), not the nominal part size: a level
+/// of few sources is one block cut into parts that are mostly empty.
 class ItemWork {
  public:
   ItemWork(const PartitionTable& table, const LosingStore& store, const ItemList& all)

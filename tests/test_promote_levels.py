@@ -4,8 +4,8 @@ finished levels only once they check. On a run to 40 and a committed table
 of levels 1..30: promoting 36 verifies levels 31..36, writes the levels-only
 copy of 1..36 and its CSV, and removes the table it replaces; a committed
 table that disagrees with the run, a store that fails `chomp verify`, a
-level the run has not finished and a level already committed are refused,
-with data/ left as it was.
+level the run has not finished, one below the committed table and a
+malformed one are refused, with data/ left as it was.
 
     CHOMP_BIN=build/chomp /usr/bin/python3 tests/test_promote_levels.py
 """
@@ -49,7 +49,7 @@ class PromoteLevels(unittest.TestCase):
 
     def promote(self, k, data):
         env = dict(PY_ENV, CHOMP=CHOMP, DATA=str(data), NOTEBOOKS="0", OUT=str(Path(self.tmp.name) / "out"),
-                   MOVES="50")
+                   MOVES="50", PYTHON=sys.executable)
         return subprocess.run(["bash", str(SCRIPT), str(k), str(self.run_file)], capture_output=True, text=True,
                               env=env, cwd=ROOT)
 
@@ -72,8 +72,10 @@ class PromoteLevels(unittest.TestCase):
         self.assertEqual(int(rows[-1]["tiles"]), 36)
         self.assertEqual(int(rows[35]["losing"]), 542)  # L(36), as in the committed table
         report = (Path(self.tmp.name) / "out" / "verify-31-36.txt").read_text()
-        self.assertIn("31", report)
+        self.assertIn(f"levels 31..36 of {self.run_file} passed:", report)
+        # The report's summary, for the provenance: the rule checked move by move.
         self.assertIn("chomp verify --finished --from 31 --to 36 --moves 50", r.stdout)
+        self.assertRegex(r.stdout, r"the rule: \d+ positions .* one in 50\)")
         # The promoted copy passes verify on its own (its three-row sample).
         v = subprocess.run([CHOMP, "verify", str(data / "levels-36.h5")], capture_output=True, text=True)
         self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
@@ -94,8 +96,10 @@ class PromoteLevels(unittest.TestCase):
         self.assertEqual(sorted(p.name for p in data.iterdir()), before)
 
     def test_a_damaged_store_fails_verify_before_data_changes(self):
-        # A copy of the run whose store is damaged where levels 31..36 lie
-        # (the store holds the levels in order, each a few hundred bytes here).
+        # A copy of the run whose store is damaged in its middle (levels
+        # 34..37 lie there: the store holds the levels in order, each a few
+        # hundred bytes here). Opening the store checks every level's
+        # trailer, so any damage fails verify, whatever levels it checks.
         damaged = Path(self.tmp.name) / "damaged"
         damaged.mkdir()
         shutil.copy(self.run_file, damaged / "run.h5")
@@ -104,7 +108,8 @@ class PromoteLevels(unittest.TestCase):
             store[i] ^= 0x5A
         (damaged / "run.store").write_bytes(bytes(store))
         data = self.fresh_data("data-damaged")
-        env = dict(PY_ENV, CHOMP=CHOMP, DATA=str(data), NOTEBOOKS="0", OUT=str(damaged), MOVES="50")
+        env = dict(PY_ENV, CHOMP=CHOMP, DATA=str(data), NOTEBOOKS="0", OUT=str(damaged), MOVES="50",
+                   PYTHON=sys.executable)
         r = subprocess.run(["bash", str(SCRIPT), "36", str(damaged / "run.h5")], capture_output=True, text=True,
                            env=env, cwd=ROOT)
         self.assertNotEqual(r.returncode, 0)
@@ -117,9 +122,15 @@ class PromoteLevels(unittest.TestCase):
         r = self.promote(45, data)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("finished levels 1..40 only", r.stderr)
-        r = self.promote(30, data)
+        r = self.promote(29, data)
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("committed already", r.stderr)
+        self.assertIn("below the committed table", r.stderr)
+        r = self.promote(30, data)  # a refresh, of a folder other than data/: nothing to do
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("is the committed table", r.stdout)
+        r = self.promote("036", data)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("must be a level number", r.stderr)
         self.assertEqual(sorted(p.name for p in data.iterdir()), ["levels-30.csv", "levels-30.h5"])
 
 

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "share.hpp"
+#include "work_items.hpp"
 
 using chomp::detail::ItemRun;
 using chomp::detail::share_of;
@@ -96,4 +97,35 @@ TEST(Share, RejectsAProcessOutsideTheGroup) {
   EXPECT_THROW(share_of({}, 0, 0), std::invalid_argument);
   EXPECT_THROW(share_of({}, 2, 2), std::invalid_argument);
   EXPECT_THROW(share_of({}, 2, -1), std::invalid_argument);
+}
+
+TEST(Share, WorkBeforeAnItemSumsTheWorkOfTheItemsTakenBefore) {
+  // What a pass's progress counts (marking.cpp, ProgressThrottle): the
+  // estimated work of a share's first i items, summed run by run, against
+  // the items one by one, for every i, with one process and with three.
+  chomp::detail::ItemList all;
+  all.lo = 10, all.hi = 13, all.pieces = 2;
+  for (int level = 5; level <= 7; ++level) {
+    chomp::detail::SourceSpan span;
+    span.level = level, span.block0 = 0, span.block1 = static_cast<std::size_t>(level - 3);
+    span.parts = level == 6 ? 4 : 1, span.sources = 64;
+    all.add(span);
+  }
+  // The work of an item depends on its class (level and piece of targets).
+  const auto work = [](const chomp::detail::WorkItem& it) { return 1000.0 * it.level + it.lo; };
+  for (int processes : {1, 3}) {
+    std::vector<ItemRun> classes;
+    for (std::size_t l = 0; l < all.spans.size(); ++l)
+      for (std::size_t p = 0; p < 2; ++p)
+        classes.push_back({all.first[l] + p, 2, (all.first[l + 1] - all.first[l]) / 2, static_cast<double>(l * 2 + p)});
+    for (int me = 0; me < processes; ++me) {
+      const chomp::detail::ShareList share(all, share_of(classes, processes, me));
+      double sum = 0;
+      for (std::size_t i = 0; i <= share.size(); ++i) {
+        EXPECT_DOUBLE_EQ(share.work_before(i, work), sum) << "i = " << i << ", process " << me << " of " << processes;
+        if (i < share.size()) sum += work(share[i]);
+      }
+      EXPECT_GT(sum, 0);
+    }
+  }
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -375,8 +376,9 @@ TEST(Slices, TwoThreeAndSevenSlicesGiveTheSameRanksAndMarks) {
 
 TEST(Slices, AFirstSlicedLevelBeyondTheRunCutsNone) {
   // --slices K --slice-from F with F past --max-tiles: no level is cut, and
-  // the run is the usual one (a window's end was once sought past the last
-  // level, and the run crashed). The plan says the same.
+  // the run is the usual one (from F = max + 2 on, a window's end was once
+  // sought past the last level, and the run crashed). The plan says the
+  // same.
   const int max_n = 60;
   const Outcome want = outcome(max_n, SieveOptions{});
   for (int from : {max_n + 1, max_n + 2, 200}) {
@@ -388,6 +390,32 @@ TEST(Slices, AFirstSlicedLevelBeyondTheRunCutsNone) {
     EXPECT_EQ(got.most_slices, 1) << "from " << from;
     EXPECT_EQ(got.ranks, want.ranks) << "from " << from;
     EXPECT_EQ(got.marks, want.marks) << "from " << from;
+  }
+}
+
+TEST(Progress, EachLevelsFractionRisesWithinZeroToOne) {
+  // What the progress line shows (marking.cpp, ProgressThrottle): for each
+  // level, its pass's estimated work done, never below an earlier report of
+  // the same level and never above 1; windows of many levels, levels alone
+  // in their windows, and levels in three slices.
+  for (int slices : {0, 1, 3}) {
+    SieveOptions o;
+    o.threads = 2;
+    if (slices) o.min_slices = slices, o.slice_from = 70;
+    Sieve s(84, o);
+    std::map<int, std::vector<double>> reports;
+    std::mutex lock;
+    s.run([](const LevelResult&) {}, [&](int tiles, double fraction) {
+      const std::lock_guard guard(lock);
+      reports[tiles].push_back(fraction);
+    });
+    EXPECT_GE(reports.size(), 5u) << slices << " slices";
+    for (const auto& [tiles, fractions] : reports)
+      for (std::size_t i = 0; i < fractions.size(); ++i) {
+        EXPECT_GE(fractions[i], 0.0) << "level " << tiles << ", " << slices << " slices";
+        EXPECT_LE(fractions[i], 1.0) << "level " << tiles << ", " << slices << " slices";
+        if (i > 0) EXPECT_GE(fractions[i], fractions[i - 1]) << "level " << tiles << ", " << slices << " slices";
+      }
   }
 }
 

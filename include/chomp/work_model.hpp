@@ -55,7 +55,9 @@ inline constexpr double kModelDensity = 0.278;
 /// (N = 90; measured 3.7-4.1 at d = 1, 4.6-4.8 at 10, 8.9-10.8 at 20,
 /// 22.8-28.8 at 30, 64-90 at 40). Far below p(d), the bound on them (77 at
 /// d = 12, 8,349 at 32): most blocks of d tiles fit no corner of a source.
-/// What a pass's items cost, for its progress (marking.cpp).
+/// Beyond d = 40 it is an extrapolation (the sources of low levels, few of
+/// them, make more: 1,800-16,000 at d = 55-60 into level 90). What a
+/// pass's items cost, for its progress (marking.cpp).
 double model_source_marks(int d);
 
 /// The model's marks into level k.
