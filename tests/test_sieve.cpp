@@ -414,7 +414,9 @@ TEST(Progress, EachLevelsFractionRisesWithinZeroToOne) {
       for (std::size_t i = 0; i < fractions.size(); ++i) {
         EXPECT_GE(fractions[i], 0.0) << "level " << tiles << ", " << slices << " slices";
         EXPECT_LE(fractions[i], 1.0) << "level " << tiles << ", " << slices << " slices";
-        if (i > 0) EXPECT_GE(fractions[i], fractions[i - 1]) << "level " << tiles << ", " << slices << " slices";
+        if (i > 0) {
+          EXPECT_GE(fractions[i], fractions[i - 1]) << "level " << tiles << ", " << slices << " slices";
+        }
       }
   }
 }

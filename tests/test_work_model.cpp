@@ -115,7 +115,9 @@ TEST(WorkModel, SourceMarksFollowTheMeasuredAverage) {
     const double measured = static_cast<double>(e.count) / static_cast<double>(ranks.size());
     EXPECT_GT(model_source_marks(d), 0.75 * measured) << "d = " << d;
     EXPECT_LT(model_source_marks(d), 1.33 * measured) << "d = " << d;
-    if (d >= 15) EXPECT_LT(10 * model_source_marks(d), static_cast<double>(table.positions(d))) << "d = " << d;
+    if (d >= 15) {
+      EXPECT_LT(10 * model_source_marks(d), static_cast<double>(table.positions(d))) << "d = " << d;
+    }
   }
 }
 
