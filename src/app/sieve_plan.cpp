@@ -54,11 +54,17 @@ void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk
 }
 
 void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& plan, int threads, int processes) {
-  const int kCalibrationTiles = std::min(84, max_tiles);
+  // Levels 1..92: below about 90 a run's fixed costs (threads, windows,
+  // transposes) weigh on its rate (work a second, 2 threads, 2026-12-02:
+  // 1.14e8 to 84, 1.52e8 to 92, 1.47e8 to 100). Calibrated to 84, the
+  // model priced the long run's level 158, alone in its window, at about
+  // 2,230 s; it took 1,758 s with some other work beside it; calibrated to
+  // 92 (about 6 s), about 1,900 s.
+  const int kCalibrationTiles = std::min(92, max_tiles);
   SieveOptions o;
   o.threads = threads;
   const auto started = std::chrono::steady_clock::now();
-  // Levels 1..84 in one window (the default window holds them): its marks,
+  // Levels 1..92 in one window (the default window holds them): its marks,
   // and a visit to each losing position below its last level.
   Sieve calibration(kCalibrationTiles, o);
   double marks = 0, below = 0;

@@ -20,8 +20,8 @@ void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const 
 void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
                      std::uint64_t free_disk, int processes);
 
-/// --dry-run's time: a calibration run (levels 1..84 in one window, a few
-/// seconds) measures the work model's units (chomp/work_model.hpp: marks,
+/// --dry-run's time: a calibration run (levels 1..92 in one window, about
+/// six seconds) measures the work model's units (chomp/work_model.hpp: marks,
 /// and visits to sources) per second on this machine with these threads;
 /// the plan's windows are priced in them (a resumed run's plan starts at
 /// its next level, and the time is that of the levels left). From the
