@@ -1573,6 +1573,9 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
     fixed_keys = [k for k in A.rank if MODEL[k].limit == "fixed"]
     all_fixed_rejected = bool(fixed_keys) and all(A.rejected_out_of_sample(k) for k in fixed_keys)
     mono_bad = [k for k in fixed_keys if turnaround(A.fits[k]) is None and not acceptable(A.fits[k])]
+    # every 0.286 fit misses both holdouts by more χ² (its parameter uncertainty counted) than the best model
+    chi2_further = bool(fixed_keys) and all(fc[h][k].chi2_pred > fc[h][top].chi2_pred
+                                            for k in fixed_keys for h in HOLDOUTS)
     if kx:
         t = turnaround(A.fits[kx])
         sent = (f"A limit of {C} requires the ratio to turn around: the fit assuming it that predicts best "
@@ -1593,12 +1596,24 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
             sent += claim(f"; every fit with limit {C} misses the held-out levels beyond the 99 % point of χ² even "
                           f"counting its parameter uncertainty",
                           all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h) for k in fixed_keys for h in HOLDOUTS))
-            if top_missed:
+            if top_missed and chi2_further:
                 sent += claim(f", and further than {MODEL[top].label} (χ²/h = "
                               + " and ".join(_f(min(fc[h][k].chi2_pred for k in fixed_keys) / h, 2) for h in HOLDOUTS)
                               + " or more)",
                               all(_chi2_pred_from_table(A, h, k) > _chi2_pred_from_table(A, h, top)
                                   for k in fixed_keys for h in HOLDOUTS))
+            elif top_missed:
+                # a fit whose parameters the levels pin down loosely has a wide prediction band: counting it, its
+                # miss can weigh less in χ² than the best model's, however far it lies from the held-out levels
+                kw, hw = min(((k, h) for k in fixed_keys for h in HOLDOUTS),
+                             key=lambda kh: fc[kh[1]][kh[0]].chi2_pred / fc[kh[1]][top].chi2_pred)
+                sent += claim(f", but not every one further than {MODEL[top].label} by that measure: "
+                              f"{MODEL[kw].label}, whose parameters the levels pin down loosely, misses the last "
+                              f"{hw} by χ²/h = {_f(fc[hw][kw].chi2_pred / hw, 2)} against "
+                              f"{_f(fc[hw][top].chi2_pred / hw, 2)}, though by {_f(fc[hw][kw].rms_z / fc[hw][top].rms_z, 1)} "
+                              f"times its rms error",
+                              _chi2_pred_from_table(A, hw, kw) <= _chi2_pred_from_table(A, hw, top)
+                              and _rms_from_table(A, hw, kw) > _rms_from_table(A, hw, top))
         text.append(sent + ".")
     top_kind = MODEL[top].limit
     fixed_bad = kx is not None and not A.predicts_well(kx) and A.worst_rms(kx) > A.worst_rms(top)
@@ -1608,7 +1623,12 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
         ratio = min(A.worst_rms(k) for k in fixed_keys) / A.worst_rms(top)
         held = (f"misses the held-out ones by {_f(ratio, 1)} times the best model's rms error or more" if top_missed
                 else "fails the held-out ones")
-        concl = claim(f"So the data rule out {C} for every form tried: each model with that limit "
+        # where χ² does not tell every 0.286 fit from the best model (the best itself beyond its 99 % point),
+        # the case against 0.286 rests on how far the fits miss, the fitted levels and the free limits: it weighs
+        # against 0.286 without ruling it out
+        strong = not top_missed or chi2_further
+        concl = claim(f"So the data {'rule out' if strong else 'weigh against'} {C} for every form tried"
+                      + ("" if strong else ", without ruling it out") + ": each model with that limit "
                       + (f"either fails the fitted levels ({len(mono_bad)} of {len(fixed_keys)}, those that approach it "
                          f"without turning) or " if mono_bad else "")
                       + f"{held}, and no model with a free limit allows more than {_f(upper, 3)}. "
@@ -2177,7 +2197,14 @@ def committed_facts(A: Analysis) -> list:
     model (3 of 6; 4 of 6 on 1..155, 6 of 6 on 1..153).  The latter is the
     run's reach shrinking: each level the table gains is one the run adds
     less, and 1..155 with a run to 169 (the same 14 new levels) gives 3 of 6
-    as well.  The facts say now what both tables support."""
+    as well.  Levels 1..161 (the run's third series) overturned two more: the
+    best free-limit model no longer misses the held-out levels 1.5 times as far
+    as the best model (1.4; 1.7 on 1..158: as levels 159..161 fell more slowly
+    than a n^-δ predicted, the free limits gained on it), and one 0.286 fit,
+    0.286 + a p^β (ln p)^γ, whose parameters the levels pin down loosely, no
+    longer misses the last 20 by more χ² than the best model once its
+    parameter uncertainty is counted (χ²/h 4.01 against 5.34), though by 3.7
+    times its rms error.  The facts say now what all three tables support."""
     C, s, lv = CONJECTURED, A.series, A.levels
     h1, h2 = HOLDOUTS
     fc = A.forecasts if A.rank else {}
@@ -2224,7 +2251,7 @@ def committed_facts(A: Analysis) -> list:
                                     for k in A.rank for h in HOLDOUTS)
 
     kf = A.leading.get("free")
-    free_text = "the best free-limit model misses them 1.5 times as far as the best model or more (rms)"
+    free_text = "the best free-limit model misses them further than the best model (rms)"
     if top and kf:
         free_text += f": {MODEL[kf].label}, {_f(A.worst_rms(kf) / A.worst_rms(top), 1)} times"
     fx = fixed()
@@ -2233,14 +2260,14 @@ def committed_facts(A: Analysis) -> list:
         kc = min(fx, key=A.worst_rms)
         fixed_text += (f" (the closest, {MODEL[kc].label}, misses by {_f(A.worst_rms(kc) / A.worst_rms(top), 1)} "
                        f"times as much), and each misses them, counting its parameter uncertainty, beyond the 99 % "
-                       f"point of χ² and further than the best model in both holdouts (χ²/h = "
+                       f"point of χ² in both holdouts (χ²/h = "
                        + " and ".join(_f(min(fc[h][k].chi2_pred for k in fx) / h, 2) for h in HOLDOUTS)
-                       + f" or more, against {chi2h(top)})")
+                       + f" or more, against 99 % points {q})")
 
     def fixed_far():
         return bool(A.rank) and bool(fx) and all(
-            worst(k) >= 3 * worst(top) and all(_chi2_pred_from_table(A, h, k) > max(
-                chi2_quantile(0.99, h), _chi2_pred_from_table(A, h, top)) for h in HOLDOUTS) for k in fx)
+            worst(k) >= 3 * worst(top) and all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
+                                               for h in HOLDOUTS) for k in fx)
 
     # -- what the run under way (and n = 200) would separate
     groups = {g["kinds"]: g for g in separation_groups(A)}
@@ -2294,7 +2321,7 @@ def committed_facts(A: Analysis) -> list:
          lambda: A.limit_upper is not None and A.limit_upper < C),
         (best_text, best_is_zero),
         (none_text, none_within),
-        (free_text, lambda: bool(A.rank) and kf is not None and worst(kf) > 1.5 * worst(top)),
+        (free_text, lambda: bool(A.rank) and kf is not None and worst(kf) > worst(top)),
         (fixed_text, fixed_far),
         (f"every model with limit {C} that approaches it without turning fails the fitted levels (99 %)",
          lambda: all(not acceptable(A.fits[k]) for k in fixed() if turnaround(A.fits[k]) is None)),
