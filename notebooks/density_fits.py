@@ -2204,7 +2204,13 @@ def committed_facts(A: Analysis) -> list:
     0.286 + a p^β (ln p)^γ, whose parameters the levels pin down loosely, no
     longer misses the last 20 by more χ² than the best model once its
     parameter uncertainty is counted (χ²/h 4.01 against 5.34), though by 3.7
-    times its rms error.  The facts say now what all three tables support."""
+    times its rms error.  Level 162 overturned a third: the 0.286 fit that
+    comes closest, 0.286 + a/ln n + b/ln² n, no longer misses 3 times as far
+    as the best model (rms: 4.2 times on 1..158, 3.2 on 1..161, 3.0 on
+    1..162), the best model's own misses growing faster (4.7, 7.2, 8.4 jitter
+    units in the last 20).  The facts say now what all these tables support:
+    the 0.286 fits and the free-limit ones miss further than the best model,
+    by factors the texts print, not by a margin fixed in advance."""
     C, s, lv = CONJECTURED, A.series, A.levels
     h1, h2 = HOLDOUTS
     fc = A.forecasts if A.rank else {}
@@ -2251,11 +2257,11 @@ def committed_facts(A: Analysis) -> list:
                                     for k in A.rank for h in HOLDOUTS)
 
     kf = A.leading.get("free")
-    free_text = "the best free-limit model misses them further than the best model (rms)"
+    free_text = "the best free-limit model misses them further than the best model in rms error"
     if top and kf:
         free_text += f": {MODEL[kf].label}, {_f(A.worst_rms(kf) / A.worst_rms(top), 1)} times"
     fx = fixed()
-    fixed_text = f"no model with limit {C} comes within 3 times the best model's rms error on them"
+    fixed_text = f"every model with limit {C} misses them further than the best model in rms error"
     if top and fx:
         kc = min(fx, key=A.worst_rms)
         fixed_text += (f" (the closest, {MODEL[kc].label}, misses by {_f(A.worst_rms(kc) / A.worst_rms(top), 1)} "
@@ -2266,7 +2272,7 @@ def committed_facts(A: Analysis) -> list:
 
     def fixed_far():
         return bool(A.rank) and bool(fx) and all(
-            worst(k) >= 3 * worst(top) and all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
+            worst(k) > worst(top) and all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
                                                for h in HOLDOUTS) for k in fx)
 
     # -- what the run under way (and n = 200) would separate
