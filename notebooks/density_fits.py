@@ -1541,7 +1541,7 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
     all_missed = all(A.rejected_out_of_sample(k) for k in A.rank)
     text.append(f"With each level weighted by its jitter (σ ∝ {JITTER_FORMS[j.scale].replace('b', _f(j.b, 2))}, "
                 f"from second differences), the model that best predicts the last {h1} and {h2} levels from the "
-                f"earlier ones is r = {A.fits[top].model.label} ({KIND_TEXT[MODEL[top].limit]}"
+                f"earlier ones (the smallest rms error) is r = {A.fits[top].model.label} ({KIND_TEXT[MODEL[top].limit]}"
                 + (f", {_exponents(A.fits[top])}" if len(A.fits[top].theta) else "")
                 + f"), off by {_f(fc[h1][top].rms_z, 1)} and {_f(fc[h2][top].rms_z, 1)} jitter units rms"
                 + (f"; the models within {GOOD_RMS_Z:g} units in both are {_list(MODEL[k].label for k in well)}"
@@ -1565,10 +1565,10 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                     f"{_f(hi, 3)}, depending on the model and on where the fit window starts (n = "
                     f"{A.windows[0]}..{A.windows[-1]})"
                     + (f"; 95 % ranges (profile, or ± 2 s.e.) reach up to {_f(upper, 3)}" if upper is not None else "")
-                    + (f"; {len(down)} of these {len(keys)} models lower their limit significantly as the window "
+                    + (f"; {'all' if len(down) == len(keys) else len(down)} of these {len(keys)} models lower their limit significantly as the window "
                        f"starts later, which a right model would not" if down else "")
-                    + f"; and the best of them ({MODEL[kf].label}) predicts the held-out levels "
-                      f"{_f(A.worst_rms(kf) / A.worst_rms(top), 1)} times worse than the best model.")
+                    + f"; and the best of them ({MODEL[kf].label}) predicts the held-out levels with "
+                      f"{_f(A.worst_rms(kf) / A.worst_rms(top), 1)} times the best model's rms error.")
     kx, ki = A.leading.get("fixed"), A.fixed_in_sample
     fixed_keys = [k for k in A.rank if MODEL[k].limit == "fixed"]
     all_fixed_rejected = bool(fixed_keys) and all(A.rejected_out_of_sample(k) for k in fixed_keys)
@@ -1605,32 +1605,40 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
             elif top_missed:
                 # a fit whose parameters the levels pin down loosely has a wide prediction band: counting it, its
                 # miss can weigh less in χ² than the best model's, however far it lies from the held-out levels
-                kw, hw = min(((k, h) for k in fixed_keys for h in HOLDOUTS),
-                             key=lambda kh: fc[kh[1]][kh[0]].chi2_pred / fc[kh[1]][top].chi2_pred)
+                kw = min(fixed_keys, key=lambda k: min(fc[h][k].chi2_pred / fc[h][top].chi2_pred for h in HOLDOUTS))
+                hs = [h for h in HOLDOUTS if fc[h][kw].chi2_pred <= fc[h][top].chi2_pred]
                 sent += claim(f", but not every one further than {MODEL[top].label} by that measure: "
-                              f"{MODEL[kw].label}, whose parameters the levels pin down loosely, misses the last "
-                              f"{hw} by χ²/h = {_f(fc[hw][kw].chi2_pred / hw, 2)} against "
-                              f"{_f(fc[hw][top].chi2_pred / hw, 2)}, though by {_f(fc[hw][kw].rms_z / fc[hw][top].rms_z, 1)} "
-                              f"times its rms error",
-                              _chi2_pred_from_table(A, hw, kw) <= _chi2_pred_from_table(A, hw, top)
-                              and _rms_from_table(A, hw, kw) > _rms_from_table(A, hw, top))
+                              f"{MODEL[kw].label}, whose prediction band is wider (its parameter uncertainty), misses "
+                              f"the last {' and '.join(map(str, hs))} by χ²/h = "
+                              + " and ".join(_f(fc[h][kw].chi2_pred / h, 2) for h in hs) + " against "
+                              + " and ".join(_f(fc[h][top].chi2_pred / h, 2) for h in hs)
+                              + ", though its rms error there is "
+                              + " and ".join(_f(fc[h][kw].rms_z / fc[h][top].rms_z, 1) for h in hs)
+                              + f" times {MODEL[top].label}'s",
+                              all(_chi2_pred_from_table(A, h, kw) <= _chi2_pred_from_table(A, h, top)
+                                  and _rms_from_table(A, h, kw) > _rms_from_table(A, h, top) for h in hs)
+                              and all(_chi2_pred_from_table(A, h, kw) > _chi2_pred_from_table(A, h, top)
+                                      for h in HOLDOUTS if h not in hs))
         text.append(sent + ".")
     top_kind = MODEL[top].limit
     fixed_bad = kx is not None and not A.predicts_well(kx) and A.worst_rms(kx) > A.worst_rms(top)
     rules_out = top_kind == "zero" and fixed_bad and all_fixed_rejected and upper is not None and upper < C
     if rules_out:
         # with the best model beyond the 99 % point too, what tells the 0.286 fits off is how much further they miss
-        ratio = min(A.worst_rms(k) for k in fixed_keys) / A.worst_rms(top)
-        held = (f"misses the held-out ones by {_f(ratio, 1)} times the best model's rms error or more" if top_missed
-                else "fails the held-out ones")
+        ratio = min(fc[h][k].rms_z / fc[h][top].rms_z for k in fixed_keys for h in HOLDOUTS)
+        held = (f"misses the held-out ones with {_f(ratio, 1)} times the best model's rms error or more in each "
+                f"holdout" if top_missed else "fails the held-out ones")
         # where χ² does not tell every 0.286 fit from the best model (the best itself beyond its 99 % point),
         # the case against 0.286 rests on how far the fits miss, the fitted levels and the free limits: it weighs
         # against 0.286 without ruling it out
-        strong = not top_missed or chi2_further
+        strong = not top_missed
+        top_fit_bad = not acceptable(A.fits[top])
         concl = claim(f"So the data {'rule out' if strong else 'weigh against'} {C} for every form tried"
                       + ("" if strong else ", without ruling it out") + ": each model with that limit "
                       + (f"either fails the fitted levels ({len(mono_bad)} of {len(fixed_keys)}, those that approach it "
-                         f"without turning) or " if mono_bad else "")
+                         f"without turning" + (f"; {MODEL[top].label} fails them too, χ²/dof "
+                                               f"{_f(A.fits[top].chi2_dof, 2)}" if top_fit_bad else "")
+                         + ") or " if mono_bad else "")
                       + f"{held}, and no model with a free limit allows more than {_f(upper, 3)}. "
                         f"They favour a ratio that keeps falling, like r = {MODEL[top].label}; a small positive "
                         f"limit is not excluded, and what a fitted limit is depends on the model chosen "
@@ -1639,8 +1647,9 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                       all(not A.predicts_well(k) for k in fixed_keys) and upper < C
                       and all(_excludes(A, k, C) for k, r in A.ranges.items() if r is not None and acceptable(A.fits[k]))
                       and (not top_missed or all(
-                          max(_rms_from_table(A, h, k) for h in HOLDOUTS) >=
-                          ratio * max(_rms_from_table(A, h, top) for h in HOLDOUTS) * (1 - 1e-9) for k in fixed_keys)))
+                          _rms_from_table(A, h, k) >= ratio * _rms_from_table(A, h, top) * (1 - 1e-9)
+                          for k in fixed_keys for h in HOLDOUTS))
+                      and top_fit_bad == (not acceptable(fit_model(MODEL[top], s, A.jitter))))
     elif top_kind == "fixed" or (kx and A.predicts_well(kx)):
         concl = f"The data are therefore consistent with a limit of {C}, reached after a turnaround"
     elif top_kind == "free":
@@ -1670,7 +1679,7 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                     if {MODEL[pair[0]].limit, MODEL[pair[1]].limit} == {"zero", "free"} and gain < SEPARATION_CHI2]
             text[-1] += claim(f": {'neither run decides' if far != near else 'it does not decide'} between a "
                               f"limit 0 and a small positive one ({len(left)} of the {zf[0]['pairs']} pairs of a "
-                              f"limit-0 and a free-limit model stay apart by less than Δχ² = {SEPARATION_CHI2:g} "
+                              f"limit-0 and a free-limit model {'stays' if len(left) == 1 else 'stay'} apart by less than Δχ² = {SEPARATION_CHI2:g} "
                               f"at n = {far})", len(left) == len(zf[0]["never"]) > 0)
         text[-1] += "."
     return " ".join(text)
@@ -2263,17 +2272,18 @@ def committed_facts(A: Analysis) -> list:
     fx = fixed()
     fixed_text = f"every model with limit {C} misses them further than the best model in rms error"
     if top and fx:
-        kc = min(fx, key=A.worst_rms)
-        fixed_text += (f" (the closest, {MODEL[kc].label}, misses by {_f(A.worst_rms(kc) / A.worst_rms(top), 1)} "
-                       f"times as much), and each misses them, counting its parameter uncertainty, beyond the 99 % "
+        kc = min(fx, key=lambda k: min(fc[h][k].rms_z / fc[h][top].rms_z for h in HOLDOUTS))
+        fixed_text += (f" in each holdout (the closest, {MODEL[kc].label}, with "
+                       + " and ".join(_f(fc[h][kc].rms_z / fc[h][top].rms_z, 1) for h in HOLDOUTS)
+                       + f" times as much), and each misses them, counting its parameter uncertainty, beyond the 99 % "
                        f"point of χ² in both holdouts (χ²/h = "
                        + " and ".join(_f(min(fc[h][k].chi2_pred for k in fx) / h, 2) for h in HOLDOUTS)
                        + f" or more, against 99 % points {q})")
 
     def fixed_far():
         return bool(A.rank) and bool(fx) and all(
-            worst(k) > worst(top) and all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
-                                               for h in HOLDOUTS) for k in fx)
+            all(_rms_from_table(A, h, k) > _rms_from_table(A, h, top)
+                and _chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h) for h in HOLDOUTS) for k in fx)
 
     # -- what the run under way (and n = 200) would separate
     groups = {g["kinds"]: g for g in separation_groups(A)}
