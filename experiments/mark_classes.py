@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Bounds what inferring marks from the game's structure could save.
+
+    experiments/mark_classes.py N [--table data/levels-K.csv]
+
+Brute force over every position of levels 1..N (no engine code): a
+position is losing when none of its moves leads to a losing one. Every pair
+(position Q, losing position S one move below it) is a mark a push sieve
+files to decide Q. Write Q = (a, T): first row a, tail T (rows 2..), b the
+length of T's first row (0 when Q has one row). The marks fall into three
+classes by the move that leads from Q to S:
+
+  first  a cut of the first row alone, at a column beyond b: S = (a', T).
+         Each tail holds at most one losing first row, so the scan could
+         infer these (every (a, T) above a losing (a', T) is winning);
+  top    a cut of the first row at a column 2..b, which shortens the tail
+         too: S does not depend on a, so the mark holds for every first
+         row of T (a ray of levels). One mark per distinct (S, T) would do,
+         given a state per tail that lasts across levels;
+  other  a cut below the first row: needed as today.
+
+It prints each class's share of the marks, the distinct (S, T) pairs, and
+`kept`: the marks a kernel inferring both classes would still file (other +
+distinct pairs) as a fraction of all marks, an upper bound on the saving
+(it ignores the join and the state per tail such a kernel would need). With
+--table it checks its L(n) against a committed CSV first. Only the standard
+library; N = 50 takes about two minutes.
+"""
+
+import argparse
+import csv
+import sys
+
+
+def partitions(n, largest=None):
+    largest = n if largest is None else largest
+    if n == 0:
+        yield ()
+        return
+    for first in range(min(n, largest), 0, -1):
+        for rest in partitions(n - first, first):
+            yield (first,) + rest
+
+
+def after_move(rows, i, j):
+    """Rows i.. (0-based) cut to their first j columns."""
+    cut = list(rows)
+    for r in range(i, len(cut)):
+        cut[r] = min(cut[r], j)
+    while cut and cut[-1] == 0:
+        cut.pop()
+    return tuple(cut)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("n", type=int, help="the last level (levels 1..N)")
+    parser.add_argument("--table", help="a committed levels CSV to check L(n) against")
+    args = parser.parse_args()
+    if not 2 <= args.n <= 60:
+        sys.exit("error: N must be 2..60 (the brute force holds every position in memory)")
+
+    expected = {}
+    if args.table:
+        with open(args.table, newline="") as f:
+            expected = {int(r["tiles"]): int(r["losing"]) for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+
+    losing = {}
+    marks = {"first": 0, "top": 0, "other": 0}
+    rays = set()
+    for n in range(1, args.n + 1):
+        count = 0
+        for q in partitions(n):
+            if n == 1:  # the poisoned square alone: the player to move loses
+                losing[q] = True
+                count += 1
+                continue
+            b = q[1] if len(q) > 1 else 0
+            is_losing = True
+            for i, row in enumerate(q):
+                for j in range(row):
+                    if i == 0 and j == 0:
+                        continue
+                    s = after_move(q, i, j)
+                    if not losing[s]:
+                        continue
+                    is_losing = False
+                    if i == 0 and j + 1 > b:
+                        marks["first"] += 1
+                    elif i == 0:
+                        marks["top"] += 1
+                        rays.add((s, q[1:]))
+                    else:
+                        marks["other"] += 1
+            losing[q] = is_losing
+            count += is_losing
+        if n in expected and expected[n] != count:
+            sys.exit(f"error: L({n}) = {count} here, {expected[n]} in {args.table}")
+
+    total = sum(marks.values())
+    shares = "  ".join(f"{k} {v / total:.3f}" for k, v in marks.items())
+    kept = (marks["other"] + len(rays)) / total
+    print(f"N = {args.n}: {total} marks  {shares}  distinct (S, T) {len(rays)}  kept {kept:.3f}")
+
+
+if __name__ == "__main__":
+    main()

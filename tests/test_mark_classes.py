@@ -1,0 +1,42 @@
+"""experiments/mark_classes.py: its brute force agrees with the committed
+table's L(n), its classes add up, and a table it disagrees with is named
+with exit status 1."""
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "experiments" / "mark_classes.py"
+table = max((ROOT / "data").glob("levels-*.csv"), key=lambda p: int(p.stem.split("-")[1]))
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True)
+
+
+ok = run(20, "--table", table)
+assert ok.returncode == 0, ok.stdout + ok.stderr
+m = re.search(r"N = 20: (\d+) marks  first ([0-9.]+)  top ([0-9.]+)  other ([0-9.]+)  distinct \(S, T\) (\d+)  kept ([0-9.]+)",
+              ok.stdout)
+assert m, ok.stdout
+total, first, top, other, pairs, kept = int(m[1]), float(m[2]), float(m[3]), float(m[4]), int(m[5]), float(m[6])
+# Every (position, losing position one move below) pair of levels 1..20,
+# counted by the same rule in doc/PERFORMANCE.md's table.
+assert (total, pairs) == (3557, 176), ok.stdout
+assert abs(first + top + other - 1) < 2e-3, ok.stdout
+assert abs(kept - (other + pairs / total)) < 2e-3, ok.stdout
+
+with tempfile.TemporaryDirectory() as tmp:
+    bad = pathlib.Path(tmp) / "bad.csv"
+    lines = table.read_text().splitlines(keepends=True)
+    bad.write_text("".join(l.replace("12,77,10,", "12,77,11,", 1) if l.startswith("12,") else l for l in lines))
+    assert "12,77,11," in bad.read_text(), "the committed table's level 12 is not p = 77, L = 10"
+    wrong = run(14, "--table", bad)
+    assert wrong.returncode == 1 and "L(12) = 10 here, 11 in" in wrong.stderr, wrong.stdout + wrong.stderr
+
+for n in (1, 61):
+    refused = run(n)
+    assert refused.returncode != 0 and "N must be 2..60" in refused.stderr, refused.stderr
+print("mark_classes: ok")
