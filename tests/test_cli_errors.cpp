@@ -287,6 +287,52 @@ TEST(CliErrors, ARunTooLargeForTheDiskIsRefusedBeforeAnyWork) {
   EXPECT_NE(plan.out.find("disk: store ~"), std::string::npos) << plan.out;
 }
 
+// A disk that holds the run but not also a stopped window's checkpoint (the
+// plan prints both): the run goes on, and says what a stop would cost.
+TEST(CliErrors, ADiskWithoutRoomForACheckpointIsNamedButTheRunGoesOn) {
+  ScratchDir dir;
+  const std::filesystem::path small = dir.path() / "small";
+  const SmallDisk disk(small, "4m");
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
+  const std::string out = (small / "run.h5").string();
+  // To 82 tiles: a store of about 2.5 MiB, windows of some 36 MiB.
+  const std::string warning = "but not also a stopped window's checkpoint (up to ";
+  const ProcessResult plan = run_chomp({"sieve", "-n", "82", "--dry-run", "-o", out});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.err.find(warning), std::string::npos) << plan.err;
+  EXPECT_NE(plan.err.find("a stop inside a window would mark it again at --resume"), std::string::npos) << plan.err;
+  const ProcessResult ran = run_chomp({"sieve", "-n", "82", "-q", "-o", out});
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_NE(ran.err.find(warning), std::string::npos) << ran.err;
+  EXPECT_TRUE(read_level_file(out).complete());
+  // With room for it, no warning.
+  const ProcessResult roomy = run_chomp({"sieve", "-n", "82", "--dry-run", "-o", dir.file("big.h5")});
+  EXPECT_EQ(roomy.exit_code, 0) << roomy.err;
+  EXPECT_EQ(roomy.err.find(warning), std::string::npos) << roomy.err;
+}
+
+// The example: a run to 170 fits 20G, in slices; and the bucket
+// memory the plan prints grows with --threads (each thread files its own).
+TEST(CliErrors, PlanFor170In20GAndBucketsPerThread) {
+  ScratchDir dir;
+  const ProcessResult far = run_chomp({"sieve", "-n", "170", "--memory-limit", "20G", "--dry-run", "-o", dir.file("a.h5")});
+  EXPECT_EQ(far.exit_code, 0) << far.err;
+  EXPECT_NE(far.out.find("plan: levels 1..170"), std::string::npos) << far.out;
+  EXPECT_TRUE(std::regex_search(far.out, std::regex("levels from 1[0-9][0-9] on in slices"))) << far.out;
+  const auto buckets = [&](const std::string& threads) {
+    const ProcessResult r = run_chomp({"sieve", "-n", "40", "-t", threads, "--dry-run", "-o", dir.file("b.h5")});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(r.out, m, std::regex("mark buckets ([0-9.]+) ([KMG])iB"))) << r.out;
+    const double unit = m[2] == "K" ? 1.0 / 1024 : m[2] == "G" ? 1024.0 : 1.0;
+    return std::stod(m[1]) * unit;  // MiB
+  };
+  const double one = buckets("1"), two = buckets("2"), many = buckets("64");
+  EXPECT_LT(one, two);
+  EXPECT_LT(2 * two, many);
+  EXPECT_TRUE(dir.entries().empty());
+}
+
 TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   ScratchDir dir;
   const ProcessResult ok = run_chomp({"sieve", "-n", "40", "--memory-limit", "20G", "--dry-run", "-o", dir.file("a.h5")});

@@ -163,7 +163,10 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     held = std::filesystem::file_size(resume->state().store_path, ec);
     if (ec) held = 0;
   }
-  check_disk(disk, held, free_disk, a.output);
+  // A stopped window's checkpoint: its bitmap, written beside the old one before it replaces it.
+  const std::string disk_warning =
+      check_disk(disk, held, free_disk, a.output, options.checkpoint.empty() ? 0 : plan.bitmap_bytes);
+  if (!disk_warning.empty()) std::cerr << "chomp: warning: " << disk_warning << '\n';
   if (a.dry_run) return 0;
 
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));

@@ -132,7 +132,8 @@ std::uint64_t free_bytes_beside(const std::string& path) {
   return ec ? 0 : static_cast<std::uint64_t>(room.available);
 }
 
-void check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint64_t free_disk, const std::string& output) {
+std::string check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint64_t free_disk,
+                       const std::string& output, std::uint64_t checkpoint_bytes) {
   const std::uint64_t needed =
       (disk.store_bytes > store_held ? disk.store_bytes - store_held : 0) + disk.result_bytes;
   if (free_disk && needed > free_disk)
@@ -140,6 +141,11 @@ void check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint64_t fr
                      output + " but only " + human_bytes(static_cast<double>(free_disk)) + " is free (" +
                      human_bytes(static_cast<double>(needed - free_disk)) +
                      " missing); free some space there, or choose a smaller --max-tiles or another --output");
+  if (!free_disk || !checkpoint_bytes || needed + checkpoint_bytes <= free_disk) return {};
+  return "the disk of " + output + " holds the run (about " + human_bytes(static_cast<double>(needed)) + " more, " +
+         human_bytes(static_cast<double>(free_disk)) + " free) but not also a stopped window's checkpoint (up to " +
+         human_bytes(static_cast<double>(checkpoint_bytes)) + "): a stop inside a window would mark it again at "
+         "--resume; free " + human_bytes_up(needed + checkpoint_bytes - free_disk) + " more to keep stops cheap";
 }
 
 }  // namespace chomp::app

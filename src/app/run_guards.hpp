@@ -73,7 +73,12 @@ std::uint64_t free_bytes_beside(const std::string& path);
 
 /// A usage error when the disk of `output` (free_disk bytes free; 0:
 /// unknown) cannot take what the run will add: the store beyond the
-/// store_held bytes it holds now, and the result file.
-void check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint64_t free_disk, const std::string& output);
+/// store_held bytes it holds now, and the result file. When it can, but
+/// not also a stopped window's checkpoint (checkpoint_bytes; 0: the run
+/// saves none), the run goes on (a checkpoint that cannot be written only
+/// costs the window's marking again at --resume) and the warning to print
+/// is returned; otherwise an empty string.
+std::string check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint64_t free_disk,
+                       const std::string& output, std::uint64_t checkpoint_bytes = 0);
 
 }  // namespace chomp::app
