@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "chomp/losing_store.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp_process.hpp"
+#include "committed_data.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -227,46 +229,63 @@ class SmallDisk {
 // A full disk, made with a small tmpfs that a file fills once the run has
 // started (needs root; skipped otherwise, and the file size limit above
 // covers the same path): the run stops cleanly, gives back the bytes of the
-// level it was writing, and resumes once there is room.
+// level it was writing, and resumes once there is room; with whole levels,
+// and with levels from 31 on in three slices (the disk fills during a slice
+// pass or a slice's store write). The resumed run's counts and marks are
+// the committed table's.
 TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
-  ScratchDir dir;
-  const std::filesystem::path small = dir.path() / "small";
-  const SmallDisk disk(small, "8m");
-  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
-  const std::string out = (small / "run.h5").string();
-  const std::string filler = (small / "filler").string();
-  ChompProcess run({"sieve", "-n", "86", "-t", "2", "-o", out});
-  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= 30; })) << run.err();
-  {
-    // All but 96 KiB of what is free now.
-    const auto room = std::filesystem::space(small).available;
-    std::ofstream f(filler, std::ios::binary);
-    const std::string mib(1 << 16, 'x');
-    for (std::uintmax_t left = room > (96 << 10) ? room - (96 << 10) : 0; left > 0;) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uintmax_t>(left, mib.size()));
-      f.write(mib.data(), static_cast<std::streamsize>(n));
-      left -= n;
+  for (const bool sliced : {false, true}) {
+    SCOPED_TRACE(sliced ? "levels from 31 on in 3 slices" : "whole levels");
+    ScratchDir dir;
+    const std::filesystem::path small = dir.path() / "small";
+    const SmallDisk disk(small, "8m");
+    if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
+    const std::string out = (small / "run.h5").string();
+    const std::string filler = (small / "filler").string();
+    std::vector<std::string> args{"sieve", "-n", "86", "-t", "2", "-o", out};
+    if (sliced) args.insert(args.end(), {"--slices", "3", "--slice-from", "31"});
+    ChompProcess run(args);
+    ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= 30; })) << run.err();
+    {
+      // All but 96 KiB of what is free now.
+      const auto room = std::filesystem::space(small).available;
+      std::ofstream f(filler, std::ios::binary);
+      const std::string mib(1 << 16, 'x');
+      for (std::uintmax_t left = room > (96 << 10) ? room - (96 << 10) : 0; left > 0;) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uintmax_t>(left, mib.size()));
+        f.write(mib.data(), static_cast<std::streamsize>(n));
+        left -= n;
+      }
+    }
+    const ProcessResult r = run.wait();
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(free space on its disk), continue with: "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("HDF5-DIAG"), std::string::npos) << r.err;
+    expect_levels_intact(out, 30);
+    EXPECT_EQ(read_level_file(out).status(), "interrupted");
+    const LevelFileReader reader(out);
+    const auto store = LosingStore::open(reader.store_path(), reader.run_id(),
+                                         reader.stored_levels(static_cast<int>(reader.table().tiles.size())), false);
+    EXPECT_EQ(std::filesystem::file_size(store_path_for(out)), store->file_bytes())
+        << "the cut-off level's bytes were given back";
+
+    // With the filler gone, the same command continues.
+    std::filesystem::remove(filler);
+    const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", out});
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+    const LevelTable done = read_level_file(out);
+    EXPECT_TRUE(done.complete());
+    ASSERT_EQ(done.tiles.size(), 86u);
+    if (sliced) {
+      EXPECT_EQ(*std::max_element(done.slices.begin(), done.slices.end()), 3u);
+    }
+    const LevelTable committed = read_level_file(chomp::testing::committed_levels_file("h5"));
+    for (std::size_t i = 0; i < 86; ++i) {
+      EXPECT_EQ(done.losing[i], committed.losing[i]) << "n = " << i + 1;
+      EXPECT_EQ(done.marks[i], committed.marks[i]) << "n = " << i + 1;
     }
   }
-  const ProcessResult r = run.wait();
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("(free space on its disk), continue with: "), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("HDF5-DIAG"), std::string::npos) << r.err;
-  expect_levels_intact(out, 30);
-  EXPECT_EQ(read_level_file(out).status(), "interrupted");
-  const LevelFileReader reader(out);
-  const auto store = LosingStore::open(reader.store_path(), reader.run_id(),
-                                       reader.stored_levels(static_cast<int>(reader.table().tiles.size())), false);
-  EXPECT_EQ(std::filesystem::file_size(store_path_for(out)), store->file_bytes())
-      << "the cut-off level's bytes were given back";
-
-  // With the filler gone, the same command continues.
-  std::filesystem::remove(filler);
-  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", out});
-  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_TRUE(read_level_file(out).complete());
-  EXPECT_EQ(read_level_file(out).tiles.size(), 86u);
 }
 
 // A run whose store will not fit the disk is refused at the start, naming

@@ -197,8 +197,8 @@ TEST(Resume, KilledInsideSlicedLevelsThenResumedEqualsUninterruptedRun) {
 }
 
 // A budget of 48 MiB: the run fits itself into it (windows of a level or
-// less, levels from 98 on in slices) with the same levels as a run without
-// one, and peak resident memory under 1.5 times the budget. (The issue's
+// less, levels from 98 on in slices) with the same levels and marks as the
+// committed table, and peak resident memory under 1.5 times the budget. (The issue's
 // example, 110 tiles in 64 MiB, is the same test at a size that takes
 // minutes; 100 in 48 MiB takes 30 s.)
 TEST(Resume, AMemoryLimitOf48MiBHoldsWithTheSameLevels) {
@@ -212,18 +212,24 @@ TEST(Resume, AMemoryLimitOf48MiBHoldsWithTheSameLevels) {
   const LevelTable t = read_level_file(limited);
   expect_complete(t, 100);
   expect_matches_references(t);
-  // Every level equals the committed table's.
+  // Every level's count and marks equal the committed table's (columns
+  // tiles, positions, losing, losing_fraction, hypothesis_ratio, seconds, marks).
   std::ifstream in(chomp::testing::committed_levels_file("csv"));
-  std::map<int, std::uint64_t> committed;
+  std::map<int, std::pair<std::uint64_t, std::uint64_t>> committed;  // losing, marks
   for (std::string line; std::getline(in, line);) {
-    int tiles = 0;
-    unsigned long long positions = 0, losing = 0;
-    char c = 0;
+    if (line.empty() || line[0] == '#' || line.rfind("tiles", 0) == 0) continue;
+    std::vector<std::string> field;
     std::istringstream row(line);
-    if (line[0] != '#' && row >> tiles >> c >> positions >> c >> losing) committed[tiles] = losing;
+    for (std::string f; std::getline(row, f, ',');) field.push_back(f);
+    ASSERT_EQ(field.size(), 7u) << line;
+    committed[std::stoi(field[0])] = {std::stoull(field[2]), std::stoull(field[6])};
   }
   ASSERT_GE(committed.size(), 100u);
-  for (int n = 1; n <= 100; ++n) EXPECT_EQ(t.losing[static_cast<std::size_t>(n - 1)], committed[n]) << "n = " << n;
+  for (int n = 1; n <= 100; ++n) {
+    const auto i = static_cast<std::size_t>(n - 1);
+    EXPECT_EQ(t.losing[i], committed[n].first) << "n = " << n;
+    EXPECT_EQ(t.marks[i], committed[n].second) << "n = " << n;
+  }
   EXPECT_GT(*std::max_element(t.slices.begin(), t.slices.end()), 1u);
 }
 
