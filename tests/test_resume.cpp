@@ -267,6 +267,53 @@ TEST(Resume, KillsAtRandomMomentsAlwaysResume) {
   }
 }
 
+// Kills while a resume reads the store back (it checks every finished
+// level's blocks and digest before it marks): a run to 80 extended to 86,
+// each copy killed at a random moment before the resume has said "resumed"
+// (mostly inside that read, some while the program starts), then resumed
+// again: the levels of an uninterrupted extension, and the store unharmed.
+TEST(Resume, KillsWhileAResumeReadsTheStoreLeaveItResumable) {
+  ScratchDir dir;
+  const int base = kFullSize ? 80 : 56, max = base + 6;
+  const auto copy_of_base = [&](const std::string& name) {
+    const std::filesystem::path folder = dir.path() / name;
+    std::filesystem::create_directory(folder);
+    for (const char* f : {"run.h5", "run.store"})
+      std::filesystem::copy_file(dir.path() / "base" / f, folder / f);
+    return (folder / "run.h5").string();
+  };
+  std::filesystem::create_directory(dir.path() / "base");
+  const std::string base_file = (dir.path() / "base" / "run.h5").string();
+  ASSERT_EQ(run_chomp({"sieve", "-n", std::to_string(base), "-t", "2", "-q", "-o", base_file}).exit_code, 0);
+  // The reference: the same extension, uninterrupted; and how long the
+  // program takes to say it has read the store back.
+  const std::string ref = copy_of_base("ref");
+  const auto start = std::chrono::steady_clock::now();
+  ChompProcess timed({"sieve", "--resume", "-n", std::to_string(max), "-t", "2", "-o", ref});
+  ASSERT_TRUE(timed.wait_until([&] { return timed.err().find("resumed ") != std::string::npos; }, 60)) << timed.err();
+  const double read_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(timed.wait().exit_code, 0);
+  const auto seed = test_seed();
+  SCOPED_TRACE("CHOMP_TEST_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 4; ++round) {
+    const std::string out = copy_of_base("round" + std::to_string(round));
+    const int delay_us = std::uniform_int_distribution<int>(0, static_cast<int>(read_us))(rng);
+    SCOPED_TRACE("round " + std::to_string(round) + ", killed after " + std::to_string(delay_us) + " us of " +
+                 std::to_string(static_cast<int>(read_us)));
+    {
+      ChompProcess run({"sieve", "--resume", "-n", std::to_string(max), "-t", "2", "-o", out});
+      std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+      run.send(SIGKILL);
+      run.wait();
+    }
+    const ProcessResult resumed = run_chomp({"sieve", "--resume", "-n", std::to_string(max), "-t", "1", "-q", "-o", out});
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    expect_same_levels(ref, out);
+    expect_complete(read_level_file(out), max);
+  }
+}
+
 // SIGINT: the level in progress is dropped, the finished ones are kept, the
 // file says "interrupted", the exit code is 130 and stderr gives the exact
 // command that continues the run; running that command finishes it.
