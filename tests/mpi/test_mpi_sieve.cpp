@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -81,9 +83,12 @@ std::int64_t number(const chomp::LevelTable& t, const char* name) {
   return it == t.number_attributes.end() ? -1 : it->second;
 }
 
-/// Every level's counts and losing ranks equal the single-process run's.
-void expect_same_levels(const std::string& file, int processes) {
-  const chomp::LevelFileReader got(file), want(single_process_file());
+/// Every level's counts and losing ranks equal the single-process run's
+/// (`reference`, a run to `tiles`).
+void expect_same_levels(const std::string& file, int processes, const std::string& reference = single_process_file(),
+                        int tiles = kTiles) {
+  const int kTiles = tiles;
+  const chomp::LevelFileReader got(file), want(reference);
   const chomp::LevelTable &a = got.table(), &b = want.table();
   EXPECT_TRUE(a.complete());
   EXPECT_EQ(number(a, "mpi_ranks"), processes);
@@ -131,6 +136,33 @@ TEST(MpiSieve, ThreeProcessesFindTheSingleProcessLevels) { run_and_compare(3); }
 TEST(MpiSieve, TwoAndThreeProcessesInSlicesFindTheSingleProcessLevels) {
   run_and_compare(2, " --slices 3 --slice-from 50");
   run_and_compare(3, " --slices 4 --slice-from 50");
+}
+
+// Slices forced by --memory-limit, not --slices: a limit 0.3 MiB above the
+// smallest that the job itself names (its processes' resident memory is
+// part of it), so that a process's share of the top levels does not fit
+// whole; 2 and 3 processes find the single-process levels.
+TEST(MpiSieve, AMemoryLimitThatForcesSlicesFindsTheSingleProcessLevels) {
+  constexpr int kN = 84;
+  const std::string n = " sieve -n " + std::to_string(kN);
+  const std::string reference = path("one-process-84.h5");
+  Result r = sh(kChomp + n + " -o " + reference + " --force -q");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (int processes : {2, 3}) {
+    const std::string f = path("limited-" + std::to_string(processes) + ".h5");
+    r = sh(mpirun(processes) + " " + kChomp + n + " -o " + f + " --force --memory-limit 1M");
+    ASSERT_EQ(r.code, 2) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("the smallest --memory-limit that works is ([0-9.]+) MiB per process")))
+        << r.err;
+    const int limit_kib = static_cast<int>((std::stod(m[1].str()) + 0.3) * 1024);
+    r = sh(mpirun(processes) + " " + kChomp + n + " -o " + f + " --force --memory-limit " + std::to_string(limit_kib) + "K");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find(" on in slices"), std::string::npos) << r.err;
+    const chomp::LevelTable t = chomp::read_level_file(f);
+    EXPECT_GT(*std::max_element(t.slices.begin(), t.slices.end()), 1u) << processes << " processes";
+    expect_same_levels(f, processes, reference, kN);
+  }
 }
 
 // Calls of the kernel that may make more than 300 marks (the test seam
