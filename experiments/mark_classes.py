@@ -4,9 +4,13 @@
     experiments/mark_classes.py N [--table data/levels-K.csv]
 
 Brute force over every position of levels 1..N (no engine code): a
-position is losing when none of its moves leads to a losing one. Every pair
-(position Q, losing position S one move below it) is a mark a push sieve
-files to decide Q. Write Q = (a, T): first row a, tail T (rows 2..), b the
+position is losing when none of its moves leads to a losing one. A pair
+(position Q, losing position S one move below it) is a mark the sieve
+files when Q or S is canonical (first row at least as long as the first
+column): the sieve decides canonical positions only, and a source that is
+not canonical is extended at its top corner only (doc/ALGORITHMS.md,
+"Transposes"). Level by level these are the `marks` of the committed
+table, which --table checks. Write Q = (a, T): first row a, tail T (rows 2..), b the
 length of T's first row (0 when Q has one row). The marks fall into three
 classes by the move that leads from Q to S:
 
@@ -23,8 +27,8 @@ It prints each class's share of the marks, the distinct (S, T) pairs, and
 `kept`: the marks a kernel inferring both classes would still file (other +
 distinct pairs) as a fraction of all marks, an upper bound on the saving
 (it ignores the join and the state per tail such a kernel would need). With
---table it checks its L(n) against a committed CSV first. Only the standard
-library; N = 50 takes about two minutes.
+--table it checks its L(n) and marks against a committed CSV as it goes.
+Only the standard library; N = 50 takes about two minutes.
 """
 
 import argparse
@@ -63,13 +67,15 @@ def main():
     expected = {}
     if args.table:
         with open(args.table, newline="") as f:
-            expected = {int(r["tiles"]): int(r["losing"]) for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+            expected = {int(r["tiles"]): (int(r["losing"]), int(r["marks"]))
+                    for r in csv.DictReader(line for line in f if not line.startswith("#"))}
 
     losing = {}
     marks = {"first": 0, "top": 0, "other": 0}
     rays = set()
     for n in range(1, args.n + 1):
         count = 0
+        level_marks = 0
         for q in partitions(n):
             if n == 1:  # the poisoned square alone: the player to move loses
                 losing[q] = True
@@ -85,6 +91,9 @@ def main():
                     if not losing[s]:
                         continue
                     is_losing = False
+                    if q[0] < len(q) and s[0] < len(s):
+                        continue  # neither canonical: the sieve files no such mark
+                    level_marks += 1
                     if i == 0 and j + 1 > b:
                         marks["first"] += 1
                     elif i == 0:
@@ -94,8 +103,9 @@ def main():
                         marks["other"] += 1
             losing[q] = is_losing
             count += is_losing
-        if n in expected and expected[n] != count:
-            sys.exit(f"error: L({n}) = {count} here, {expected[n]} in {args.table}")
+        if n in expected and expected[n] != (count, level_marks):
+            sys.exit(f"error: level {n}: L = {count} and {level_marks} marks here, "
+                     f"{expected[n][0]} and {expected[n][1]} in {args.table}")
 
     total = sum(marks.values())
     shares = "  ".join(f"{k} {v / total:.3f}" for k, v in marks.items())

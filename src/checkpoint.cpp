@@ -234,6 +234,25 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
   h.put(crc_of(h.data.data(), h.data.size()));
 
   const std::vector<std::uint32_t> crcs = chunk_crcs(bits, bytes);
+  // Room: the checkpoint replaces the last one, and must leave the store
+  // what it still needs (SieveOptions::store_bytes_planned).
+  {
+    const std::uint64_t needs = h.data.size() + bytes + crcs.size() * 4 + (pending.end - pending.from);
+    const std::uint64_t store_left =
+        options.store_bytes_planned > store.file_bytes() ? options.store_bytes_planned - store.file_bytes() : 0;
+    std::error_code ec;
+    const std::filesystem::path folder = std::filesystem::absolute(options.checkpoint, ec).parent_path();
+    const std::filesystem::space_info room = std::filesystem::space(folder, ec);
+    std::uint64_t old_bytes = std::filesystem::file_size(options.checkpoint, ec);
+    if (ec) old_bytes = 0;
+    if (store_left > 0 && room.available != static_cast<std::uintmax_t>(-1) &&
+        static_cast<std::uint64_t>(room.available) + old_bytes < needs + store_left) {
+      checkpoint_report = "did not save the progress of the window of " + levels_text(parts) + " (" +
+                          std::to_string(needs >> 20) + " MiB): its disk would keep too little room for the " +
+                          std::to_string(store_left >> 20) + " MiB the store still needs; a resumed run marks it again";
+      return false;
+    }
+  }
   const std::string tmp = options.checkpoint + ".tmp";
   std::string error;
   bool ok = false;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
@@ -230,8 +232,8 @@ class SmallDisk {
 // started (needs root; skipped otherwise, and the file size limit above
 // covers the same path): the run stops cleanly, gives back the bytes of the
 // level it was writing, and resumes once there is room; with whole levels,
-// and with levels from 31 on in three slices (the disk fills during a slice
-// pass or a slice's store write). The resumed run's counts and marks are
+// and with levels from 31 on in three slices (the disk fills inside a sliced
+// level, as a slice's losing ranks go to the store). The resumed run's counts and marks are
 // the committed table's.
 TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
   for (const bool sliced : {false, true}) {
@@ -315,11 +317,12 @@ TEST(CliErrors, ADiskWithoutRoomForACheckpointIsNamedButTheRunGoesOn) {
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
   const std::string out = (small / "run.h5").string();
   // To 82 tiles: a store of about 2.5 MiB, windows of some 36 MiB.
-  const std::string warning = "but not also a stopped window's checkpoint (up to ";
+  const std::string warning = "but not also for a window's checkpoint (up to ";
   const ProcessResult plan = run_chomp({"sieve", "-n", "82", "--dry-run", "-o", out});
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_NE(plan.err.find(warning), std::string::npos) << plan.err;
-  EXPECT_NE(plan.err.find("a stop inside a window would mark it again at --resume"), std::string::npos) << plan.err;
+  EXPECT_NE(plan.err.find("after a stop or a kill inside a window --resume marks that window again"), std::string::npos)
+      << plan.err;
   const ProcessResult ran = run_chomp({"sieve", "-n", "82", "-q", "-o", out});
   EXPECT_EQ(ran.exit_code, 0) << ran.err;
   EXPECT_NE(ran.err.find(warning), std::string::npos) << ran.err;
@@ -328,6 +331,39 @@ TEST(CliErrors, ADiskWithoutRoomForACheckpointIsNamedButTheRunGoesOn) {
   const ProcessResult roomy = run_chomp({"sieve", "-n", "82", "--dry-run", "-o", dir.file("big.h5")});
   EXPECT_EQ(roomy.exit_code, 0) << roomy.err;
   EXPECT_EQ(roomy.err.find(warning), std::string::npos) << roomy.err;
+}
+
+// A checkpoint that would fit the disk but leave the store too little room
+// is not saved (a tmpfs of 16 MiB; the run to 95 in 40 MiB takes a store of
+// about 12 MiB and windows of about 9 MiB): a stop inside a window says so,
+// and --resume marks the window again, to the committed table's levels.
+TEST(CliErrors, ACheckpointThatWouldCrowdTheStoreIsNotSaved) {
+  ScratchDir dir;
+  const std::filesystem::path small = dir.path() / "small";
+  const SmallDisk disk(small, "16m");
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
+  const std::string out = (small / "run.h5").string();
+  ChompProcess run({"sieve", "-n", "95", "-t", "2", "--memory-limit", "40M", "-o", out});
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= 86; })) << run.err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  run.send(SIGTERM);
+  const ProcessResult r = run.wait();
+  ASSERT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_NE(r.err.find("but not also for a window's checkpoint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did not save the progress of the window"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("MiB the store still needs; a resumed run marks it again"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(small / "run.window"));
+  EXPECT_FALSE(std::filesystem::exists(small / "run.window.tmp"));
+  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", out});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const LevelTable done = read_level_file(out);
+  ASSERT_TRUE(done.complete());
+  ASSERT_EQ(done.tiles.size(), 95u);
+  const LevelTable committed = read_level_file(chomp::testing::committed_levels_file("h5"));
+  for (std::size_t i = 0; i < 95; ++i) {
+    EXPECT_EQ(done.losing[i], committed.losing[i]) << "n = " << i + 1;
+    EXPECT_EQ(done.marks[i], committed.marks[i]) << "n = " << i + 1;
+  }
 }
 
 // The example: a run to 170 fits 20G, in slices; and the bucket

@@ -107,6 +107,11 @@ struct SieveOptions {
   /// Also save the checkpoint every this many seconds of a long pass, so
   /// that a kill loses at most that much (0: only at a stop).
   double checkpoint_seconds = 0;
+  /// The size the store will reach by the run's end (0: unknown). A
+  /// checkpoint is not saved when, once written, it would leave less free
+  /// on its disk than the store still needs: a stop would then mark the
+  /// window again, but a save never takes the room of the run's results.
+  std::uint64_t store_bytes_planned = 0;
 };
 
 /// A window a run will open, as its memory plan foresees it: levels

@@ -146,6 +146,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
                      "); resume with the --memory-limit the run had to continue it (or delete it to mark the "
                      "window again)");
   const DiskPlan disk = plan_disk(max_tiles);
+  if (!options.checkpoint.empty()) options.store_bytes_planned = disk.store_bytes;
   const std::uint64_t free_disk = free_bytes_beside(a.output);
   if (a.dry_run) {
     print_plan(std::cout, max_tiles, plan, disk, budget, free_disk, processes);
@@ -163,9 +164,12 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     held = std::filesystem::file_size(resume->state().store_path, ec);
     if (ec) held = 0;
   }
-  // A stopped window's checkpoint: its bitmap, written beside the old one before it replaces it.
-  const std::string disk_warning =
-      check_disk(disk, held, free_disk, a.output, options.checkpoint.empty() ? 0 : plan.bitmap_bytes);
+  // A window's checkpoint: its bitmap, and in a sliced level the slices
+  // done so far (at most the last level's store bytes).
+  const std::uint64_t checkpoint_bytes =
+      options.checkpoint.empty() ? 0
+      : plan.bitmap_bytes + (plan.first_sliced ? disk.store_bytes - plan_disk(max_tiles - 1).store_bytes : 0);
+  const std::string disk_warning = check_disk(disk, held, free_disk, a.output, checkpoint_bytes);
   if (!disk_warning.empty()) std::cerr << "chomp: warning: " << disk_warning << '\n';
   if (a.dry_run) return 0;
 

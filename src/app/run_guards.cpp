@@ -142,10 +142,13 @@ std::string check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint
                      human_bytes(static_cast<double>(needed - free_disk)) +
                      " missing); free some space there, or choose a smaller --max-tiles or another --output");
   if (!free_disk || !checkpoint_bytes || needed + checkpoint_bytes <= free_disk) return {};
-  return "the disk of " + output + " holds the run (about " + human_bytes(static_cast<double>(needed)) + " more, " +
-         human_bytes(static_cast<double>(free_disk)) + " free) but not also a stopped window's checkpoint (up to " +
-         human_bytes(static_cast<double>(checkpoint_bytes)) + "): a stop inside a window would mark it again at "
-         "--resume; free " + human_bytes_up(needed + checkpoint_bytes - free_disk) + " more to keep stops cheap";
+  return "the disk of " + output + " has room for the run (it needs about " +
+         human_bytes(static_cast<double>(needed)) + " more, " + human_bytes(static_cast<double>(free_disk)) +
+         " is free) but not also for a window's checkpoint (up to " +
+         human_bytes(static_cast<double>(checkpoint_bytes)) +
+         "): a checkpoint is saved only where it leaves the store its room, and after a stop or a kill inside a "
+         "window --resume marks that window again (hours, late in a long run); free " +
+         human_bytes_up(needed + checkpoint_bytes - free_disk) + " more on this disk to avoid that";
 }
 
 }  // namespace chomp::app
