@@ -22,9 +22,9 @@ m = re.search(r"N = 20: (\d+) marks  first ([0-9.]+)  top ([0-9.]+)  other ([0-9
               ok.stdout)
 assert m, ok.stdout
 total, first, top, other, pairs, kept = int(m[1]), float(m[2]), float(m[3]), float(m[4]), int(m[5]), float(m[6])
-# Every (position, losing position one move below) pair of levels 1..20,
-# counted by the same rule in doc/PERFORMANCE.md's table.
-assert (total, pairs) == (3557, 176), ok.stdout
+# The marks of levels 1..20 (the committed table's, which --table checked
+# level by level) and doc/PERFORMANCE.md's distinct (S, T) pairs.
+assert (total, pairs) == (2658, 131), ok.stdout
 assert abs(first + top + other - 1) < 2e-3, ok.stdout
 assert abs(kept - (other + pairs / total)) < 2e-3, ok.stdout
 
@@ -34,7 +34,14 @@ with tempfile.TemporaryDirectory() as tmp:
     bad.write_text("".join(l.replace("12,77,10,", "12,77,11,", 1) if l.startswith("12,") else l for l in lines))
     assert "12,77,11," in bad.read_text(), "the committed table's level 12 is not p = 77, L = 10"
     wrong = run(14, "--table", bad)
-    assert wrong.returncode == 1 and "L(12) = 10 here, 11 in" in wrong.stderr, wrong.stdout + wrong.stderr
+    assert wrong.returncode == 1 and "level 12: L = 10 and" in wrong.stderr and ", 11 and" in wrong.stderr, \
+        wrong.stdout + wrong.stderr
+    # Marks off by one are named too.
+    lines_marks = [l if not l.startswith("13,") else ",".join(l.split(",")[:6] + [str(int(l.split(",")[6]) + 1)]) + "\n"
+                   for l in lines]
+    bad.write_text("".join(lines_marks))
+    wrong = run(14, "--table", bad)
+    assert wrong.returncode == 1 and "level 13: L = " in wrong.stderr, wrong.stdout + wrong.stderr
 
 for n in (1, 61):
     refused = run(n)
