@@ -269,9 +269,9 @@ TEST(Resume, KillsAtRandomMomentsAlwaysResume) {
 
 // Kills while a resume reads the store back (it checks every finished
 // level's blocks and digest before it marks): a run to 80 extended to 86,
-// each copy killed at a random moment before the resume has said "resumed"
-// (mostly inside that read, some while the program starts), then resumed
-// again: the levels of an uninterrupted extension, and the store unharmed.
+// each copy killed at a random moment of that read (timed by a first,
+// uninterrupted resume; at least one kill must land before "resumed"),
+// then resumed again: the levels of an uninterrupted extension.
 TEST(Resume, KillsWhileAResumeReadsTheStoreLeaveItResumable) {
   ScratchDir dir;
   const int base = kFullSize ? 80 : 56, max = base + 6;
@@ -291,27 +291,36 @@ TEST(Resume, KillsWhileAResumeReadsTheStoreLeaveItResumable) {
   const auto start = std::chrono::steady_clock::now();
   ChompProcess timed({"sieve", "--resume", "-n", std::to_string(max), "-t", "2", "-o", ref});
   ASSERT_TRUE(timed.wait_until([&] { return timed.err().find("resumed ") != std::string::npos; }, 60)) << timed.err();
-  const double read_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  const double said_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(timed.wait().exit_code, 0);
+  // "levels 1..80 checked in 0.05 s": the read, which ends about when
+  // "resumed" is said; the kills land in it, or in the few ms before.
+  std::smatch m;
+  const std::string said = timed.err();
+  ASSERT_TRUE(std::regex_search(said, m, std::regex("checked in ([0-9.]+) s"))) << said;
+  const double read_us = std::stod(m[1].str()) * 1e6;
+  const int from_us = static_cast<int>(std::max(0.0, said_us - read_us - 10'000));
   const auto seed = test_seed();
   SCOPED_TRACE("CHOMP_TEST_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  for (int round = 0; round < 4; ++round) {
+  int killed_before = 0;
+  for (int round = 0; round < 6; ++round) {
     const std::string out = copy_of_base("round" + std::to_string(round));
-    const int delay_us = std::uniform_int_distribution<int>(0, static_cast<int>(read_us))(rng);
+    const int delay_us = std::uniform_int_distribution<int>(from_us, static_cast<int>(said_us))(rng);
     SCOPED_TRACE("round " + std::to_string(round) + ", killed after " + std::to_string(delay_us) + " us of " +
                  std::to_string(static_cast<int>(read_us)));
     {
       ChompProcess run({"sieve", "--resume", "-n", std::to_string(max), "-t", "2", "-o", out});
       std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
       run.send(SIGKILL);
-      run.wait();
+      if (run.wait().err.find("resumed ") == std::string::npos) ++killed_before;
     }
     const ProcessResult resumed = run_chomp({"sieve", "--resume", "-n", std::to_string(max), "-t", "1", "-q", "-o", out});
     ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
     expect_same_levels(ref, out);
     expect_complete(read_level_file(out), max);
   }
+  EXPECT_GE(killed_before, 1) << "no kill landed before the resume had read the store back";
 }
 
 // SIGINT: the level in progress is dropped, the finished ones are kept, the
