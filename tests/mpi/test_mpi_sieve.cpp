@@ -87,14 +87,13 @@ std::int64_t number(const chomp::LevelTable& t, const char* name) {
 /// (`reference`, a run to `tiles`).
 void expect_same_levels(const std::string& file, int processes, const std::string& reference = single_process_file(),
                         int tiles = kTiles) {
-  const int kTiles = tiles;
   const chomp::LevelFileReader got(file), want(reference);
   const chomp::LevelTable &a = got.table(), &b = want.table();
   EXPECT_TRUE(a.complete());
   EXPECT_EQ(number(a, "mpi_ranks"), processes);
   EXPECT_EQ(number(b, "mpi_ranks"), 1);
-  ASSERT_EQ(a.tiles.size(), static_cast<std::size_t>(kTiles));
-  ASSERT_EQ(b.tiles.size(), static_cast<std::size_t>(kTiles));
+  ASSERT_EQ(a.tiles.size(), static_cast<std::size_t>(tiles));
+  ASSERT_EQ(b.tiles.size(), static_cast<std::size_t>(tiles));
   for (std::size_t i = 0; i < a.tiles.size(); ++i) {
     EXPECT_EQ(a.tiles[i], b.tiles[i]);
     EXPECT_EQ(a.positions[i], b.positions[i]) << "n = " << i + 1;
@@ -102,9 +101,9 @@ void expect_same_levels(const std::string& file, int processes, const std::strin
     EXPECT_EQ(a.marks[i], b.marks[i]) << "n = " << i + 1;
   }
   EXPECT_EQ(a.losing_digest, b.losing_digest);
-  const auto sa = chomp::LosingStore::open(got.store_path(), got.run_id(), got.stored_levels(kTiles), false);
-  const auto sb = chomp::LosingStore::open(want.store_path(), want.run_id(), want.stored_levels(kTiles), false);
-  for (int n = 1; n <= kTiles; ++n) EXPECT_TRUE(sa->all(n) == sb->all(n)) << "the losing positions of level " << n << " differ";
+  const auto sa = chomp::LosingStore::open(got.store_path(), got.run_id(), got.stored_levels(tiles), false);
+  const auto sb = chomp::LosingStore::open(want.store_path(), want.run_id(), want.stored_levels(tiles), false);
+  for (int n = 1; n <= tiles; ++n) EXPECT_TRUE(sa->all(n) == sb->all(n)) << "the losing positions of level " << n << " differ";
 }
 
 /// Runs `chomp sieve` on `processes` processes, each with the environment
