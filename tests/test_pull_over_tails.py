@@ -1,0 +1,52 @@
+"""experiments/pull_over_tails.py: the recursion over tails finds the
+committed table's L(n), a table it disagrees with is named with exit status
+1, and its count of a pull's reads equals a count over the tails themselves."""
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "experiments" / "pull_over_tails.py"
+table = max((ROOT / "data").glob("levels-*.csv"), key=lambda p: int(p.stem.split("-")[1]))
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True)
+
+
+ok = run(32, "--table", table, "--count-to", 20, 24)
+assert ok.returncode == 0 and "levels 1..32: equal to the table" in ok.stdout, ok.stdout + ok.stderr
+assert "L(32) = 302\n" in ok.stdout, ok.stdout
+
+
+def tails(size, largest):
+    if size == 0:
+        yield ()
+        return
+    for part in range(min(size, largest), 0, -1):
+        for rest in tails(size - part, part):
+            yield (part,) + rest
+
+
+for m in (20, 24):
+    # Every tail T with |T| + max(b, 1) <= m, each read once per tile of T.
+    listed = [t for size in range(m) for t in tails(size, m) if size + max(t[0] if t else 0, 1) <= m]
+    row = re.search(rf"^{m}  (\d+)  (\d+)  (\d+)  ", ok.stdout, re.M)
+    assert row, ok.stdout
+    assert (int(row[1]), int(row[2])) == (len(listed), sum(map(sum, listed))), (row[0], len(listed))
+
+with tempfile.TemporaryDirectory() as tmp:
+    bad = pathlib.Path(tmp) / "bad.csv"
+    lines = table.read_text().splitlines(keepends=True)
+    bad.write_text("".join(l.replace("12,77,10,", "12,77,11,", 1) if l.startswith("12,") else l for l in lines))
+    assert "12,77,11," in bad.read_text(), "the committed table's level 12 is not p = 77, L = 10"
+    wrong = run(14, "--table", bad, "--count-to")
+    assert wrong.returncode == 1 and "level 12: L = 10 by tails and 11 in" in wrong.stderr, wrong.stdout + wrong.stderr
+    assert "levels 1..14: 1 levels differ" in wrong.stdout, wrong.stdout
+
+for n in (0, 71):
+    refused = run(n)
+    assert refused.returncode != 0 and "N must be 1..70" in refused.stderr, refused.stderr
+print("pull_over_tails: ok")
