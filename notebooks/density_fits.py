@@ -1420,11 +1420,14 @@ def verdict(A: Analysis) -> Verdict:
                 ptext += (f"; {MODEL[kx].label} predicts " + ", ".join(f"{_f(v, 5)} ± {b:.1e}" for v, b in zip(*pred[kx])))
         ptext += ". "
         groups = separation_groups(A)
+        # Once the table reaches RUN_TO, PREDICT_AT[-1] is the only horizon left.
+        one = min(A.separation) == max(A.separation)
         ptext += claim("If one model of a pair is right, the levels up to n = "
-                       f"{min(A.separation)} (n = {max(A.separation)}) raise the other's χ² by {SEPARATION_CHI2:g} "
-                       f"or more for: "
-                       + "; ".join(f"{g['text']}, {g['by_run']} of {g['pairs']} pairs ({g['by_far']} by n = "
-                                   f"{max(A.separation)})" for g in groups),
+                       f"{min(A.separation)}" + ("" if one else f" (n = {max(A.separation)})")
+                       + f" raise the other's χ² by {SEPARATION_CHI2:g} or more for: "
+                       + "; ".join(f"{g['text']}, {g['by_run']} of {g['pairs']} pairs"
+                                   + ("" if one else f" ({g['by_far']} by n = {max(A.separation)})")
+                                   for g in groups),
                        all(g["by_run"] <= g["pairs"] and g["by_far"] <= g["pairs"] for g in groups))
         ptext += (f" (p({PREDICT_AT[-1]}) ≈ {math.exp(lnp_of([PREDICT_AT[-1]])[0]):.1e} positions, against "
                   f"{float(A.levels.positions[-1]):.1e} at n = {N})")

@@ -289,6 +289,11 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(sorted(A.separation), [F.PREDICT_AT[-1]])
         self.assertNotIn(f"run to n = {F.RUN_TO}", v.results)
         self.assertIn(f"run to n = {F.PREDICT_AT[-1]}", v.results)
+        # one horizon is named once, not as its own farther horizon
+        far = F.PREDICT_AT[-1]
+        self.assertIn(f"the levels up to n = {far} raise the other's χ²", v.findings)
+        self.assertNotIn(f"(n = {far})", v.findings)
+        self.assertNotIn(f"by n = {far})", v.findings)
 
     def test_too_short(self):
         A = F.Analysis(synthetic_levels(lambda n, lnp: 0.28 + 0.1 / lnp, n_max=60))
