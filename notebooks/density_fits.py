@@ -1421,7 +1421,7 @@ def verdict(A: Analysis) -> Verdict:
         ptext += ". "
         groups = separation_groups(A)
         # Once the table reaches RUN_TO, PREDICT_AT[-1] is the only horizon left.
-        one = min(A.separation) == max(A.separation)
+        one = len(A.separation) == 1
         ptext += claim("If one model of a pair is right, the levels up to n = "
                        f"{min(A.separation)}" + ("" if one else f" (n = {max(A.separation)})")
                        + f" raise the other's χ² by {SEPARATION_CHI2:g} or more for: "

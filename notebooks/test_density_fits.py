@@ -280,6 +280,11 @@ class VerdictTest(unittest.TestCase):
         fixed = [k for k in A.rank if F.MODEL[k].limit == "fixed"]
         beats = any(A.forecasts[h][k].chi2_pred <= A.forecasts[h][top].chi2_pred for k in fixed for h in F.HOLDOUTS)
         self.assertEqual(beats, "not every one further than" in v.results)
+        # below the run's end both horizons are named: the run's, and the farther one in brackets
+        if len(A.separation) == 2:
+            far = F.PREDICT_AT[-1]
+            self.assertIn(f"the levels up to n = {F.RUN_TO} (n = {far}) raise the other's χ²", v.findings)
+            self.assertIn(f"by n = {far})", v.findings)
 
     def test_table_beyond_the_run(self):
         # a table that already reaches the run under way: the verdict speaks of n = 200 only, and still holds
