@@ -299,6 +299,12 @@ class VerdictTest(unittest.TestCase):
         self.assertIn(f"the levels up to n = {far} raise the other's χ²", v.findings)
         self.assertNotIn(f"(n = {far})", v.findings)
         self.assertNotIn(f"by n = {far})", v.findings)
+        # the committed fact on what n = 200 would separate is the one for a table past the run: most pairs
+        facts = {text: check() for text, check in F.committed_facts(A)}
+        sep = [(t, ok) for t, ok in facts.items() if t.startswith(f"n = {far} would separate")]
+        self.assertEqual(len(sep), 1, facts)
+        self.assertIn("most of them", sep[0][0])
+        self.assertTrue(sep[0][1], sep[0][0])
 
     def test_too_short(self):
         A = F.Analysis(synthetic_levels(lambda n, lnp: 0.28 + 0.1 / lnp, n_max=60))
