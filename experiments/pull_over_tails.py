@@ -44,21 +44,13 @@ import argparse
 import csv
 import sys
 
+from mark_classes import partitions  # beside this script: every partition of n, parts at most `largest`
+
 
 def read_table(path):
     with open(path) as f:
         rows = csv.DictReader(line for line in f if not line.startswith("#"))
         return {int(r["tiles"]): (int(r["positions"]), int(r["losing"]), int(r["marks"])) for r in rows}
-
-
-def partitions(size, largest):
-    """Every partition of `size` into parts of at most `largest`."""
-    if size == 0:
-        yield ()
-        return
-    for part in range(min(size, largest), 0, -1):
-        for rest in partitions(size - part, part):
-            yield (part,) + rest
 
 
 def moves_below(tail):
