@@ -44,7 +44,9 @@ import argparse
 import csv
 import sys
 
-from mark_classes import partitions  # beside this script: every partition of n, parts at most `largest`
+# Beside this script: every partition of n (parts at most `largest`), and
+# rows i.. cut to their first j columns.
+from mark_classes import after_move, partitions
 
 
 def read_table(path):
@@ -58,13 +60,7 @@ def moves_below(tail):
     (i' >= i, j' >= j)."""
     for i, row in enumerate(tail):
         for j in range(row):  # the tile in column j + 1 of row i
-            cut = tail[:i] + tuple(min(r, j) for r in tail[i:])
-            yield cut[: len(cut) - sum(1 for r in cut if r == 0)]
-
-
-def truncated(tail, width):
-    cut = tuple(min(r, width) for r in tail)
-    return cut[: len(cut) - sum(1 for r in cut if r == 0)]
+            yield after_move(tail, i, j)
 
 
 def losing_by_tails(n_max):
@@ -79,7 +75,7 @@ def losing_by_tails(n_max):
         for tail in partitions(size, n_max - size):
             b = tail[0] if tail else 0
             bound += size
-            killed = next((w for w in range(1, b) if star[truncated(tail, w)] == w), None)
+            killed = next((w for w in range(1, b) if star[after_move(tail, 0, w)] == w), None)
             if killed is not None:
                 star[tail] = None
                 reads += killed
