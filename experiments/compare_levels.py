@@ -8,7 +8,9 @@ the run still has open) and every committed table (data/levels-N.csv and
 data/run-*/levels-N.csv), and prints, for the levels both have, whether
 p(n), L(n) and the marks agree (the largest table that holds a level is the
 one compared; its marks, like the run's, are those of an engine that decides
-canonical positions only, from 6220284 on). Exit
+canonical positions only, from 6220284 on; a run that inferred the marks of
+first-row moves from its tails' bits, root attribute first_row_marks =
+"inferred", has no marks to compare and is compared on p(n) and L(n)). Exit
 status 1 when a level differs, so that a run started again (doc/RUNNING.md,
 "The run's second start") is checked level by level as it comes. Only the
 standard library: any python3 runs it.
@@ -17,6 +19,7 @@ standard library: any python3 runs it.
 import argparse
 import csv
 import io
+import json
 import pathlib
 import subprocess
 import sys
@@ -65,6 +68,9 @@ def main():
         print(f"error: {args.chomp} show {args.file}: {shown.stderr.strip()}", file=sys.stderr)
         return 2
     run = read_csv(shown.stdout)
+    about = subprocess.run([args.chomp, "show", args.file, "--json"], capture_output=True, text=True)
+    inferred = about.returncode == 0 and \
+        json.loads(about.stdout).get("attributes", {}).get("first_row_marks") == "inferred"
     table = committed(pathlib.Path(args.data).resolve())
     same, differ, beyond = [], [], []
     for n in sorted(run):
@@ -73,7 +79,7 @@ def main():
             continue
         row, name = table[n]
         mine = run[n]
-        fields = ["positions", "losing"] + (["marks"] if row.get("marks") not in (None, "") else [])
+        fields = ["positions", "losing"] + (["marks"] if row.get("marks") not in (None, "") and not inferred else [])
         bad = [f for f in fields if int(mine[f]) != int(row[f])]
         if bad:
             differ.append((n, name, bad))
@@ -86,6 +92,9 @@ def main():
               f"{', '.join(TEXT[f] for f in fields)} equal {', '.join(names)}")
     for n, name, bad in differ:
         print(f"level {n} differs from {name}: " + ", ".join(f"{f} {run[n][f]} against {table[n][0][f]}" for f in bad))
+    if inferred:
+        print("marks not compared: the run inferred the marks of first-row moves (first_row_marks = inferred; "
+              "chomp sieve --file-first-row-marks files them as the committed tables did)")
     if beyond:
         print(f"levels {runs(beyond)}: beyond every committed table (check them with chomp verify --moves)")
     return 1 if differ else 0

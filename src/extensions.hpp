@@ -200,6 +200,14 @@ class Source {
   /// part is at least lo - c_1; and top-corner blocks have a first part of
   /// at most hi - c_1. Every other corner, and the new row, keep c_1.
   void set_first_rows(int lo, int hi) { first_lo_ = lo, first_hi_ = hi; }
+  /// With this set, the top corner makes no extensions at all: the sieve
+  /// infers every mark a move of the first row would make from its tails
+  /// (tail_marks.hpp), and a source that is pruned (see above) makes none.
+  void set_top_inferred(bool on) { top_inferred_ = on; }
+  /// With this set, only the top corner makes extensions (no other corner
+  /// and no new row): the tails one first-row move above a losing
+  /// position's tail (tail_marks.hpp).
+  void set_top_only(bool on) { top_only_ = on; }
   /// At least the extensions with d more tiles that for_each_extension
   /// makes (the blocks of each corner counted as all partitions of d into
   /// at most its rows, a corner too narrow for d not at all, the new row's
@@ -391,6 +399,8 @@ class Source {
   std::unique_ptr<std::uint16_t[]> ends_{
       new std::uint16_t[(kMaxRuns + 1) * (static_cast<std::size_t>(t_.max_tiles()) + 1)]()};
   bool canonical_only_ = false;
+  bool top_inferred_ = false;
+  bool top_only_ = false;
   int first_lo_ = 1, first_hi_ = kMaxTiles + 1;  // set_first_rows
   std::uint64_t serial_ = 1;  // counts decode and seek calls
   int kept_ = 0;              // runs the last seek kept (0 after decode)
@@ -474,10 +484,11 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
   if (c_[1] > first_hi_) return;
   const bool below = c_[1] < first_lo_;
   const bool pruned = (canonical_only_ && c_[1] < K_[T_ + 1]) || below;
+  if (pruned && top_inferred_) return;
   int least = canonical_only_ && c_[1] < K_[T_ + 1] ? K_[T_ + 1] - c_[1] : 0;
   if (below && first_lo_ - c_[1] > least) least = first_lo_ - c_[1];
   const int most = first_hi_ - c_[1];
-  const int corners = pruned ? 1 : T_;
+  const int corners = pruned || top_only_ ? 1 : T_;
   int kept_least = corners;
   for (int i = 0; i < D; ++i) {
     const int d = dlo + i;
@@ -525,8 +536,9 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
         const int w = (t == 1) ? (most < d ? most : d) : width;
         const int parts = k < d ? k : d, vcap = w < d ? w : d;
         const int bound = (t == 1) ? least : 1;
-        if (vcap <= 0) {
-          // a top corner whose blocks would all leave the slice
+        if (vcap <= 0 || (t == 1 && top_inferred_)) {
+          // a top corner whose blocks would all leave the slice, or whose
+          // marks the sieve infers
         } else if (parts == 1) {
           if (d >= bound && d <= vcap) corner.one(d, rt + d, 0);  // one row of d tiles
         } else if (parts == 2) {
@@ -559,7 +571,7 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
   for (int i = 0; i < D; ++i) {
     const int d = dlo + i;
     reuse_[static_cast<std::size_t>(d)].corners = whole[i];
-    if (pruned) continue;  // (and pre[i] is not summed to the last row)
+    if (pruned || top_only_) continue;  // (and pre[i] is not summed to the last row)
     const std::uint64_t count = t_.count(d, c_[T_]);
     if (count == 1)
       sink.point(pre[i]);

@@ -132,7 +132,10 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
   Tuning tu;
   tu.threads = o.threads > 0 ? o.threads : tbb::info::default_concurrency();
   const PartitionTable t(max_tiles);
+  // One process only: the bits would have to be every process's.
+  const std::uint64_t tails = o.infer_top_marks && processes == 1 ? detail::TailMarks::bytes_for(t, max_tiles) : 0;
   if (o.memory_budget == 0) {
+    if (tails <= config::kTailMarksMaxBytes) tu.tail_bytes = tails;
     tu.window_bits = o.window_bits ? o.window_bits : config::kWindowBytes * 8;
     tu.round_marks = o.round_marks ? o.round_marks : config::kRoundMarks;
     tu.scan_batch = o.scan_batch ? o.scan_batch : config::kScanBatchRanks;
@@ -142,6 +145,7 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
     return tu;
   }
   const std::uint64_t B = o.memory_budget;
+  if (tails <= B / config::kTailMarksBudgetShare) tu.tail_bytes = tails;
   tu.scan_batch = o.scan_batch ? o.scan_batch : std::clamp<std::uint64_t>(B / 64 / 11, 4096, config::kScanBatchRanks);
   tu.round_marks = o.round_marks ? o.round_marks : std::clamp<std::uint64_t>(B / 16 / 8, 1 << 16, config::kRoundMarks);
   tu.direct_call_marks = direct_call_marks(tu.round_marks);  // what bucket_bytes reserves; an option may lower it
@@ -150,7 +154,7 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
       tu.round_marks * 8 / static_cast<std::uint64_t>(tu.threads) / 4 / MarkBuckets::kBlockBytes, 512, 2048));
   const std::uint64_t fixed = buffer_bytes(t, tu.scan_batch, tu.threads) + index_bytes(t) +
                               bucket_bytes(0, tu.round_marks, tu.threads, tu.pool_page_blocks) +
-                              exchange_bytes(tu.round_marks, processes);
+                              exchange_bytes(tu.round_marks, processes) + tu.tail_bytes;
   // What is left holds the window's bits (1/8 byte each) and, per thread,
   // a bucket block and its table entry (MarkBuckets::table_bytes) per
   // segment of 2^21 bits, as bucket_bytes counts them.
@@ -173,7 +177,8 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int fir
   plan.round_marks = tu.round_marks;
   plan.scan_batch = tu.scan_batch;
   plan.index_bytes = index_bytes(t);
-  plan.buffer_bytes = buffer_bytes(t, tu.scan_batch, tu.threads) + exchange_bytes(tu.round_marks, processes);
+  plan.buffer_bytes =
+      buffer_bytes(t, tu.scan_batch, tu.threads) + exchange_bytes(tu.round_marks, processes) + tu.tail_bytes;
   const std::uint32_t page = tu.pool_page_blocks ? tu.pool_page_blocks : 2048;
   WindowPlan windows;
   try {
@@ -205,6 +210,10 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int fir
     plan.windows = later.windows;
   }
   return plan;
+}
+
+bool infers_first_row_marks(int max_tiles, const SieveOptions& options, int processes) {
+  return detail::tuning_for(max_tiles, options, processes).tail_bytes > 0;
 }
 
 DiskPlan plan_disk(int max_tiles) {

@@ -151,6 +151,8 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   p.store_file = std::filesystem::path(s.store_path).filename().string();
   p.run_id = reader.run_id();
   p.dimensions = dims;
+  // Files from before the attribute filed them.
+  s.first_row_marks_filed = text_attribute(t, "first_row_marks") != "inferred";
 }
 
 Resume::~Resume() = default;

@@ -31,7 +31,9 @@ double LevelResult::hypothesis_ratio() const { return chomp::hypothesis_ratio(po
 
 Sieve::Impl::Impl(int max_tiles, LosingStore& s, const SieveOptions& o, ProcessGroup* g)
     : table(max_tiles), store(s), options(o), max(max_tiles),
-      states([this] { return detail::ThreadState(table, options.transposes, tuning.pool_page_blocks); }) {
+      states([this] {
+        return detail::ThreadState(table, options.transposes, tails != nullptr, tuning.pool_page_blocks);
+      }) {
   if (g && g->size() > 1) group = g, procs = g->size(), me = g->index();
   tuning = detail::tuning_for(max, options, procs);
   memory_plan = plan_run(max, options, procs);
@@ -40,7 +42,25 @@ Sieve::Impl::Impl(int max_tiles, LosingStore& s, const SieveOptions& o, ProcessG
   if (done > max)
     throw std::invalid_argument("the store holds " + std::to_string(done) + " levels, more than the run's " +
                                 std::to_string(max));
+  if (tuning.tail_bytes > 0) {
+    tails = std::make_unique<detail::TailMarks>(table, max, options.transposes);
+    for (int n = 1; n <= done; ++n) take_tails_of(n);
+  }
   read_checkpoint();
+}
+
+void Sieve::Impl::add_tail_marks(int n) {
+  if (!tails) return;
+  const detail::PhaseTimer timer(phases.tails);
+  const WindowLevel& w = window_level(n);
+  tails->or_into(n, w.a_lo, w.a_hi, bitmap(), w.offset());
+}
+
+void Sieve::Impl::take_tails_of(int n) {
+  if (!tails) return;
+  const detail::PhaseTimer timer(phases.tails);
+  const std::vector<std::uint64_t> ranks = store.all(n);
+  arena.execute([&] { tails->add_level(n, ranks); });
 }
 
 SieveInterrupted Sieve::Impl::interrupted(int n) const {
@@ -114,8 +134,9 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
         }
         // (res.seconds comes back as the level's time in earlier runs.)
         res = finish_level(n, slices, progress, window_seconds, resume);
-        res.seconds += std::chrono::duration<double>(detail::Clock::now() - start).count();
         done = n;
+        take_tails_of(n);
+        res.seconds += std::chrono::duration<double>(detail::Clock::now() - start).count();
         if (checkpoint_saved_this_level) checkpoint_stale = true;
         checkpoint_saved_this_level = false;
         return res;
@@ -135,6 +156,7 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
     }
     if (!distributed() && stop_requested()) throw interrupted(n);
     if (me == 0) store.begin_level(n);
+    add_tail_marks(n);
     if (options.transposes) add_transposes(n);
     res.losing = scan_into_store(n);
     res.marks = window_level(n).marks;
@@ -150,6 +172,9 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
     throw;
   }
   done = n;
+  // (Level n is final: its losing positions' tails and rays, before any
+  // level above it is scanned.)
+  take_tails_of(n);
   if (checkpoint_saved_this_level) checkpoint_stale = true;
   checkpoint_saved_this_level = false;
   // The new losing positions mark the rest of the window when the next
@@ -231,6 +256,7 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
         checkpoint_stale = true;  // until the level is in the result file
       }
       if (!distributed() && stop_requested()) throw interrupted(n);
+      add_tail_marks(n);
       if (options.transposes) {
         add_transposes_from_store(n);
         add_transposes(n);

@@ -23,6 +23,7 @@
 #include "chomp/sieve.hpp"
 #include "extensions.hpp"
 #include "huge_pages.hpp"
+#include "tail_marks.hpp"
 #include "work_items.hpp"
 
 namespace chomp {
@@ -69,9 +70,10 @@ int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t win
 /// Per-thread state, kept as long as the sieve: the decoder of sources,
 /// the block of the store it last read, its buckets.
 struct ThreadState {
-  ThreadState(const PartitionTable& t, bool canonical_only, std::uint32_t pool_page_blocks)
+  ThreadState(const PartitionTable& t, bool canonical_only, bool top_inferred, std::uint32_t pool_page_blocks)
       : source(t), buckets(pool_page_blocks) {
     source.set_canonical_only(canonical_only);
+    source.set_top_inferred(top_inferred);
   }
   Source source;
   // Distributed sieve: the decoder of the calls too large for the buckets,
@@ -103,6 +105,9 @@ struct Tuning {
   std::uint64_t scan_batch = 0;
   std::uint32_t pool_page_blocks = 0;
   std::uint64_t direct_call_marks = 0;
+  // The tails' bits (TailMarks) when the run infers the marks of first-row
+  // moves from them; 0: it files them.
+  std::uint64_t tail_bytes = 0;
 };
 Tuning tuning_for(int max_tiles, const SieveOptions& options, int processes);
 
@@ -201,6 +206,13 @@ struct Sieve::Impl {
   // window's levels above it (next_level does that first).
   bool mark_pending = false;
   std::uint64_t group_threads = 0;  // every process's threads together
+  // The tails' bits (tail_marks.hpp), when the run infers the marks of
+  // first-row moves from them (one process, and the bits fit: TailMarks).
+  std::unique_ptr<detail::TailMarks> tails;
+  /// Before level n (its slice in the window) is scanned: its tails' bits.
+  void add_tail_marks(int n);
+  /// Once level n is final: its losing positions' tails and rays.
+  void take_tails_of(int n);
   tbb::enumerable_thread_specific<detail::ThreadState> states;
   int generation = 0;
   std::vector<std::uint64_t> scan_buffer;

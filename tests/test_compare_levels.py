@@ -20,7 +20,8 @@ def compare(run, data):
 with tempfile.TemporaryDirectory() as tmp:
     tmp = pathlib.Path(tmp)
     run = tmp / "run.h5"
-    subprocess.run([CHOMP, "sieve", "--max-tiles", "40", "--output", str(run), "-q"], check=True)
+    subprocess.run([CHOMP, "sieve", "--max-tiles", "40", "--output", str(run), "-q", "--file-first-row-marks"],
+                   check=True)
     # The committed table as it is: levels 1..40 equal it.
     data = tmp / "data"
     (data / "run-1").mkdir(parents=True)
@@ -53,4 +54,12 @@ with tempfile.TemporaryDirectory() as tmp:
                                                 or (l[0].isdigit() and int(l.split(",")[0]) <= 20)))
     part = compare(run, data)
     assert part.returncode == 0 and "levels 21..40: beyond every committed table" in part.stdout, part.stdout
+    # A run that inferred the marks of first-row moves (the default) is
+    # compared on p(n) and L(n) alone, and says so.
+    inferred = tmp / "inferred.h5"
+    subprocess.run([CHOMP, "sieve", "--max-tiles", "20", "--output", str(inferred), "-q"], check=True)
+    same = compare(inferred, data)
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "(20 levels): p(n), L(n) equal data/levels-20.csv" in same.stdout, same.stdout
+    assert "marks not compared: the run inferred" in same.stdout, same.stdout
 print("compare_levels: ok")

@@ -72,6 +72,10 @@ struct ResumeState {
   Provenance provenance;  ///< the original run's, for the continued file
   std::vector<std::string> notes;  ///< what was ignored, one line each
   std::vector<std::uint64_t> losing;  ///< L(n) of the trusted levels (a plan's known levels)
+  /// The file's levels count the marks of first-row moves (its attribute
+  /// first_row_marks is "filed", or it has none): a resumed run files them
+  /// too, so that one file's `marks` count one thing.
+  bool first_row_marks_filed = true;
 };
 
 class Resume {

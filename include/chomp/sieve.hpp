@@ -91,6 +91,10 @@ struct SieveOptions {
   /// Decide canonical positions only and take the others as their
   /// transposes; false: decide every position (to compare with).
   bool transposes = true;
+  /// Infer the marks of first-row moves from the tails' bits instead of
+  /// filing them (src/tail_marks.hpp; one process only); false: file them
+  /// (the `marks` of every level count them then).
+  bool infer_top_marks = true;
   /// Tuning and test seams; 0 takes the value the budget gives.
   std::uint64_t round_marks = 0;  ///< marks pending per round (per process)
   std::uint64_t window_bits = 0;  ///< the most bits of bitmap a window holds (per process)
@@ -128,7 +132,7 @@ struct MemoryPlan {
   std::uint64_t bitmap_bytes = 0;  ///< the largest window or slice
   std::uint64_t bucket_bytes = 0;  ///< pending marks of one round, per thread blocks
   std::uint64_t index_bytes = 0;   ///< the store's index of every level, at the last level
-  std::uint64_t buffer_bytes = 0;  ///< the scan's and the store's buffers, the partition table, threads' state
+  std::uint64_t buffer_bytes = 0;  ///< the scan's and the store's buffers, the partition table, threads' state, the tails' bits (src/tail_marks.hpp)
   std::uint64_t window_bits = 0;   ///< the most bits a window holds
   std::uint64_t round_marks = 0;
   std::uint64_t scan_batch = 0;
@@ -167,6 +171,13 @@ class BudgetTooSmall : public std::runtime_error {
 /// the memory figures are the whole run's either way). Throws
 /// BudgetTooSmall.
 MemoryPlan plan_run(int max_tiles, const SieveOptions& options, int processes = 1, int first_level = 1);
+
+/// Whether a run with these options infers the marks of first-row moves
+/// from its tails' bits (src/tail_marks.hpp) rather than filing them: one
+/// process, SieveOptions::infer_top_marks, and p(max_tiles)/8 bytes within
+/// an eighth of the budget (1 GiB without one). Its `marks` then leave
+/// those out.
+bool infers_first_row_marks(int max_tiles, const SieveOptions& options, int processes = 1);
 /// The disk a run to max_tiles needs.
 DiskPlan plan_disk(int max_tiles);
 
@@ -200,6 +211,7 @@ struct PhaseTimes {
   double transposes = 0;  ///< clearing the transposes of canonical losing positions
   double scanning = 0;    ///< collecting each level's losing ranks into the store (and sharing them)
   double checkpoints = 0; ///< writing the window's checkpoints and reading one back
+  double tails = 0;       ///< the tails' bits: ORed into each level, set from its losing positions and their rays
 };
 
 class Sieve {

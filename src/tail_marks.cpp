@@ -1,0 +1,146 @@
+/// @file tail_marks.cpp
+/// @brief The bits of the tails (tail_marks.hpp): set from final levels,
+/// ORed into a level before it is scanned.
+
+#include "tail_marks.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace chomp::detail {
+
+namespace {
+
+void set_bit(std::uint64_t* words, std::uint64_t bit) {
+  std::atomic_ref<std::uint64_t>(words[bit >> 6]).fetch_or(std::uint64_t{1} << (bit & 63), std::memory_order_relaxed);
+}
+
+/// 64 bits of `src` from bit `pos` on (the word after the last one read
+/// must exist).
+std::uint64_t bits_at(const std::uint64_t* src, std::uint64_t pos) {
+  const std::uint64_t w = pos >> 6;
+  const unsigned sh = static_cast<unsigned>(pos & 63);
+  return sh == 0 ? src[w] : (src[w] >> sh) | (src[w + 1] << (64 - sh));
+}
+
+std::uint64_t low_mask(std::uint64_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
+
+/// dst bits [to, to + count) |= src bits [from, from + count).
+void or_bits(std::uint64_t* dst, std::uint64_t to, const std::uint64_t* src, std::uint64_t from, std::uint64_t count) {
+  if (count == 0) return;
+  const unsigned head = static_cast<unsigned>(to & 63);
+  if (head != 0) {
+    const std::uint64_t n = std::min<std::uint64_t>(64 - head, count);
+    dst[to >> 6] |= (bits_at(src, from) & low_mask(n)) << head;
+    to += n, from += n, count -= n;
+  }
+  std::uint64_t* d = dst + (to >> 6);
+  for (; count >= 64; count -= 64, from += 64) *d++ |= bits_at(src, from);
+  if (count > 0) *d |= bits_at(src, from) & low_mask(count);
+}
+
+/// Ray marks into the tails' bits: a rank past its size's bits (a tail
+/// whose first row no position of the run can have) is dropped. They land
+/// anywhere in the bits (p(N) of them), so they are held 64 at a time,
+/// each word prefetched as it comes, then ORed: one at a time, each OR
+/// waited for its line (about 40 ns a ray at N = 110 on two threads).
+struct RaySink {
+  static constexpr int kHeld = 64;
+  std::uint64_t* words;
+  std::uint64_t end = 0;
+  std::uint64_t count = 0;
+  std::uint64_t held[kHeld];
+  int n = 0;
+  void point(std::uint64_t bit) {
+    if (bit >= end) return;
+    __builtin_prefetch(words + (bit >> 6), 1);
+    held[n++] = bit;
+    if (n == kHeld) flush();
+  }
+  void range(std::uint64_t, std::uint64_t) {}  // the top corner makes no ranges
+  void flush() {
+    for (int i = 0; i < n; ++i) set_bit(words, held[i]);
+    count += static_cast<std::uint64_t>(n);
+    n = 0;
+  }
+};
+
+}  // namespace
+
+std::uint64_t TailMarks::bytes_for(const PartitionTable& table, int max_tiles) {
+  std::uint64_t bits = 0;
+  for (int t = 0; t < max_tiles; ++t) bits += (table.count(t, max_tiles - t) + 63) & ~std::uint64_t{63};
+  return bits / 8 + 8;
+}
+
+TailMarks::TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only)
+    : t_(table), max_(max_tiles), canonical_only_(canonical_only), sources_([&table] {
+        Source s(table);
+        s.set_top_only(true);
+        return s;
+      }) {
+  std::uint64_t bits = 0;
+  for (int t = 0; t < max_tiles; ++t) {
+    base_.push_back(bits);
+    limit_.push_back(table.count(t, max_tiles - t));
+    bits += (limit_.back() + 63) & ~std::uint64_t{63};
+  }
+  words_.reset(new std::uint64_t[bits / 64 + 1]());  // one word more: bits_at reads past the last
+}
+
+bool TailMarks::settled(int t, std::uint64_t r) const {
+  const std::uint64_t bit = base_[static_cast<std::size_t>(t)] + r;
+  return (words_[bit >> 6] >> (bit & 63)) & 1;
+}
+
+void TailMarks::or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::uint64_t offset) const {
+  const std::uint64_t* row = t_.row(n);
+  for (int a = a_lo; a <= a_hi; ++a) {
+    const int t = n - a;
+    or_bits(words, offset + row[a - 1], words_.get(), base_[static_cast<std::size_t>(t)], t_.count(t, a));
+  }
+}
+
+void TailMarks::add_level(int n, std::span<const std::uint64_t> ranks) {
+  std::atomic<std::uint64_t> rays{0};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranks.size(), 4096),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+    const std::uint64_t* row = t_.row(n);
+    Source& src = sources_.local();
+    RaySink sink{words_.get()};
+    // The first row of the chunk's first rank, then on as ranks ascend.
+    int a = static_cast<int>(std::upper_bound(row, row + n + 1, ranks[r.begin()]) - row);
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      const std::uint64_t x = ranks[i];
+      while (x >= row[a]) ++a;
+      const int t = n - a;
+      const std::uint64_t tail = x - row[a - 1];
+      if (t >= max_) continue;  // (a = 0 cannot be; t < max whenever n <= max)
+      set_bit(words_.get(), base_[static_cast<std::size_t>(t)] + tail);
+      // Rays: the tail starts with rows of length a (rank at least P(t, a-1)).
+      if (t == 0 || tail < t_.count(t, a - 1)) continue;
+      // A ray T of t + e tiles has a first row of a + 1 or more and the rows
+      // of U, 1 + rows(U) with its first row: some position (a', T) of the
+      // run is canonical only if a' >= both, and a' <= max - t - e.
+      int most = max_ - t - a - 1;
+      if (most < 1) continue;
+      src.decode(t, tail);
+      if (canonical_only_ && src.rows() > a) most = max_ - t - src.rows() - 1;
+      if (most < 1) continue;
+      for (int e = 1; e <= most; ++e) {
+        const std::size_t s = static_cast<std::size_t>(t + e);
+        src.set_first_rows(1, max_ - t - e);  // the ray's first row fits the run
+        sink.end = base_[s] + limit_[s];
+        src.for_each_extension(e, sink, base_[s]);
+      }
+    }
+    sink.flush();
+    rays.fetch_add(sink.count, std::memory_order_relaxed);
+  });
+  rays_ += rays.load();
+}
+
+}  // namespace chomp::detail

@@ -1,0 +1,84 @@
+/// @file tail_marks.hpp
+/// @brief The marks of first-row moves, inferred from tails instead of
+/// filed (issue 21's "marks the structure of the game makes unnecessary").
+///
+/// Write a position as (a, T): its first row a and its tail T, the rows
+/// below, a partition of n - a with parts <= a. In the order of ranking.hpp
+/// the positions of level n with first row a are ranks [P(n, a-1), P(n, a)),
+/// and the tail's rank among the partitions of n - a is the rest: so the
+/// positions of level n with first row a are, in order, the first
+/// P(n - a, a) partitions of n - a.
+///
+/// A move of the first row, at column j, leads from (a, T) to (j-1, T cut to
+/// j-1 columns). Either j - 1 >= T's first row b, and it leads to (j-1, T),
+/// which is losing when j - 1 is T's losing first row (each tail has at most
+/// one: extensions.hpp); or j - 1 < b, and it leads to a position that does
+/// not depend on a at all. So whether (a, T) has a winning first-row move
+/// depends on T and on the levels below only: one bit per tail, "settled",
+/// set when (c, T) is found losing for some c, or when T cut to c < b columns
+/// with c as its first row, (c, T cut to c), is. The second kind, a ray, is T
+/// = U with its top k rows (those of length c) extended by a block of at
+/// most k rows, for a losing (c, U) whose tail U starts with k rows of c: the
+/// top corner of U, unbounded in width.
+///
+/// So the sieve files no top-corner marks at all (Source::set_top_inferred,
+/// 35-42% of the marks and of the kernel's time at N = 100 and 120); before
+/// a level is scanned, every first row's run of positions is ORed with its
+/// tails' bits, a sequential copy of p(n) bits; and once a level is final,
+/// its losing positions set their tails' bits and mark their rays.
+///
+/// The bits of the tails of level N's positions are every tail the run
+/// needs: P(t, N - t) for each size t, p(N) bits in all (sum over t), one
+/// level's bitmap. Lower levels read prefixes of them.
+#pragma once
+
+#include <tbb/enumerable_thread_specific.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "chomp/ranking.hpp"
+#include "extensions.hpp"
+
+namespace chomp::detail {
+
+class TailMarks {
+ public:
+  /// The tails of the positions of levels up to max_tiles (all bits clear).
+  /// canonical_only: the sieve decides the canonical positions only (first
+  /// row at least as long as the first column), and no other position
+  /// needs its tail's bit.
+  TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only);
+
+  /// Bytes the bits of a run to max_tiles take.
+  static std::uint64_t bytes_for(const PartitionTable& table, int max_tiles);
+
+  /// Takes level n (every losing rank, ascending; levels in order): sets
+  /// the bits of their tails and of their rays. In parallel.
+  void add_level(int n, std::span<const std::uint64_t> ranks);
+
+  /// ORs the bits of the tails of level n's ranks [lo, hi) (a run of first
+  /// rows lo..hi of it) into `words`, where rank x is bit dst + x - lo.
+  void or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::uint64_t dst) const;
+
+  /// Whether (a, T) with T of t tiles and rank r has a winning first-row
+  /// move by what was added so far (for tests).
+  bool settled(int t, std::uint64_t r) const;
+
+  /// Bits set by rays so far (a tail's bit set twice counts twice).
+  std::uint64_t rays() const { return rays_; }
+
+ private:
+  const PartitionTable& t_;
+  int max_;
+  bool canonical_only_;
+  std::vector<std::uint64_t> base_;   // bit offset of tail size t
+  std::vector<std::uint64_t> limit_;  // P(t, max - t): bits of tail size t
+  std::unique_ptr<std::uint64_t[]> words_;
+  std::uint64_t rays_ = 0;
+  tbb::enumerable_thread_specific<Source> sources_;
+};
+
+}  // namespace chomp::detail
