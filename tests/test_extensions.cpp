@@ -409,6 +409,69 @@ TEST(Transposes, CanonicalOnlyDecodersMakeEveryCanonicalExtensionAndLessBesides)
   EXPECT_GT(kept, all / 2);
 }
 
+TEST(Extensions, TopInferredAndTopOnlySplitTheExtensionsAtTheFirstRowMoves) {
+  // The two kernels of first-row inference (src/tail_marks.hpp): one that
+  // leaves the top corner to the tails' bits (set_top_inferred), one that
+  // makes only the top corner (set_top_only, the rays). For every source
+  // of levels 1..14 walked with seek (reuse records in play) and every d up
+  // to 20 (top-corner blocks beyond the shape table): together they make
+  // every extension once; the second exactly those whose first row is
+  // longer than the source's (the extensions by a move of the first row),
+  // the first all the others. With canonical_only, the first still makes
+  // every canonical one of the others, and a source whose first row is
+  // shorter than its first column makes none (all its canonical
+  // extensions are first-row moves).
+  const int max_m = 14, max_d = 20;
+  static_assert(max_d > config::kShapeTiles, "blocks beyond the shape table");
+  const PartitionTable t(max_m + max_d);
+  std::uint64_t top = 0, rest = 0;
+  for (const bool canonical_only : {false, true})
+    for (int m = 1; m <= max_m && !HasFatalFailure(); ++m) {
+      detail::Source rays(t);
+      rays.set_top_only(true);
+      walk_level(t, m, canonical_only, 53, [&](detail::Source& inferred, std::uint64_t r) {
+        inferred.set_top_inferred(true);
+        if (r % 53 == 0)
+          rays.decode(m, r);
+        else
+          rays.seek(r);
+        const Rows source = t.unrank(m, r);
+        for (int d = 1; d <= max_d; ++d) {
+          Collect a, b;
+          inferred.for_each_extension(d, a);
+          rays.for_each_extension(d, b);
+          ASSERT_TRUE(b.ranges.empty());
+          std::vector<std::uint64_t> got = a.points;
+          for (std::size_t i = 0; i < a.ranges.size(); i += 2)
+            for (std::uint64_t x = 0; x < a.ranges[i + 1]; ++x) got.push_back(a.ranges[i] + x);
+          std::sort(got.begin(), got.end());
+          std::sort(b.points.begin(), b.points.end());
+          ASSERT_TRUE(std::adjacent_find(got.begin(), got.end()) == got.end()) << "a mark made twice";
+          ASSERT_TRUE(std::adjacent_find(b.points.begin(), b.points.end()) == b.points.end()) << "a ray made twice";
+          for (const std::uint64_t x : extension_ranks(t, source, d)) {
+            const Rows ext = t.unrank(m + d, x);
+            const bool first_row = ext.front() > source.front();
+            const bool in_a = std::binary_search(got.begin(), got.end(), x);
+            const bool in_b = std::binary_search(b.points.begin(), b.points.end(), x);
+            ASSERT_EQ(in_b, first_row) << rows_to_string(source) << " + " << d << ": " << rows_to_string(ext);
+            if (first_row || !canonical_only) {
+              ASSERT_EQ(in_a, !first_row) << rows_to_string(source) << " + " << d << ": " << rows_to_string(ext);
+            } else if (canonical(ext)) {
+              ASSERT_TRUE(in_a) << rows_to_string(source) << " + " << d << ": " << rows_to_string(ext);
+            }
+            if (canonical_only && !canonical(source)) {
+              ASSERT_FALSE(in_a) << rows_to_string(source) << " + " << d;
+            }
+            top += in_b, rest += in_a;
+          }
+          // Nothing besides the extensions.
+          ASSERT_LE(got.size() + b.points.size(), extension_ranks(t, source, d).size());
+        }
+      });
+    }
+  EXPECT_GT(top, rest / 4) << "the top corner is a large share of the marks";
+}
+
 TEST(Extensions, TheBoundOfACallIsNeverBelowWhatItMarks) {
   // Source::extension_bound(d) decides which calls skip the buckets (the
   // memory a round can take rests on it): every source of levels 1..24,

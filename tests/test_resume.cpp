@@ -731,6 +731,30 @@ TEST(Checkpoint, ADamagedCheckpointIsIgnoredAndAnotherThreadCountContinuesOne) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("other.window")));
 }
 
+// A window saved by a run that infers first-row moves from its tails'
+// bits holds none of their marks: a run that files them (here
+// --file-first-row-marks on --resume) cannot go on from it, says so, and
+// marks the window again, to the same losing positions and the file's
+// attribute naming its last leg's way. A run that files them leaves a file
+// that a plain --resume goes on filing (the attribute keeps it).
+TEST(Checkpoint, AWindowWithoutFirstRowMarksIsNotContinuedByARunThatFilesThem) {
+  ScratchDir dir;
+  ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
+  EXPECT_EQ(read_level_file(dir.file("whole.h5")).text_attributes.at("first_row_marks"), "inferred");
+  stop_inside_a_window(dir, "run");
+  const ProcessResult filed = run_chomp(checkpoint_run(dir, "run", {"--resume", "--file-first-row-marks"}));
+  ASSERT_EQ(filed.exit_code, 0) << filed.err;
+  EXPECT_NE(filed.err.find("its window leaves first-row moves to the tails' bits"), std::string::npos) << filed.err;
+  EXPECT_EQ(filed.err.find("continuing the marking of"), std::string::npos) << filed.err;
+  const LevelTable a = read_level_file(dir.file("whole.h5")), b = read_level_file(dir.file("run.h5"));
+  EXPECT_EQ(a.losing, b.losing);
+  EXPECT_EQ(a.losing_digest, b.losing_digest);
+  EXPECT_EQ(b.text_attributes.at("first_row_marks"), "filed");
+  // The last levels (the resumed leg's) count more marks than the inferring run's.
+  EXPECT_GT(b.marks.back(), a.marks.back());
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));
+}
+
 // A periodic save in a run that then goes on to its end leaves nothing
 // behind: a checkpoint is removed once the state it continues is past.
 TEST(Checkpoint, APeriodicSaveIsRemovedOnceItsWindowIsDone) {

@@ -1,0 +1,142 @@
+/// @file test_tail_marks.cpp
+/// @brief The tails' bits (src/tail_marks.hpp) against the definition, and
+/// a sieve that infers first-row moves from them against one that files
+/// them: the same levels, fewer marks.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "chomp/position.hpp"
+#include "chomp/ranking.hpp"
+#include "chomp/sieve.hpp"
+#include "tail_marks.hpp"
+
+using namespace chomp;
+
+namespace {
+
+/// The losing ranks of every level up to n, from a sieve that files every
+/// mark (the push alone, no inference).
+std::vector<std::vector<std::uint64_t>> filed_levels(int n) {
+  SieveOptions o;
+  o.infer_top_marks = false;
+  Sieve s(n, o);
+  s.run({});
+  std::vector<std::vector<std::uint64_t>> ranks(static_cast<std::size_t>(n) + 1);
+  for (int k = 1; k <= n; ++k) ranks[static_cast<std::size_t>(k)] = s.losing().all(k);
+  return ranks;
+}
+
+}  // namespace
+
+TEST(TailMarks, ATailsBitIsSetExactlyWhenAFirstRowMoveWins) {
+  // After levels 1..n-1 are added, the bit of tail T says, for every
+  // position (a, T) of level n, whether a move of its first row (to
+  // (c, T cut to c columns), 1 <= c < a) leads to a losing position: for
+  // every position of levels 2..28, all of them, or the canonical ones
+  // (first row at least as long as the first column) when the bits are
+  // kept for canonical positions only (rays that only other positions
+  // need are not made).
+  const int max_n = 28;
+  const PartitionTable t(max_n);
+  const auto losing = filed_levels(max_n);
+  const auto is_losing = [&](const Rows& rows) {
+    int n = 0;
+    for (const int r : rows) n += r;
+    const auto& level = losing[static_cast<std::size_t>(n)];
+    return std::binary_search(level.begin(), level.end(), t.rank(rows));
+  };
+  for (const bool canonical_only : {false, true}) {
+    detail::TailMarks tails(t, max_n, canonical_only);
+    std::uint64_t settled = 0, checked = 0;
+    for (int n = 2; n <= max_n; ++n) {
+      tails.add_level(n - 1, losing[static_cast<std::size_t>(n - 1)]);
+      for (std::uint64_t r = 0; r < t.positions(n); ++r) {
+        const Rows q = t.unrank(n, r);
+        const int a = q.front();
+        if (canonical_only && a < static_cast<int>(q.size())) continue;
+        bool wins = false;
+        for (int c = 1; c < a && !wins; ++c) wins = is_losing(apply_move(q, {1, c + 1}));
+        const Rows tail(q.begin() + 1, q.end());
+        const int size = n - a;
+        const std::uint64_t tail_rank = size == 0 ? 0 : t.rank(tail);
+        ASSERT_EQ(tails.settled(size, tail_rank), wins) << rows_to_string(q) << (canonical_only ? " (canonical)" : "");
+        settled += wins;
+        ++checked;
+      }
+    }
+    // About half the positions have a winning first-row move (9,156 of
+    // 18,458 to 28).
+    EXPECT_GT(settled, checked / 3);
+    EXPECT_LT(settled, checked);
+    EXPECT_GT(tails.rays(), 0u);
+  }
+}
+
+TEST(TailMarks, ASieveThatInfersFirstRowMovesFindsTheSameLevels) {
+  // To 75 with the first-row marks inferred, with 1, 2 and 3 threads, in
+  // windows of many levels and with every level from 50 on alone in 3
+  // slices, and with windows of about 2 MiB: the same losing ranks as a
+  // sieve that files them, for about two thirds of the marks.
+  const int max_n = 75;
+  const auto want = filed_levels(max_n);
+  SieveOptions filed;
+  filed.infer_top_marks = false;
+  std::vector<std::uint64_t> filed_marks;
+  {
+    Sieve s(max_n, filed);
+    s.run([&](const LevelResult& l) { filed_marks.push_back(l.marks); });
+  }
+  for (const int threads : {1, 2, 3})
+    for (const int shape : {0, 1, 2}) {
+      SieveOptions o;
+      o.threads = threads;
+      if (shape == 1) o.min_slices = 3, o.slice_from = 50;
+      if (shape == 2) o.window_bits = std::uint64_t{2} << 23;
+      ASSERT_TRUE(infers_first_row_marks(max_n, o));
+      Sieve s(max_n, o);
+      std::uint64_t marks = 0, filed_total = 0;
+      int sliced = 0;
+      s.run([&](const LevelResult& l) {
+        marks += l.marks;
+        filed_total += filed_marks[static_cast<std::size_t>(l.tiles - 1)];
+        sliced += l.slices > 1;
+      });
+      for (int n = 1; n <= max_n; ++n)
+        ASSERT_EQ(s.losing().all(n), want[static_cast<std::size_t>(n)])
+            << "n = " << n << ", " << threads << " threads, shape " << shape;
+      if (shape == 1) {
+        EXPECT_GT(sliced, 20);
+      }
+      EXPECT_LT(marks, filed_total * 3 / 4) << threads << " threads, shape " << shape;
+      EXPECT_GT(marks, filed_total / 3) << threads << " threads, shape " << shape;
+    }
+}
+
+TEST(TailMarks, OnlyOneProcessWithRoomForTheBitsInfers) {
+  // p(N)/8 bytes: within an eighth of the budget (1 GiB without one), one
+  // process, and not when asked to file.
+  SieveOptions o;
+  EXPECT_TRUE(infers_first_row_marks(120, o));   // 230 MB
+  EXPECT_FALSE(infers_first_row_marks(150, o));  // 5.1 GB
+  EXPECT_FALSE(infers_first_row_marks(90, o, 2));
+  o.memory_budget = std::uint64_t{18} << 30;
+  EXPECT_TRUE(infers_first_row_marks(140, o));   // 1.9 GB
+  EXPECT_FALSE(infers_first_row_marks(170, o));  // 34 GB
+  o.memory_budget = std::uint64_t{40} << 20;
+  EXPECT_TRUE(infers_first_row_marks(70, o));
+  EXPECT_FALSE(infers_first_row_marks(95, o));
+  o = SieveOptions{};
+  o.infer_top_marks = false;
+  EXPECT_FALSE(infers_first_row_marks(60, o));
+  // The plan counts the bits among its buffers.
+  SieveOptions on, off;
+  off.infer_top_marks = false;
+  on.memory_budget = off.memory_budget = std::uint64_t{1} << 30;
+  EXPECT_EQ(plan_run(110, on).buffer_bytes - plan_run(110, off).buffer_bytes,
+            detail::TailMarks::bytes_for(PartitionTable(110), 110));
+}
