@@ -177,6 +177,7 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int fir
   plan.round_marks = tu.round_marks;
   plan.scan_batch = tu.scan_batch;
   plan.index_bytes = index_bytes(t);
+  plan.tail_bytes = tu.tail_bytes;
   plan.buffer_bytes =
       buffer_bytes(t, tu.scan_batch, tu.threads) + exchange_bytes(tu.round_marks, processes) + tu.tail_bytes;
   const std::uint32_t page = tu.pool_page_blocks ? tu.pool_page_blocks : 2048;

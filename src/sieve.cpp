@@ -5,6 +5,9 @@
 
 #include "chomp/sieve.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -59,8 +62,25 @@ void Sieve::Impl::add_tail_marks(int n) {
 void Sieve::Impl::take_tails_of(int n) {
   if (!tails) return;
   const detail::PhaseTimer timer(phases.tails);
-  const std::vector<std::uint64_t> ranks = store.all(n);
-  arena.execute([&] { tails->add_level(n, ranks); });
+  // Block by block (the level whole would be 8 bytes a losing rank of
+  // fresh pages).
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, store.blocks(n).size(), 1),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+      std::vector<std::uint64_t> block;
+      std::vector<std::uint8_t> bytes;
+      for (std::size_t b = r.begin(); b != r.end(); ++b) {
+        store.read_block(n, b, block, bytes);
+        // Low levels, a block or two, make most of the rays (their sources
+        // reach far): their ranks are shared out in small parts.
+        const std::span<const std::uint64_t> ranks = block;
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranks.size(), 256),
+                          [&](const tbb::blocked_range<std::size_t>& part) {
+          tails->add_ranks(n, ranks.subspan(part.begin(), part.size()));
+        });
+      }
+    });
+  });
 }
 
 SieveInterrupted Sieve::Impl::interrupted(int n) const {

@@ -105,42 +105,43 @@ void TailMarks::or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::ui
 }
 
 void TailMarks::add_level(int n, std::span<const std::uint64_t> ranks) {
-  std::atomic<std::uint64_t> rays{0};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranks.size(), 4096),
                     [&](const tbb::blocked_range<std::size_t>& r) {
-    const std::uint64_t* row = t_.row(n);
-    Source& src = sources_.local();
-    RaySink sink{words_.get()};
-    // The first row of the chunk's first rank, then on as ranks ascend.
-    int a = static_cast<int>(std::upper_bound(row, row + n + 1, ranks[r.begin()]) - row);
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
-      const std::uint64_t x = ranks[i];
-      while (x >= row[a]) ++a;
-      const int t = n - a;
-      const std::uint64_t tail = x - row[a - 1];
-      if (t >= max_) continue;  // (a = 0 cannot be; t < max whenever n <= max)
-      set_bit(words_.get(), base_[static_cast<std::size_t>(t)] + tail);
-      // Rays: the tail starts with rows of length a (rank at least P(t, a-1)).
-      if (t == 0 || tail < t_.count(t, a - 1)) continue;
-      // A ray T of t + e tiles has a first row of a + 1 or more and the rows
-      // of U, 1 + rows(U) with its first row: some position (a', T) of the
-      // run is canonical only if a' >= both, and a' <= max - t - e.
-      int most = max_ - t - a - 1;
-      if (most < 1) continue;
-      src.decode(t, tail);
-      if (canonical_only_ && src.rows() > a) most = max_ - t - src.rows() - 1;
-      if (most < 1) continue;
-      for (int e = 1; e <= most; ++e) {
-        const std::size_t s = static_cast<std::size_t>(t + e);
-        src.set_first_rows(1, max_ - t - e);  // the ray's first row fits the run
-        sink.end = base_[s] + limit_[s];
-        src.for_each_extension(e, sink, base_[s]);
-      }
-    }
-    sink.flush();
-    rays.fetch_add(sink.count, std::memory_order_relaxed);
+    add_ranks(n, ranks.subspan(r.begin(), r.end() - r.begin()));
   });
-  rays_ += rays.load();
+}
+
+void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
+  if (ranks.empty()) return;
+  const std::uint64_t* row = t_.row(n);
+  Source& src = sources_.local();
+  RaySink sink{words_.get()};
+  // The first row of the first rank, then on as ranks ascend.
+  int a = static_cast<int>(std::upper_bound(row, row + n + 1, ranks.front()) - row);
+  for (const std::uint64_t x : ranks) {
+    while (x >= row[a]) ++a;
+    const int t = n - a;
+    const std::uint64_t tail = x - row[a - 1];
+    if (t >= max_) continue;  // (a = 0 cannot be; t < max whenever n <= max)
+    set_bit(words_.get(), base_[static_cast<std::size_t>(t)] + tail);
+    // Rays: the tail starts with rows of length a (rank at least P(t, a-1)).
+    if (t == 0 || tail < t_.count(t, a - 1)) continue;
+    // A ray T of t + e tiles has a first row of a + 1 or more and the rows
+    // of U, 1 + rows(U) with its first row: some position (a', T) of the
+    // run is canonical only if a' >= both, and a' <= max - t - e.
+    int most = max_ - t - a - 1;
+    if (most < 1) continue;
+    src.decode(t, tail);
+    if (canonical_only_ && src.rows() > a) most = max_ - t - src.rows() - 1;
+    for (int e = 1; e <= most; ++e) {
+      const std::size_t s = static_cast<std::size_t>(t + e);
+      src.set_first_rows(1, max_ - t - e);  // the ray's first row fits the run
+      sink.end = base_[s] + limit_[s];
+      src.for_each_extension(e, sink, base_[s]);
+    }
+  }
+  sink.flush();
+  rays_.fetch_add(sink.count, std::memory_order_relaxed);
 }
 
 }  // namespace chomp::detail

@@ -34,6 +34,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -58,6 +59,9 @@ class TailMarks {
   /// Takes level n (every losing rank, ascending; levels in order): sets
   /// the bits of their tails and of their rays. In parallel.
   void add_level(int n, std::span<const std::uint64_t> ranks);
+  /// The same for some of level n's losing ranks (ascending), on this
+  /// thread; any threads may add parts of a level at once.
+  void add_ranks(int n, std::span<const std::uint64_t> ranks);
 
   /// ORs the bits of the tails of level n's ranks [lo, hi) (a run of first
   /// rows lo..hi of it) into `words`, where rank x is bit dst + x - lo.
@@ -68,7 +72,7 @@ class TailMarks {
   bool settled(int t, std::uint64_t r) const;
 
   /// Bits set by rays so far (a tail's bit set twice counts twice).
-  std::uint64_t rays() const { return rays_; }
+  std::uint64_t rays() const { return rays_.load(std::memory_order_relaxed); }
 
  private:
   const PartitionTable& t_;
@@ -77,7 +81,7 @@ class TailMarks {
   std::vector<std::uint64_t> base_;   // bit offset of tail size t
   std::vector<std::uint64_t> limit_;  // P(t, max - t): bits of tail size t
   std::unique_ptr<std::uint64_t[]> words_;
-  std::uint64_t rays_ = 0;
+  std::atomic<std::uint64_t> rays_{0};
   tbb::enumerable_thread_specific<Source> sources_;
 };
 

@@ -132,7 +132,8 @@ struct MemoryPlan {
   std::uint64_t bitmap_bytes = 0;  ///< the largest window or slice
   std::uint64_t bucket_bytes = 0;  ///< pending marks of one round, per thread blocks
   std::uint64_t index_bytes = 0;   ///< the store's index of every level, at the last level
-  std::uint64_t buffer_bytes = 0;  ///< the scan's and the store's buffers, the partition table, threads' state, the tails' bits (src/tail_marks.hpp)
+  std::uint64_t buffer_bytes = 0;  ///< the scan's and the store's buffers, the partition table, threads' state, tail_bytes
+  std::uint64_t tail_bytes = 0;    ///< the tails' bits (src/tail_marks.hpp; 0: first-row moves are filed as marks)
   std::uint64_t window_bits = 0;   ///< the most bits a window holds
   std::uint64_t round_marks = 0;
   std::uint64_t scan_batch = 0;

@@ -31,6 +31,12 @@ void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const 
     out << "levels from " << plan.first_sliced << " on in slices (up to " << plan.most_slices << " a level)\n";
   else
     out << "every level whole (no slices)\n";
+  if (plan.tail_bytes > 0)
+    out << "    first-row moves inferred from one bit per tail (" << human_bytes(static_cast<double>(plan.tail_bytes))
+        << ", among the buffers)\n";
+  else
+    out << "    first-row moves filed as marks (one bit per tail would take more than an eighth of the budget, or "
+           "the run files them: --file-first-row-marks, a file whose run did, MPI)\n";
   out << "  disk: store ~" << human_bytes(static_cast<double>(disk.store_bytes)) << ", result file ~"
       << human_bytes(static_cast<double>(disk.result_bytes));
   // A stop inside a window saves its bitmaps beside the store (checkpoint.cpp).
@@ -63,17 +69,20 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
   const int kCalibrationTiles = std::min(92, max_tiles);
   SieveOptions o;
   o.threads = threads;
+  // The calibration files first-row moves, or infers them, as the run will.
+  o.infer_top_marks = plan.tail_bytes > 0;
   const auto started = std::chrono::steady_clock::now();
-  // Levels 1..92 in one window (the default window holds them): its marks,
-  // and a visit to each losing position below its last level.
+  // Levels 1..92 in one window (the default window holds them).
   Sieve calibration(kCalibrationTiles, o);
-  double marks = 0, below = 0;
-  calibration.run([&](const LevelResult& r) {
-    marks += static_cast<double>(r.marks);
-    if (r.tiles < kCalibrationTiles) below += static_cast<double>(r.losing);
-  });
+  double marks = 0;
+  calibration.run([&](const LevelResult& r) { marks += static_cast<double>(r.marks); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const double rate = (marks + kVisitMarks * below) / std::max(seconds, 1e-3);  // work a second
+  // Work a second, in the model's units: its marks (those a push files:
+  // a run that infers first-row moves files fewer, in less time) and a
+  // visit to each losing position below the window's last level.
+  const PartitionTable small(kCalibrationTiles);
+  const double rate =
+      model_work(small, PlannedWindow{1, kCalibrationTiles, 1}) / std::max(seconds, 1e-3);
   const PartitionTable big(max_tiles);
   const double per_process = 1.0 / std::max(1, processes);
   const double estimate = model_work(big, plan.windows) / rate * per_process;
