@@ -131,6 +131,21 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     // run is canonical only if a' >= both, and a' <= max - t - e.
     int most = max_ - t - a - 1;
     if (most < 1) continue;
+    // U = (a, U') with U' shorter than a: each ray is (a + e, U'), whose
+    // rank among the partitions of t + e is P(t + e, a + e - 1) + rank(U')
+    // (ranking.hpp), for first rows a + e <= max - t - e. Most ray sources
+    // are such, one ray a level: no decode, no call of the kernel.
+    const std::uint64_t rest = tail - t_.count(t, a - 1);
+    if (rest < t_.count(t - a, a - 1)) {
+      // (Not bounded by U's rows as below: that needs a decode, and a ray
+      // that only positions that are not canonical read is true all the same.)
+      sink.end = ~std::uint64_t{0};
+      for (int e = 1; e <= most && a + e <= max_ - t - e; ++e) {
+        const std::size_t s = static_cast<std::size_t>(t + e);
+        sink.point(base_[s] + t_.count(t + e, a + e - 1) + rest);
+      }
+      continue;
+    }
     src.decode(t, tail);
     if (canonical_only_ && src.rows() > a) most = max_ - t - src.rows() - 1;
     for (int e = 1; e <= most; ++e) {
