@@ -60,6 +60,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n", type=int, help="the last level (levels 1..N)")
     parser.add_argument("--table", help="a committed levels CSV to check L(n) against")
+    parser.add_argument("--by-row", action="store_true",
+                        help="also print the share of the marks by the row of their move (1 = the first)")
     args = parser.parse_args()
     if not 2 <= args.n <= 60:
         sys.exit("error: N must be 2..60 (the brute force holds every position in memory)")
@@ -73,6 +75,7 @@ def main():
     losing = {}
     marks = {"first": 0, "top": 0, "other": 0}
     rays = set()
+    by_row = {}
     for n in range(1, args.n + 1):
         count = 0
         level_marks = 0
@@ -94,6 +97,7 @@ def main():
                     if q[0] < len(q) and s[0] < len(s):
                         continue  # neither canonical: the sieve files no such mark
                     level_marks += 1
+                    by_row[i + 1] = by_row.get(i + 1, 0) + 1
                     if i == 0 and j + 1 > b:
                         marks["first"] += 1
                     elif i == 0:
@@ -111,6 +115,8 @@ def main():
     shares = "  ".join(f"{k} {v / total:.3f}" for k, v in marks.items())
     kept = (marks["other"] + len(rays)) / total
     print(f"N = {args.n}: {total} marks  {shares}  distinct (S, T) {len(rays)}  kept {kept:.3f}")
+    if args.by_row:
+        print("by the row of the move: " + "  ".join(f"{r} {v / total:.3f}" for r, v in sorted(by_row.items())))
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ constexpr char kEndMagic[8] = {'C', 'H', 'O', 'M', 'P', 'E', 'N', 'D'};
 /// 1: windows of whole levels; 2: also a level's slices; 3: the same
 /// layout, a sliced level's seconds being the level's so far (its slices
 /// before the saved one too), not the saved pass's alone (1 and 2 are read).
-constexpr std::uint32_t kVersion = 4;  // 4: a window without first-row marks (tail_marks.hpp)
+constexpr std::uint32_t kVersion = 4;  // 4: a window without the marks of the first two rows' moves (tail_marks.hpp)
 /// A header larger than this is not one. Most of a large one is the block
 /// index of a sliced level's slices so far: 36 bytes a block of 4,096
 /// losing ranks, about 200 MB at level 170.
@@ -165,7 +165,7 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
   h.put(static_cast<std::uint32_t>(max));
   h.put(static_cast<std::uint32_t>(tuning.threads));
   // Bit 0: canonical positions only; bit 1 (version 4): the window holds
-  // no marks of first-row moves, inferred from the tails' bits instead.
+  // no marks of moves of the first two rows, inferred from the tails' bits instead.
   h.put(static_cast<std::uint32_t>((options.transposes ? 1 : 0) | (tails ? 2 : 0)));
   h.put(static_cast<std::uint32_t>(done));
   h.put(done > 0 ? store.digest(done) : std::uint64_t{0});
@@ -478,7 +478,7 @@ void Sieve::Impl::read_checkpoint() {
   // A window that files them may go on from one that did not, as the
   // level's tails' bits make them all; not the other way.
   if ((h.transposes & 2) != 0 && !tails)
-    return ignore("its window leaves first-row moves to the tails' bits, which this run does not hold");
+    return ignore("its window leaves the moves of the first two rows to the tails' bits, which this run does not hold");
   // Version 1 kept no cut of the items, which the thread count then fixed.
   if (h.version == 1 && static_cast<int>(h.threads) != tuning.threads)
     return ignore("it was made with " + std::to_string(h.threads) + " threads, which fix its work items; "

@@ -70,12 +70,12 @@ inline constexpr std::uint64_t kScanBatchRanks = std::uint64_t{1} << 22;
 /// corner after it, is enumerated each time.
 inline constexpr int kReuseMarks = 128;
 
-/// The marks of first-row moves are inferred from one bit per tail
-/// (tail_marks.hpp: p(N) bits for a run to N, 230 MB at N = 120, 1.8 GB at
-/// 140, 32 GB at 170) when those bits take at most this much of a run
-/// without a budget, or at most 1/kTailMarksBudgetShare of its budget;
-/// otherwise they are filed like every other mark. N = 110, 2 threads:
-/// filing 13.4 s against 20.2 s, the whole run 23.2 s against 28.6 s.
+/// The marks of moves of the first two rows are inferred from one bit per tail
+/// and per second-row context (tail_marks.hpp: about 2.9 p(N) bits for a
+/// run to N, 0.67 GB at N = 120, 1.9 GB at 130, 5.5 GB at 140, 100 GB at
+/// 170) when those bits take at most this much of a run without a budget,
+/// or at most 1/kTailMarksBudgetShare of its budget; otherwise they are
+/// filed like every other mark (doc/PERFORMANCE.md, the runs' times).
 inline constexpr std::uint64_t kTailMarksMaxBytes = std::uint64_t{1} << 30;
 inline constexpr std::uint64_t kTailMarksBudgetShare = 8;
 

@@ -245,7 +245,7 @@ const std::vector<std::pair<const char*, h5::Kind>>& root_schema() {
       {"build_type", Kind::text},     {"host", Kind::text},           {"start_utc", Kind::text},
       {"end_utc", Kind::text},        {"resume_history", Kind::text}, {"complete", Kind::integer},
       {"status", Kind::text},         {"levels_only", Kind::integer}, {"dimensions", Kind::integer},
-      {"license", Kind::text},        {"references", Kind::text},     {"first_row_marks", Kind::text},
+      {"license", Kind::text},        {"references", Kind::text},     {"inferred_marks", Kind::text},
   };
   return schema;
 }

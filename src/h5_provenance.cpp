@@ -67,7 +67,7 @@ void write_run_attributes(hid_t f, const Provenance& prov) {
   write_attr(f, "mpi_ranks", prov.processes);
   write_attr(f, "store_losing", prov.store_losing);
   write_attr(f, "memory_budget", static_cast<std::int64_t>(prov.memory_budget));
-  write_attr(f, "first_row_marks", prov.first_row_marks);
+  write_attr(f, "inferred_marks", prov.inferred_marks);
   write_attr(f, "store_file", prov.store_file);
   write_attr(f, "run_id", prov.run_id);
   write_attr(f, "start_utc", prov.start_utc);

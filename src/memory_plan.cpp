@@ -133,7 +133,7 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
   tu.threads = o.threads > 0 ? o.threads : tbb::info::default_concurrency();
   const PartitionTable t(max_tiles);
   // One process only: the bits would have to be every process's.
-  const std::uint64_t tails = o.infer_top_marks && processes == 1 ? detail::TailMarks::bytes_for(t, max_tiles) : 0;
+  const std::uint64_t tails = o.infer_row_marks && processes == 1 ? detail::TailMarks::bytes_for(t, max_tiles) : 0;
   if (o.memory_budget == 0) {
     if (tails <= config::kTailMarksMaxBytes) tu.tail_bytes = tails;
     tu.window_bits = o.window_bits ? o.window_bits : config::kWindowBytes * 8;
@@ -213,7 +213,7 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int fir
   return plan;
 }
 
-bool infers_first_row_marks(int max_tiles, const SieveOptions& options, int processes) {
+bool infers_row_marks(int max_tiles, const SieveOptions& options, int processes) {
   return detail::tuning_for(max_tiles, options, processes).tail_bytes > 0;
 }
 

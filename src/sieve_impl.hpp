@@ -70,10 +70,10 @@ int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t win
 /// Per-thread state, kept as long as the sieve: the decoder of sources,
 /// the block of the store it last read, its buckets.
 struct ThreadState {
-  ThreadState(const PartitionTable& t, bool canonical_only, bool top_inferred, std::uint32_t pool_page_blocks)
+  ThreadState(const PartitionTable& t, bool canonical_only, bool rows_inferred, std::uint32_t pool_page_blocks)
       : source(t), buckets(pool_page_blocks) {
     source.set_canonical_only(canonical_only);
-    source.set_top_inferred(top_inferred);
+    source.set_rows_inferred(rows_inferred);
   }
   Source source;
   // Distributed sieve: the decoder of the calls too large for the buckets,

@@ -43,7 +43,7 @@ Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
   prov.threads = threads;
   prov.memory_budget = r.options.memory_budget;
   if (r.dimensions == 2)
-    prov.first_row_marks = infers_first_row_marks(r.max_tiles, r.options, r.processes) ? "inferred" : "filed";
+    prov.inferred_marks = infers_row_marks(r.max_tiles, r.options, r.processes) ? "rows 1-2" : "none";
   prov.processes = r.processes;
   return prov;
 }

@@ -70,9 +70,22 @@ struct RaySink {
 
 }  // namespace
 
+namespace {
+
+/// Bits of the second rows' contexts (a, V) of V's with v tiles: V's first
+/// part at most a (it is under the second row b <= a) and at most max - a - v
+/// (b is at least it and a + b + v <= max).
+std::uint64_t second_count(const PartitionTable& t, int max, int a, int v) {
+  return t.count(v, std::min(a, max - a - v));
+}
+
+}  // namespace
+
 std::uint64_t TailMarks::bytes_for(const PartitionTable& table, int max_tiles) {
   std::uint64_t bits = 0;
   for (int t = 0; t < max_tiles; ++t) bits += (table.count(t, max_tiles - t) + 63) & ~std::uint64_t{63};
+  for (int a = 1; a < max_tiles; ++a)
+    for (int v = 0; a + v < max_tiles; ++v) bits += (second_count(table, max_tiles, a, v) + 63) & ~std::uint64_t{63};
   return bits / 8 + 8;
 }
 
@@ -88,6 +101,13 @@ TailMarks::TailMarks(const PartitionTable& table, int max_tiles, bool canonical_
     limit_.push_back(table.count(t, max_tiles - t));
     bits += (limit_.back() + 63) & ~std::uint64_t{63};
   }
+  const std::size_t stride = static_cast<std::size_t>(max_tiles) + 1;
+  base2_.assign(stride * stride, 0);
+  for (int a = 1; a < max_tiles; ++a)
+    for (int v = 0; a + v < max_tiles; ++v) {
+      base2_[static_cast<std::size_t>(a) * stride + static_cast<std::size_t>(v)] = bits;
+      bits += (second_count(table, max_tiles, a, v) + 63) & ~std::uint64_t{63};
+    }
   words_.reset(new std::uint64_t[bits / 64 + 1]());  // one word more: bits_at reads past the last
 }
 
@@ -96,11 +116,23 @@ bool TailMarks::settled(int t, std::uint64_t r) const {
   return (words_[bit >> 6] >> (bit & 63)) & 1;
 }
 
+bool TailMarks::settled_second(int a, int v, std::uint64_t r) const {
+  const std::uint64_t bit = base2(a, v) + r;
+  return (words_[bit >> 6] >> (bit & 63)) & 1;
+}
+
 void TailMarks::or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::uint64_t offset) const {
   const std::uint64_t* row = t_.row(n);
   for (int a = a_lo; a <= a_hi; ++a) {
     const int t = n - a;
     or_bits(words, offset + row[a - 1], words_.get(), base_[static_cast<std::size_t>(t)], t_.count(t, a));
+    // Second rows b: (a, b, V) are ranks P(n, a-1) + P(t, b-1) + rank(V),
+    // V the first P(v, b) partitions of v = t - b.
+    const std::uint64_t* second = t_.row(t);
+    for (int b = 1; b <= a && b <= t; ++b) {
+      const int v = t - b;
+      or_bits(words, offset + row[a - 1] + second[b - 1], words_.get(), base2(a, v), t_.count(v, b));
+    }
   }
 }
 
@@ -116,6 +148,34 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
   const std::uint64_t* row = t_.row(n);
   Source& src = sources_.local();
   RaySink sink{words_.get()};
+  // The rays of U (u tiles, rank ru, starting with rows of length c): the
+  // partitions U with those rows extended by e = 1..most tiles, into the
+  // bits at base_of(u + e), first part at most cap(e). `fits(rows(U),
+  // most)` gives the e that some canonical position needs (0: none).
+  const auto make_rays = [&](int u, std::uint64_t ru, int c, int most, auto base_of, auto cap, auto fits) {
+    // U = (c, U') with U' shorter than c: each ray is (c + e, U'), whose
+    // rank among the partitions of u + e is P(u + e, c + e - 1) + rank(U')
+    // (ranking.hpp). Most ray sources are such, one ray a level: no
+    // decode, no call of the kernel. (Not bounded by U's rows, as below:
+    // that needs a decode, and a ray that only positions that are not
+    // canonical read is true all the same.)
+    const std::uint64_t rest = ru - t_.count(u, c - 1);
+    if (rest < t_.count(u - c, c - 1)) {
+      sink.end = ~std::uint64_t{0};
+      for (int e = 1; e <= most && c + e <= cap(e); ++e)
+        sink.point(base_of(u + e) + t_.count(u + e, c + e - 1) + rest);
+      return;
+    }
+    src.decode(u, ru);
+    if (canonical_only_) most = fits(src.rows(), most);
+    for (int e = 1; e <= most; ++e) {
+      const int hi = cap(e);
+      if (hi <= c) break;  // (caps fall as e grows)
+      src.set_first_rows(1, hi);
+      sink.end = base_of(u + e) + t_.count(u + e, hi);
+      src.for_each_extension(e, sink, base_of(u + e));
+    }
+  };
   // The first row of the first rank, then on as ranks ascend.
   int a = static_cast<int>(std::upper_bound(row, row + n + 1, ranks.front()) - row);
   for (const std::uint64_t x : ranks) {
@@ -124,36 +184,31 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     const std::uint64_t tail = x - row[a - 1];
     if (t >= max_) continue;  // (a = 0 cannot be; t < max whenever n <= max)
     set_bit(words_.get(), base_[static_cast<std::size_t>(t)] + tail);
+    if (t == 0) continue;  // a single row (level 1's (1) settles every other)
     // Rays: the tail starts with rows of length a (rank at least P(t, a-1)).
-    if (t == 0 || tail < t_.count(t, a - 1)) continue;
     // A ray T of t + e tiles has a first row of a + 1 or more and the rows
     // of U, 1 + rows(U) with its first row: some position (a', T) of the
     // run is canonical only if a' >= both, and a' <= max - t - e.
-    int most = max_ - t - a - 1;
-    if (most < 1) continue;
-    // U = (a, U') with U' shorter than a: each ray is (a + e, U'), whose
-    // rank among the partitions of t + e is P(t + e, a + e - 1) + rank(U')
-    // (ranking.hpp), for first rows a + e <= max - t - e. Most ray sources
-    // are such, one ray a level: no decode, no call of the kernel.
-    const std::uint64_t rest = tail - t_.count(t, a - 1);
-    if (rest < t_.count(t - a, a - 1)) {
-      // (Not bounded by U's rows as below: that needs a decode, and a ray
-      // that only positions that are not canonical read is true all the same.)
-      sink.end = ~std::uint64_t{0};
-      for (int e = 1; e <= most && a + e <= max_ - t - e; ++e) {
-        const std::size_t s = static_cast<std::size_t>(t + e);
-        sink.point(base_[s] + t_.count(t + e, a + e - 1) + rest);
-      }
-      continue;
-    }
-    src.decode(t, tail);
-    if (canonical_only_ && src.rows() > a) most = max_ - t - src.rows() - 1;
-    for (int e = 1; e <= most; ++e) {
-      const std::size_t s = static_cast<std::size_t>(t + e);
-      src.set_first_rows(1, max_ - t - e);  // the ray's first row fits the run
-      sink.end = base_[s] + limit_[s];
-      src.for_each_extension(e, sink, base_[s]);
-    }
+    if (tail >= t_.count(t, a - 1) && max_ - t - a - 1 >= 1)
+      make_rays(
+          t, tail, a, max_ - t - a - 1, [&](int w) { return base_[static_cast<std::size_t>(w)]; },
+          [&](int e) { return max_ - t - e; },
+          [&](int rows, int most) { return rows > a ? max_ - t - rows - 1 : most; });
+    // The second row: the tail is (c, U), U of u tiles; (a, c, U) settles
+    // the context (a, U) (every (a, b, U) with b > c moves to it), and its
+    // rays are (a, V), V = U with its rows of length c extended, first
+    // part at most a and a + V_1 + |V| <= max. A position (a, b, V) is
+    // canonical only if a >= 2 + rows(U).
+    const std::uint64_t* trow = t_.row(t);
+    const int c = static_cast<int>(std::upper_bound(trow, trow + t + 1, tail) - trow);
+    const int u = t - c;
+    const std::uint64_t ru = tail - trow[c - 1];
+    set_bit(words_.get(), base2(a, u) + ru);
+    if (u > 0 && c < a && ru >= t_.count(u, c - 1) && max_ - a - u - c - 1 >= 1)
+      make_rays(
+          u, ru, c, max_ - a - u - c - 1, [&](int w) { return base2(a, w); },
+          [&](int e) { return std::min(a, max_ - a - u - e); },
+          [&](int rows, int most) { return rows + 2 > a ? 0 : most; });
   }
   sink.flush();
   rays_.fetch_add(sink.count, std::memory_order_relaxed);

@@ -1,6 +1,8 @@
 /// @file tail_marks.hpp
-/// @brief The marks of first-row moves, inferred from tails instead of
-/// filed (issue 21's "marks the structure of the game makes unnecessary").
+/// @brief The marks of moves of the first two rows, inferred from bits per
+/// tail and per second-row context instead of filed (issue 21's "marks the
+/// structure of the game makes unnecessary"; doc/ALGORITHMS.md, *Moves of
+/// the first two rows*).
 ///
 /// Write a position as (a, T): its first row a and its tail T, the rows
 /// below, a partition of n - a with parts <= a. In the order of ranking.hpp
@@ -21,15 +23,21 @@
 /// most k rows, for a losing (c, U) whose tail U starts with k rows of c: the
 /// top corner of U, unbounded in width.
 ///
-/// So the sieve files no top-corner marks at all (Source::set_top_inferred,
-/// 35-42% of the marks and of the kernel's time at N = 100 and 120); before
-/// a level is scanned, every first row's run of positions is ORed with its
-/// tails' bits, a sequential copy of p(n) bits; and once a level is final,
-/// its losing positions set their tails' bits and mark their rays.
+/// The second row is the same one row down with a fixed: (a, b, V) has a
+/// winning second-row move when the bit of the context (a, V) is set, by a
+/// losing (a, c, V) or by a ray from a losing (a, c, U), V = U extended on
+/// its rows of length c with a first part at most a.
 ///
-/// The bits of the tails of level N's positions are every tail the run
-/// needs: P(t, N - t) for each size t, p(N) bits in all (sum over t), one
-/// level's bitmap. Lower levels read prefixes of them.
+/// So the sieve files no marks at the top corner nor at a second row
+/// (Source::set_rows_inferred); before a level is scanned, every first row's
+/// and every (first, second) row's run of positions is ORed with its bits,
+/// sequential copies; and once a level is final, its losing positions set
+/// their bits and mark their rays.
+///
+/// The tails of level N's positions are every tail the run needs: P(t, N -
+/// t) of each size t, p(N) bits in all (sum over t); the contexts (a, V),
+/// P(v, min(a, N - a - v)) of each a and |V| = v, about 1.9 p(N) more.
+/// Lower levels read prefixes of them.
 #pragma once
 
 #include <tbb/enumerable_thread_specific.h>
@@ -71,6 +79,10 @@ class TailMarks {
   /// move by what was added so far (for tests).
   bool settled(int t, std::uint64_t r) const;
 
+  /// Whether (a, b, V) with V of v tiles and rank r has a winning move of
+  /// its second row by what was added so far (for tests).
+  bool settled_second(int a, int v, std::uint64_t r) const;
+
   /// Bits set by rays so far (a tail's bit set twice counts twice).
   std::uint64_t rays() const { return rays_.load(std::memory_order_relaxed); }
 
@@ -80,6 +92,10 @@ class TailMarks {
   bool canonical_only_;
   std::vector<std::uint64_t> base_;   // bit offset of tail size t
   std::vector<std::uint64_t> limit_;  // P(t, max - t): bits of tail size t
+  std::vector<std::uint64_t> base2_;  // bit offset of the second rows' contexts (a, V), by a (max + 1) + |V|
+  std::uint64_t base2(int a, int v) const {
+    return base2_[static_cast<std::size_t>(a) * (static_cast<std::size_t>(max_) + 1) + static_cast<std::size_t>(v)];
+  }
   std::unique_ptr<std::uint64_t[]> words_;
   std::atomic<std::uint64_t> rays_{0};
   tbb::enumerable_thread_specific<Source> sources_;

@@ -231,8 +231,8 @@ class SmallDisk {
 namespace {
 
 /// Every level of a finished run has the committed table's count and marks
-/// (a run that files the marks of first-row moves, as the committed ones did:
-/// --file-first-row-marks, which --resume keeps).
+/// (a run that files the marks of the first two rows' moves, as the committed ones did:
+/// --file-all-marks, which --resume keeps).
 void expect_committed_levels(const LevelTable& done) {
   const LevelTable committed = read_level_file(chomp::testing::committed_levels_file("h5"));
   ASSERT_LE(done.tiles.size(), committed.tiles.size());
@@ -260,7 +260,7 @@ TEST(CliErrors, FullDiskFailsCleanlyAndKeepsFinishedLevels) {
     if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
     const std::string out = (small / "run.h5").string();
     const std::string filler = (small / "filler").string();
-    std::vector<std::string> args{"sieve", "-n", "86", "-t", "2", "-o", out, "--file-first-row-marks"};
+    std::vector<std::string> args{"sieve", "-n", "86", "-t", "2", "-o", out, "--file-all-marks"};
     if (sliced) args.insert(args.end(), {"--slices", "3", "--slice-from", "31"});
     ChompProcess run(args);
     ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= 30; })) << run.err();
@@ -355,7 +355,7 @@ TEST(CliErrors, ACheckpointThatWouldCrowdTheStoreIsNotSaved) {
   const SmallDisk disk(small, "16m");
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
   const std::string out = (small / "run.h5").string();
-  ChompProcess run({"sieve", "-n", "95", "-t", "2", "--memory-limit", "40M", "-o", out, "--file-first-row-marks"});
+  ChompProcess run({"sieve", "-n", "95", "-t", "2", "--memory-limit", "40M", "-o", out, "--file-all-marks"});
   ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= 86; })) << run.err();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   run.send(SIGTERM);

@@ -20,7 +20,7 @@ def compare(run, data):
 with tempfile.TemporaryDirectory() as tmp:
     tmp = pathlib.Path(tmp)
     run = tmp / "run.h5"
-    subprocess.run([CHOMP, "sieve", "--max-tiles", "40", "--output", str(run), "-q", "--file-first-row-marks"],
+    subprocess.run([CHOMP, "sieve", "--max-tiles", "40", "--output", str(run), "-q", "--file-all-marks"],
                    check=True)
     # The committed table as it is: levels 1..40 equal it.
     data = tmp / "data"
@@ -54,7 +54,7 @@ with tempfile.TemporaryDirectory() as tmp:
                                                 or (l[0].isdigit() and int(l.split(",")[0]) <= 20)))
     part = compare(run, data)
     assert part.returncode == 0 and "levels 21..40: beyond every committed table" in part.stdout, part.stdout
-    # A run that inferred the marks of first-row moves (the default) is
+    # A run that inferred the marks of the first two rows' moves (the default) is
     # compared on p(n) and L(n) alone, and says so.
     inferred = tmp / "inferred.h5"
     subprocess.run([CHOMP, "sieve", "--max-tiles", "20", "--output", str(inferred), "-q"], check=True)

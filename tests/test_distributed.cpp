@@ -34,11 +34,11 @@ struct Outcome {
   std::vector<std::vector<std::uint64_t>> ranks;  // losing ranks per level, from the process's store
 };
 
-/// A distributed sieve files every mark, first-row moves' too (the tails'
+/// A distributed sieve files every mark, the first two rows' moves' too (their
 /// bits, src/tail_marks.hpp, are one process's): so does every run here
 /// that its marks are compared with.
 SieveOptions filing(SieveOptions o = {}) {
-  o.infer_top_marks = false;
+  o.infer_row_marks = false;
   return o;
 }
 

@@ -409,28 +409,28 @@ TEST(Transposes, CanonicalOnlyDecodersMakeEveryCanonicalExtensionAndLessBesides)
   EXPECT_GT(kept, all / 2);
 }
 
-TEST(Extensions, TopInferredAndTopOnlySplitTheExtensionsAtTheFirstRowMoves) {
-  // The two kernels of first-row inference (src/tail_marks.hpp): one that
-  // leaves the top corner to the tails' bits (set_top_inferred), one that
-  // makes only the top corner (set_top_only, the rays). For every source
-  // of levels 1..14 walked with seek (reuse records in play) and every d up
-  // to 20 (top-corner blocks beyond the shape table): together they make
-  // every extension once; the second exactly those whose first row is
-  // longer than the source's (the extensions by a move of the first row),
-  // the first all the others. With canonical_only, the first still makes
-  // every canonical one of the others, and a source whose first row is
-  // shorter than its first column makes none (all its canonical
-  // extensions are first-row moves).
+TEST(Extensions, RowsInferredAndTopOnlySplitTheExtensionsByTheRowOfTheirMove) {
+  // The kernels of src/tail_marks.hpp: one that leaves the moves of the
+  // first two rows to the tails' bits (set_rows_inferred), one that makes
+  // only the top corner (set_top_only, the rays). For every source of
+  // levels 1..14 walked with seek (reuse records in play) and every d up to
+  // 20 (top-corner blocks beyond the shape table), an extension's move is
+  // at the first row where it differs from the source: the second kernel
+  // makes exactly those of the first row; the first exactly those below
+  // the second row, and those that add rows under a source of one row (its
+  // new row, a second row of length 0 before). With canonical_only, the
+  // first still makes every canonical one of those, and a source whose
+  // first row is shorter than its first column makes none.
   const int max_m = 14, max_d = 20;
   static_assert(max_d > config::kShapeTiles, "blocks beyond the shape table");
   const PartitionTable t(max_m + max_d);
-  std::uint64_t top = 0, rest = 0;
+  std::uint64_t top = 0, second = 0, rest = 0;
   for (const bool canonical_only : {false, true})
     for (int m = 1; m <= max_m && !HasFatalFailure(); ++m) {
       detail::Source rays(t);
       rays.set_top_only(true);
       walk_level(t, m, canonical_only, 53, [&](detail::Source& inferred, std::uint64_t r) {
-        inferred.set_top_inferred(true);
+        inferred.set_rows_inferred(true);
         if (r % 53 == 0)
           rays.decode(m, r);
         else
@@ -448,28 +448,33 @@ TEST(Extensions, TopInferredAndTopOnlySplitTheExtensionsAtTheFirstRowMoves) {
           std::sort(b.points.begin(), b.points.end());
           ASSERT_TRUE(std::adjacent_find(got.begin(), got.end()) == got.end()) << "a mark made twice";
           ASSERT_TRUE(std::adjacent_find(b.points.begin(), b.points.end()) == b.points.end()) << "a ray made twice";
-          for (const std::uint64_t x : extension_ranks(t, source, d)) {
+          const std::vector<std::uint64_t> all = extension_ranks(t, source, d);
+          for (const std::uint64_t x : all) {
             const Rows ext = t.unrank(m + d, x);
-            const bool first_row = ext.front() > source.front();
+            std::size_t row = 0;
+            while (row < source.size() && ext[row] == source[row]) ++row;
+            const bool first_row = row == 0, second_row = row == 1 && source.size() >= 2;
+            const bool made = !first_row && !second_row;
             const bool in_a = std::binary_search(got.begin(), got.end(), x);
             const bool in_b = std::binary_search(b.points.begin(), b.points.end(), x);
             ASSERT_EQ(in_b, first_row) << rows_to_string(source) << " + " << d << ": " << rows_to_string(ext);
-            if (first_row || !canonical_only) {
-              ASSERT_EQ(in_a, !first_row) << rows_to_string(source) << " + " << d << ": " << rows_to_string(ext);
+            if (!made || !canonical_only) {
+              ASSERT_EQ(in_a, made) << rows_to_string(source) << " + " << d << ": " << rows_to_string(ext);
             } else if (canonical(ext)) {
               ASSERT_TRUE(in_a) << rows_to_string(source) << " + " << d << ": " << rows_to_string(ext);
             }
             if (canonical_only && !canonical(source)) {
               ASSERT_FALSE(in_a) << rows_to_string(source) << " + " << d;
             }
-            top += in_b, rest += in_a;
+            top += first_row, second += second_row, rest += in_a;
           }
           // Nothing besides the extensions.
-          ASSERT_LE(got.size() + b.points.size(), extension_ranks(t, source, d).size());
+          ASSERT_LE(got.size() + b.points.size(), all.size());
         }
       });
     }
   EXPECT_GT(top, rest / 4) << "the top corner is a large share of the marks";
+  EXPECT_GT(second, rest / 20) << "so is the second row";
 }
 
 TEST(Extensions, TheBoundOfACallIsNeverBelowWhatItMarks) {

@@ -1,7 +1,7 @@
 /// @file test_tail_marks.cpp
-/// @brief The tails' bits (src/tail_marks.hpp) against the definition, and
-/// a sieve that infers first-row moves from them against one that files
-/// them: the same levels, fewer marks.
+/// @brief The bits of the first two rows (src/tail_marks.hpp) against the
+/// definition, and a sieve that infers those rows' moves from them against
+/// one that files them: the same levels, fewer marks.
 
 #include <gtest/gtest.h>
 
@@ -23,7 +23,7 @@ namespace {
 /// mark (the push alone, no inference).
 std::vector<std::vector<std::uint64_t>> filed_levels(int n) {
   SieveOptions o;
-  o.infer_top_marks = false;
+  o.infer_row_marks = false;
   Sieve s(n, o);
   s.run({});
   std::vector<std::vector<std::uint64_t>> ranks(static_cast<std::size_t>(n) + 1);
@@ -33,14 +33,15 @@ std::vector<std::vector<std::uint64_t>> filed_levels(int n) {
 
 }  // namespace
 
-TEST(TailMarks, ATailsBitIsSetExactlyWhenAFirstRowMoveWins) {
+TEST(TailMarks, TheBitsAreSetExactlyWhenAMoveOfTheFirstOrSecondRowWins) {
   // After levels 1..n-1 are added, the bit of tail T says, for every
   // position (a, T) of level n, whether a move of its first row (to
-  // (c, T cut to c columns), 1 <= c < a) leads to a losing position: for
-  // every position of levels 2..28, all of them, or the canonical ones
-  // (first row at least as long as the first column) when the bits are
-  // kept for canonical positions only (rays that only other positions
-  // need are not made).
+  // (c, T cut to c columns), 1 <= c < a) leads to a losing position, and
+  // the bit of (a, V) whether a move of the second row of (a, b, V) (to
+  // (a, c, V cut to c columns), 1 <= c < b) does: for every position of
+  // levels 2..28, all of them, or the canonical ones (first row at least as
+  // long as the first column) when the bits are kept for canonical
+  // positions only (rays that only other positions need are not made).
   const int max_n = 28;
   const PartitionTable t(max_n);
   const auto losing = filed_levels(max_n);
@@ -52,7 +53,7 @@ TEST(TailMarks, ATailsBitIsSetExactlyWhenAFirstRowMoveWins) {
   };
   for (const bool canonical_only : {false, true}) {
     detail::TailMarks tails(t, max_n, canonical_only);
-    std::uint64_t settled = 0, checked = 0;
+    std::uint64_t settled = 0, checked = 0, settled_second = 0, checked_second = 0;
     for (int n = 2; n <= max_n; ++n) {
       tails.add_level(n - 1, losing[static_cast<std::size_t>(n - 1)]);
       for (std::uint64_t r = 0; r < t.positions(n); ++r) {
@@ -67,25 +68,37 @@ TEST(TailMarks, ATailsBitIsSetExactlyWhenAFirstRowMoveWins) {
         ASSERT_EQ(tails.settled(size, tail_rank), wins) << rows_to_string(q) << (canonical_only ? " (canonical)" : "");
         settled += wins;
         ++checked;
+        // The second row b: a move to (a, c, V cut to c columns), 1 <= c < b.
+        if (q.size() < 2) continue;
+        bool second = false;
+        for (int c = 1; c < q[1] && !second; ++c) second = is_losing(apply_move(q, {2, c + 1}));
+        const Rows v(q.begin() + 2, q.end());
+        const int vsize = size - q[1];
+        ASSERT_EQ(tails.settled_second(a, vsize, vsize == 0 ? 0 : t.rank(v)), second)
+            << rows_to_string(q) << ", second row" << (canonical_only ? " (canonical)" : "");
+        settled_second += second;
+        ++checked_second;
       }
     }
     // About half the positions have a winning first-row move (9,156 of
-    // 18,458 to 28).
+    // 18,458 to 28), fewer a winning second-row move.
     EXPECT_GT(settled, checked / 3);
     EXPECT_LT(settled, checked);
+    EXPECT_GT(settled_second, checked_second / 10);
+    EXPECT_LT(settled_second, checked_second);
     EXPECT_GT(tails.rays(), 0u);
   }
 }
 
-TEST(TailMarks, ASieveThatInfersFirstRowMovesFindsTheSameLevels) {
-  // To 75 with the first-row marks inferred, with 1, 2 and 3 threads, in
-  // windows of many levels and with every level from 50 on alone in 3
-  // slices, and with windows of about 2 MiB: the same losing ranks as a
-  // sieve that files them, for about two thirds of the marks.
+TEST(TailMarks, ASieveThatInfersTheFirstTwoRowsMovesFindsTheSameLevels) {
+  // To 75 with the marks of the first two rows' moves inferred, with 1, 2
+  // and 3 threads, in windows of many levels and with every level from 50
+  // on alone in 3 slices, and with windows of about 2 MiB: the same losing
+  // ranks as a sieve that files them, for about 0.6 of the marks.
   const int max_n = 75;
   const auto want = filed_levels(max_n);
   SieveOptions filed;
-  filed.infer_top_marks = false;
+  filed.infer_row_marks = false;
   std::vector<std::uint64_t> filed_marks;
   {
     Sieve s(max_n, filed);
@@ -97,7 +110,7 @@ TEST(TailMarks, ASieveThatInfersFirstRowMovesFindsTheSameLevels) {
       o.threads = threads;
       if (shape == 1) o.min_slices = 3, o.slice_from = 50;
       if (shape == 2) o.window_bits = std::uint64_t{2} << 23;
-      ASSERT_TRUE(infers_first_row_marks(max_n, o));
+      ASSERT_TRUE(infers_row_marks(max_n, o));
       Sieve s(max_n, o);
       std::uint64_t marks = 0, filed_total = 0;
       int sliced = 0;
@@ -118,25 +131,26 @@ TEST(TailMarks, ASieveThatInfersFirstRowMovesFindsTheSameLevels) {
 }
 
 TEST(TailMarks, OnlyOneProcessWithRoomForTheBitsInfers) {
-  // p(N)/8 bytes: within an eighth of the budget (1 GiB without one), one
-  // process, and not when asked to file.
+  // TailMarks::bytes_for (about 2.9 p(N) bits): within an eighth of the
+  // budget (1 GiB without one), one process, and not when asked to file.
   SieveOptions o;
-  EXPECT_TRUE(infers_first_row_marks(120, o));   // 230 MB
-  EXPECT_FALSE(infers_first_row_marks(150, o));  // 5.1 GB
-  EXPECT_FALSE(infers_first_row_marks(90, o, 2));
+  EXPECT_TRUE(infers_row_marks(120, o));   // 0.67 GB
+  EXPECT_FALSE(infers_row_marks(125, o));  // 1.15 GB
+  EXPECT_FALSE(infers_row_marks(90, o, 2));
   o.memory_budget = std::uint64_t{18} << 30;
-  EXPECT_TRUE(infers_first_row_marks(140, o));   // 1.9 GB
-  EXPECT_FALSE(infers_first_row_marks(170, o));  // 34 GB
+  EXPECT_TRUE(infers_row_marks(130, o));   // 1.9 GB
+  EXPECT_FALSE(infers_row_marks(135, o));  // 3.3 GB
+  EXPECT_FALSE(infers_row_marks(170, o));  // 100 GB
   o.memory_budget = std::uint64_t{40} << 20;
-  EXPECT_TRUE(infers_first_row_marks(70, o));
-  EXPECT_FALSE(infers_first_row_marks(95, o));
+  EXPECT_TRUE(infers_row_marks(70, o));
+  EXPECT_FALSE(infers_row_marks(95, o));
   o = SieveOptions{};
-  o.infer_top_marks = false;
-  EXPECT_FALSE(infers_first_row_marks(60, o));
+  o.infer_row_marks = false;
+  EXPECT_FALSE(infers_row_marks(60, o));
   // The plan counts the bits among its buffers.
   SieveOptions on, off;
-  off.infer_top_marks = false;
-  on.memory_budget = off.memory_budget = std::uint64_t{1} << 30;
+  off.infer_row_marks = false;
+  on.memory_budget = off.memory_budget = std::uint64_t{2} << 30;
   EXPECT_EQ(plan_run(110, on).buffer_bytes - plan_run(110, off).buffer_bytes,
             detail::TailMarks::bytes_for(PartitionTable(110), 110));
 }

@@ -22,10 +22,10 @@ struct Provenance {
   std::string start_utc;
   std::string resume_history;  ///< empty for a run that was never resumed
   int dimensions = 2;  ///< 2: tiles (partitions); 3: cubes (plane partitions, sieve3d.hpp)
-  /// "inferred": the last leg inferred the marks of first-row moves from
+  /// "rows 1-2": the last leg inferred the marks of moves of the first two rows from
   /// its tails' bits (src/tail_marks.hpp), and its levels' `marks` leave
-  /// them out; "filed": it filed them (as every run before this attribute).
-  std::string first_row_marks = "filed";
+  /// them out; "none": it filed them (as every run before this attribute).
+  std::string inferred_marks = "none";
 };
 
 /// Library and machine facts for provenance.

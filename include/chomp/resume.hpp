@@ -72,10 +72,10 @@ struct ResumeState {
   Provenance provenance;  ///< the original run's, for the continued file
   std::vector<std::string> notes;  ///< what was ignored, one line each
   std::vector<std::uint64_t> losing;  ///< L(n) of the trusted levels (a plan's known levels)
-  /// The file's levels count the marks of first-row moves (its attribute
-  /// first_row_marks is "filed", or it has none): a resumed run files them
+  /// The file's levels count the marks of moves of the first two rows (its attribute
+  /// inferred_marks is "none", or it has none): a resumed run files them
   /// too, so that one file's `marks` count one thing.
-  bool first_row_marks_filed = true;
+  bool all_marks_filed = true;
 };
 
 class Resume {

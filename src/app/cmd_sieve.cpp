@@ -119,7 +119,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   options.threads = threads;
   options.memory_budget = budget.sieve;
   if (a.slices > 0) options.min_slices = a.slices, options.slice_from = a.slice_from;
-  options.infer_top_marks = !a.file_first_row_marks && !(resume && resume->state().first_row_marks_filed);
+  options.infer_row_marks = !a.file_all_marks && !(resume && resume->state().all_marks_filed);
   // Test seam: CHOMP_DIRECT_CALL_MARKS lowers the bound past which a call's
   // marks skip the buckets (config::kDirectCallMarks), so that small runs
   // take that path too.
@@ -310,11 +310,12 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "whatever the budget (for measuring what slices cost; 1: whole, one level a window)")
       ->transform(whole_number(1, 64));
   sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts")->transform(whole_number(1, kMaxTiles));
-  sub.add_flag("--file-first-row-marks", a->file_first_row_marks,
-               "File the marks of first-row moves like all others instead of inferring them from one bit per "
-               "tail (slower; the `marks` column then counts them, as in the tables of data/). Without it, "
-               "they are inferred whenever those bits (p(N)/8 bytes) fit an eighth of the budget and the run "
-               "is one process. --resume keeps the way the file's run counted them");
+  sub.add_flag("--file-all-marks", a->file_all_marks,
+               "File the marks of moves of the first two rows like all others instead of inferring them from "
+               "one bit per tail and per second-row context (slower; the `marks` column then counts them, as in "
+               "the tables of data/). Without it, they are inferred whenever those bits (TailMarks::bytes_for, "
+               "about 2.9 p(N) bits: N up to 120 without a budget, 130 in 18G) fit an eighth of the budget and "
+               "the run is one process. --resume keeps the way the file's run counted them");
   sub.add_flag("--dry-run", a->dry_run, "Print the memory and disk plan on stdout, check it, and exit");
   sub.add_option("--processes", a->processes,
                  "With --dry-run: plan for K MPI processes, the memory per process (an MPI run takes its count "
@@ -335,7 +336,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   for (const char* name :
-       {"--store-losing", "--slices", "--slice-from", "--processes", "--checkpoint-every", "--file-first-row-marks"})
+       {"--store-losing", "--slices", "--slice-from", "--processes", "--checkpoint-every", "--file-all-marks"})
     a->not_in_3d.push_back(sub.get_option(name));
   return [a] { return run_sieve(*a); };
 });

@@ -24,7 +24,7 @@ std::string resume_command(const SieveArgs& a, const std::string& output, int ma
   if (store_losing > 0) c += " --store-losing " + std::to_string(store_losing);
   if (a.threads > 0) c += " --threads " + std::to_string(a.threads);
   if (!a.memory_limit.empty()) c += " --memory-limit " + shell_quote(a.memory_limit);
-  if (a.file_first_row_marks) c += " --file-first-row-marks";
+  if (a.file_all_marks) c += " --file-all-marks";
   if (a.slices > 0) c += " --slices " + std::to_string(a.slices) + " --slice-from " + std::to_string(a.slice_from);
   if (a.dimensions == 3) c += " --dimensions 3";
   if (a.checkpoint_minutes != 60) {

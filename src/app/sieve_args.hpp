@@ -31,7 +31,7 @@ struct SieveArgs {
   std::string memory_limit;
   int processes = 0;   // --processes: plan for this many MPI processes (dry runs)
   int slices = 0;      // at least this many slices a level (measurements)
-  bool file_first_row_marks = false;  // file them rather than infer them (tail_marks.hpp)
+  bool file_all_marks = false;  // file them rather than infer them (tail_marks.hpp)
   int slice_from = 1;  //   from this level on
   int dimensions = 2;  // 3: cubes (plane partitions)
   double checkpoint_minutes = 60;  // --checkpoint-every (0: only at a stop)

@@ -32,11 +32,11 @@ void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const 
   else
     out << "every level whole (no slices)\n";
   if (plan.tail_bytes > 0)
-    out << "    first-row moves inferred from one bit per tail (" << human_bytes(static_cast<double>(plan.tail_bytes))
+    out << "    moves of the first two rows inferred from their bits (" << human_bytes(static_cast<double>(plan.tail_bytes))
         << ", among the buffers)\n";
   else
-    out << "    first-row moves filed as marks (one bit per tail would take more than an eighth of the budget, or "
-           "the run files them: --file-first-row-marks, a file whose run did, MPI)\n";
+    out << "    moves of the first two rows filed as marks (their bits would take more than an eighth of the budget, or "
+           "the run files them: --file-all-marks, a file whose run did, MPI)\n";
   out << "  disk: store ~" << human_bytes(static_cast<double>(disk.store_bytes)) << ", result file ~"
       << human_bytes(static_cast<double>(disk.result_bytes));
   // A stop inside a window saves its bitmaps beside the store (checkpoint.cpp).
@@ -69,8 +69,8 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
   const int kCalibrationTiles = std::min(92, max_tiles);
   SieveOptions o;
   o.threads = threads;
-  // The calibration files first-row moves, or infers them, as the run will.
-  o.infer_top_marks = plan.tail_bytes > 0;
+  // The calibration files the moves of the first two rows, or infers them, as the run will.
+  o.infer_row_marks = plan.tail_bytes > 0;
   const auto started = std::chrono::steady_clock::now();
   // Levels 1..92 in one window (the default window holds them).
   Sieve calibration(kCalibrationTiles, o);
@@ -78,7 +78,7 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
   calibration.run([&](const LevelResult& r) { marks += static_cast<double>(r.marks); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Work a second, in the model's units: its marks (those a push files:
-  // a run that infers first-row moves files fewer, in less time) and a
+  // a run that infers the first two rows' moves files fewer, in less time) and a
   // visit to each losing position below the window's last level.
   const PartitionTable small(kCalibrationTiles);
   const double rate =
