@@ -474,7 +474,7 @@ void Sieve::Impl::read_checkpoint() {
   if (done > 0 && (h.digest != store.digest(done) || h.count != store.count(done)))
     return ignore("level " + std::to_string(done) + " of the store is not the one it continues");
   if (static_cast<int>(h.max) != max) return ignore("it was made for --max-tiles " + std::to_string(h.max));
-  if ((h.transposes & 1) != 0 != options.transposes) return ignore("it was made with other options");
+  if (((h.transposes & 1) != 0) != options.transposes) return ignore("it was made with other options");
   // A window that files them may go on from one that did not, as the
   // level's tails' bits make them all; not the other way.
   if ((h.transposes & 2) != 0 && !tails)

@@ -105,8 +105,8 @@ struct Tuning {
   std::uint64_t scan_batch = 0;
   std::uint32_t pool_page_blocks = 0;
   std::uint64_t direct_call_marks = 0;
-  // The tails' bits (TailMarks) when the run infers the marks of first-row
-  // moves from them; 0: it files them.
+  // The bits of the first two rows (TailMarks) when the run infers the
+  // marks of those rows' moves from them; 0: it files them.
   std::uint64_t tail_bytes = 0;
 };
 Tuning tuning_for(int max_tiles, const SieveOptions& options, int processes);
@@ -206,8 +206,9 @@ struct Sieve::Impl {
   // window's levels above it (next_level does that first).
   bool mark_pending = false;
   std::uint64_t group_threads = 0;  // every process's threads together
-  // The tails' bits (tail_marks.hpp), when the run infers the marks of
-  // first-row moves from them (one process, and the bits fit: TailMarks).
+  // The bits of the first two rows (tail_marks.hpp), when the run infers
+  // the marks of those rows' moves from them (one process, and the bits
+  // fit: Tuning::tail_bytes).
   std::unique_ptr<detail::TailMarks> tails;
   /// Before level n (its slice in the window) is scanned: its tails' bits.
   void add_tail_marks(int n);

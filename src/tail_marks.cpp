@@ -1,6 +1,6 @@
 /// @file tail_marks.cpp
-/// @brief The bits of the tails (tail_marks.hpp): set from final levels,
-/// ORed into a level before it is scanned.
+/// @brief The bits of the first two rows (tail_marks.hpp): set from final
+/// levels, ORed into a level before it is scanned.
 
 #include "tail_marks.hpp"
 
@@ -42,20 +42,18 @@ void or_bits(std::uint64_t* dst, std::uint64_t to, const std::uint64_t* src, std
   if (count > 0) *d |= bits_at(src, from) & low_mask(count);
 }
 
-/// Ray marks into the tails' bits: a rank past its size's bits (a tail
-/// whose first row no position of the run can have) is dropped. They land
-/// anywhere in the bits (p(N) of them), so they are held 64 at a time,
-/// each word prefetched as it comes, then ORed: one at a time, each OR
-/// waited for its line (about 40 ns a ray at N = 110 on two threads).
+/// Ray marks into the bits. They land anywhere in them (about 2.9 p(N)),
+/// so they are held 64 at a time, each word prefetched as it comes, then
+/// ORed: one at a time, each OR waited for its line (about 40 ns a ray at
+/// N = 110 on two threads). (A ray's first row is bounded where it is made:
+/// set_first_rows, or the loop of a first row that stands alone.)
 struct RaySink {
   static constexpr int kHeld = 64;
-  std::uint64_t* words;
-  std::uint64_t end = 0;
+  std::uint64_t* words = nullptr;
   std::uint64_t count = 0;
-  std::uint64_t held[kHeld];
+  std::uint64_t held[kHeld] = {};
   int n = 0;
   void point(std::uint64_t bit) {
-    if (bit >= end) return;
     __builtin_prefetch(words + (bit >> 6), 1);
     held[n++] = bit;
     if (n == kHeld) flush();
@@ -68,10 +66,6 @@ struct RaySink {
   }
 };
 
-}  // namespace
-
-namespace {
-
 /// Bits of the second rows' contexts (a, V) of V's with v tiles: V's first
 /// part at most a (it is under the second row b <= a) and at most max - a - v
 /// (b is at least it and a + b + v <= max).
@@ -81,12 +75,26 @@ std::uint64_t second_count(const PartitionTable& t, int max, int a, int v) {
 
 }  // namespace
 
-std::uint64_t TailMarks::bytes_for(const PartitionTable& table, int max_tiles) {
+std::uint64_t TailMarks::lay_out(const PartitionTable& table, int max_tiles, std::vector<std::uint64_t>* base,
+                                 std::vector<std::uint64_t>* base2) {
+  const auto words = [](std::uint64_t bits) { return (bits + 63) & ~std::uint64_t{63}; };
   std::uint64_t bits = 0;
-  for (int t = 0; t < max_tiles; ++t) bits += (table.count(t, max_tiles - t) + 63) & ~std::uint64_t{63};
+  for (int t = 0; t < max_tiles; ++t) {
+    if (base) base->push_back(bits);
+    bits += words(table.count(t, max_tiles - t));
+  }
+  const std::size_t stride = static_cast<std::size_t>(max_tiles) + 1;
+  if (base2) base2->assign(stride * stride, 0);
   for (int a = 1; a < max_tiles; ++a)
-    for (int v = 0; a + v < max_tiles; ++v) bits += (second_count(table, max_tiles, a, v) + 63) & ~std::uint64_t{63};
-  return bits / 8 + 8;
+    for (int v = 0; a + v < max_tiles; ++v) {
+      if (base2) (*base2)[static_cast<std::size_t>(a) * stride + static_cast<std::size_t>(v)] = bits;
+      bits += words(second_count(table, max_tiles, a, v));
+    }
+  return bits;
+}
+
+std::uint64_t TailMarks::bytes_for(const PartitionTable& table, int max_tiles) {
+  return lay_out(table, max_tiles, nullptr, nullptr) / 8 + 8;
 }
 
 TailMarks::TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only)
@@ -95,19 +103,7 @@ TailMarks::TailMarks(const PartitionTable& table, int max_tiles, bool canonical_
         s.set_top_only(true);
         return s;
       }) {
-  std::uint64_t bits = 0;
-  for (int t = 0; t < max_tiles; ++t) {
-    base_.push_back(bits);
-    limit_.push_back(table.count(t, max_tiles - t));
-    bits += (limit_.back() + 63) & ~std::uint64_t{63};
-  }
-  const std::size_t stride = static_cast<std::size_t>(max_tiles) + 1;
-  base2_.assign(stride * stride, 0);
-  for (int a = 1; a < max_tiles; ++a)
-    for (int v = 0; a + v < max_tiles; ++v) {
-      base2_[static_cast<std::size_t>(a) * stride + static_cast<std::size_t>(v)] = bits;
-      bits += (second_count(table, max_tiles, a, v) + 63) & ~std::uint64_t{63};
-    }
+  const std::uint64_t bits = lay_out(table, max_tiles, &base_, &base2_);
   words_.reset(new std::uint64_t[bits / 64 + 1]());  // one word more: bits_at reads past the last
 }
 
@@ -147,7 +143,8 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
   if (ranks.empty()) return;
   const std::uint64_t* row = t_.row(n);
   Source& src = sources_.local();
-  RaySink sink{words_.get()};
+  RaySink sink;
+  sink.words = words_.get();
   // The rays of U (u tiles, rank ru, starting with rows of length c): the
   // partitions U with those rows extended by e = 1..most tiles, into the
   // bits at base_of(u + e), first part at most cap(e). `fits(rows(U),
@@ -161,7 +158,6 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     // canonical read is true all the same.)
     const std::uint64_t rest = ru - t_.count(u, c - 1);
     if (rest < t_.count(u - c, c - 1)) {
-      sink.end = ~std::uint64_t{0};
       for (int e = 1; e <= most && c + e <= cap(e); ++e)
         sink.point(base_of(u + e) + t_.count(u + e, c + e - 1) + rest);
       return;
@@ -172,7 +168,6 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
       const int hi = cap(e);
       if (hi <= c) break;  // (caps fall as e grows)
       src.set_first_rows(1, hi);
-      sink.end = base_of(u + e) + t_.count(u + e, hi);
       src.for_each_extension(e, sink, base_of(u + e));
     }
   };

@@ -65,7 +65,8 @@ class TailMarks {
   static std::uint64_t bytes_for(const PartitionTable& table, int max_tiles);
 
   /// Takes level n (every losing rank, ascending; levels in order): sets
-  /// the bits of their tails and of their rays. In parallel.
+  /// the bits of their tails and of their rays. In parallel (tests; the
+  /// sieve adds a level block by block of its store with add_ranks).
   void add_level(int n, std::span<const std::uint64_t> ranks);
   /// The same for some of level n's losing ranks (ascending), on this
   /// thread; any threads may add parts of a level at once.
@@ -87,11 +88,15 @@ class TailMarks {
   std::uint64_t rays() const { return rays_.load(std::memory_order_relaxed); }
 
  private:
+  /// Bits of a run to max_tiles, each size's (and each context's) from a
+  /// word boundary; fills the offsets when asked.
+  static std::uint64_t lay_out(const PartitionTable& table, int max_tiles, std::vector<std::uint64_t>* base,
+                               std::vector<std::uint64_t>* base2);
+
   const PartitionTable& t_;
   int max_;
   bool canonical_only_;
   std::vector<std::uint64_t> base_;   // bit offset of tail size t
-  std::vector<std::uint64_t> limit_;  // P(t, max - t): bits of tail size t
   std::vector<std::uint64_t> base2_;  // bit offset of the second rows' contexts (a, V), by a (max + 1) + |V|
   std::uint64_t base2(int a, int v) const {
     return base2_[static_cast<std::size_t>(a) * (static_cast<std::size_t>(max_) + 1) + static_cast<std::size_t>(v)];

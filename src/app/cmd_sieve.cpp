@@ -313,8 +313,8 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_flag("--file-all-marks", a->file_all_marks,
                "File the marks of moves of the first two rows like all others instead of inferring them from "
                "one bit per tail and per second-row context (slower; the `marks` column then counts them, as in "
-               "the tables of data/). Without it, they are inferred whenever those bits (TailMarks::bytes_for, "
-               "about 2.9 p(N) bits: N up to 120 without a budget, 130 in 18G) fit an eighth of the budget and "
+               "the tables of data/). Without it, they are inferred whenever those bits (about 2.9 p(N) bits: "
+               "N up to 120 without a budget, 130 in 18G) fit an eighth of the budget and "
                "the run is one process. --resume keeps the way the file's run counted them");
   sub.add_flag("--dry-run", a->dry_run, "Print the memory and disk plan on stdout, check it, and exit");
   sub.add_option("--processes", a->processes,
