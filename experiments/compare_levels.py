@@ -9,8 +9,8 @@ data/run-*/levels-N.csv), and prints, for the levels both have, whether
 p(n), L(n) and the marks agree (the largest table that holds a level is the
 one compared; its marks, like the run's, are those of an engine that decides
 canonical positions only, from 6220284 on; a run that inferred the marks of
-moves of its first two rows from its tails' bits, root attribute
-inferred_marks = "rows 1-2", has no marks to compare and is compared on p(n) and L(n)). Exit
+moves of its first rows from bits, root attribute inferred_marks = "row 1"
+or "rows 1-2", has no marks to compare and is compared on p(n) and L(n)). Exit
 status 1 when a level differs, so that a run started again (doc/RUNNING.md,
 "The run's second start") is checked level by level as it comes. Only the
 standard library: any python3 runs it.
@@ -69,8 +69,8 @@ def main():
         return 2
     run = read_csv(shown.stdout)
     about = subprocess.run([args.chomp, "show", args.file, "--json"], capture_output=True, text=True)
-    inferred = about.returncode == 0 and \
-        json.loads(about.stdout).get("attributes", {}).get("inferred_marks") not in (None, "none")
+    way = json.loads(about.stdout).get("attributes", {}).get("inferred_marks") if about.returncode == 0 else None
+    inferred = way not in (None, "none")
     table = committed(pathlib.Path(args.data).resolve())
     same, differ, beyond = [], [], []
     for n in sorted(run):
@@ -93,8 +93,8 @@ def main():
     for n, name, bad in differ:
         print(f"level {n} differs from {name}: " + ", ".join(f"{f} {run[n][f]} against {table[n][0][f]}" for f in bad))
     if inferred:
-        print("marks not compared: the run inferred the marks of moves of the first two rows (inferred_marks = "
-              "rows 1-2; chomp sieve --file-all-marks files them as the committed tables did)")
+        print(f"marks not compared: the run inferred the marks of moves of its top rows (inferred_marks = "
+              f"{way}; chomp sieve --file-all-marks files them as the committed tables did)")
     if beyond:
         print(f"levels {runs(beyond)}: beyond every committed table (check them with chomp verify --moves)")
     return 1 if differ else 0

@@ -53,7 +53,9 @@ constexpr char kEndMagic[8] = {'C', 'H', 'O', 'M', 'P', 'E', 'N', 'D'};
 /// 1: windows of whole levels; 2: also a level's slices; 3: the same
 /// layout, a sliced level's seconds being the level's so far (its slices
 /// before the saved one too), not the saved pass's alone (1 and 2 are read).
-constexpr std::uint32_t kVersion = 4;  // 4: a window without the marks of the first two rows' moves (tail_marks.hpp)
+/// 4: a window without the marks of the first two rows' moves
+/// (tail_marks.hpp); 5: of the first one, two or three rows' moves.
+constexpr std::uint32_t kVersion = 5;
 /// A header larger than this is not one. Most of a large one is the block
 /// index of a sliced level's slices so far: 36 bytes a block of 4,096
 /// losing ranks, about 200 MB at level 170.
@@ -164,9 +166,10 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
   h.put_bytes(id.data(), id.size());
   h.put(static_cast<std::uint32_t>(max));
   h.put(static_cast<std::uint32_t>(tuning.threads));
-  // Bit 0: canonical positions only; bit 1 (version 4): the window holds
-  // no marks of moves of the first two rows, inferred from the tails' bits instead.
-  h.put(static_cast<std::uint32_t>((options.transposes ? 1 : 0) | (tails ? 2 : 0)));
+  // Bit 0: canonical positions only; bits 1-2 (version 5): the window holds
+  // no marks of moves of its first that many rows, inferred from the bits
+  // instead (version 4: bit 1, the first two rows).
+  h.put(static_cast<std::uint32_t>((options.transposes ? 1 : 0) | ((tails ? tails->rows() : 0) << 1)));
   h.put(static_cast<std::uint32_t>(done));
   h.put(done > 0 ? store.digest(done) : std::uint64_t{0});
   h.put(done > 0 ? store.count(done) : std::uint64_t{0});
@@ -475,10 +478,12 @@ void Sieve::Impl::read_checkpoint() {
     return ignore("level " + std::to_string(done) + " of the store is not the one it continues");
   if (static_cast<int>(h.max) != max) return ignore("it was made for --max-tiles " + std::to_string(h.max));
   if (((h.transposes & 1) != 0) != options.transposes) return ignore("it was made with other options");
-  // A window that files them may go on from one that did not, as the
-  // level's tails' bits make them all; not the other way.
-  if ((h.transposes & 2) != 0 && !tails)
-    return ignore("its window leaves the moves of the first two rows to the tails' bits, which this run does not hold");
+  // A window that files more rows' moves may go on from one that filed
+  // fewer, as the bits make them all; not the other way.
+  const int saved_rows = h.version >= 5 ? static_cast<int>((h.transposes >> 1) & 3) : (h.transposes & 2) != 0 ? 2 : 0;
+  if (saved_rows > (tails ? tails->rows() : 0))
+    return ignore("its window leaves the moves of rows 1-" + std::to_string(saved_rows) +
+                  " to their bits, which this run does not hold" + (tails ? " for all of them" : ""));
   // Version 1 kept no cut of the items, which the thread count then fixed.
   if (h.version == 1 && static_cast<int>(h.threads) != tuning.threads)
     return ignore("it was made with " + std::to_string(h.threads) + " threads, which fix its work items; "

@@ -70,13 +70,14 @@ inline constexpr std::uint64_t kScanBatchRanks = std::uint64_t{1} << 22;
 /// corner after it, is enumerated each time.
 inline constexpr int kReuseMarks = 128;
 
-/// The marks of moves of the first two rows are inferred from one bit per tail
-/// and per second-row context (tail_marks.hpp: about 2.9 p(N) bits for a
-/// run to N, 0.67 GB at N = 120, 1.9 GB at 130, 5.5 GB at 140, 100 GB at
-/// 170) when those bits take at most this much of a run without a budget,
-/// or at most 1/kTailMarksBudgetShare of its budget; otherwise they are
-/// filed like every other mark (doc/PERFORMANCE.md, the runs' times).
-inline constexpr std::uint64_t kTailMarksMaxBytes = std::uint64_t{1} << 30;
+/// The marks of moves of the first two rows are inferred from one bit per
+/// tail and per second-row context (tail_marks.hpp: about p(N) bits for
+/// the first row, 1.9 p(N) more for the second; both rows take 0.67 GB at
+/// N = 120, 1.9 GB at 130, 100 GB at 170, the first alone 0.67 GB at 130)
+/// for as many of those rows as fit in this much of a run without a budget,
+/// or in 1/kTailMarksBudgetShare of its budget; the others' moves are filed
+/// like every other mark (doc/PERFORMANCE.md, the runs' times).
+inline constexpr std::uint64_t kTailMarksMaxBytes = std::uint64_t{2} << 30;
 inline constexpr std::uint64_t kTailMarksBudgetShare = 8;
 
 /// Target levels up to this many tiles above a source are extended in one

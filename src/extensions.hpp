@@ -200,11 +200,12 @@ class Source {
   /// part is at least lo - c_1; and top-corner blocks have a first part of
   /// at most hi - c_1. Every other corner, and the new row, keep c_1.
   void set_first_rows(int lo, int hi) { first_lo_ = lo, first_hi_ = hi; }
-  /// With this set, the corners at the first and second rows make no
-  /// extensions at all (the top corner, and the next when the first run is
-  /// one row): the sieve infers every mark a move of those rows would make
+  /// With rows > 0, the corners at the first `rows` rows make no extensions
+  /// at all (corner t is at row K_t + 1, one below the rows of the runs
+  /// above it): the sieve infers every mark a move of those rows would make
   /// (tail_marks.hpp), and a source that is pruned (see above) makes none.
-  void set_rows_inferred(bool on) { rows_inferred_ = on; }
+  void set_rows_inferred(int rows) { rows_inferred_ = rows; }
+  void set_rows_inferred(bool) = delete;  // a count of rows, not a flag
   /// With this set, only the top corner makes extensions (no other corner
   /// and no new row): the tails one first-row move above a losing
   /// position's tail (tail_marks.hpp).
@@ -400,7 +401,7 @@ class Source {
   std::unique_ptr<std::uint16_t[]> ends_{
       new std::uint16_t[(kMaxRuns + 1) * (static_cast<std::size_t>(t_.max_tiles()) + 1)]()};
   bool canonical_only_ = false;
-  bool rows_inferred_ = false;
+  int rows_inferred_ = 0;  // set_rows_inferred
   bool top_only_ = false;
   int first_lo_ = 1, first_hi_ = kMaxTiles + 1;  // set_first_rows
   std::uint64_t serial_ = 1;  // counts decode and seek calls
@@ -485,7 +486,7 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
   if (c_[1] > first_hi_) return;
   const bool below = c_[1] < first_lo_;
   const bool pruned = (canonical_only_ && c_[1] < K_[T_ + 1]) || below;
-  if (pruned && rows_inferred_) return;
+  if (pruned && rows_inferred_ > 0) return;
   int least = canonical_only_ && c_[1] < K_[T_ + 1] ? K_[T_ + 1] - c_[1] : 0;
   if (below && first_lo_ - c_[1] > least) least = first_lo_ - c_[1];
   const int most = first_hi_ - c_[1];
@@ -537,9 +538,9 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
         const int w = (t == 1) ? (most < d ? most : d) : width;
         const int parts = k < d ? k : d, vcap = w < d ? w : d;
         const int bound = (t == 1) ? least : 1;
-        if (vcap <= 0 || (rows_inferred_ && (t == 1 || (t == 2 && k_[1] == 1)))) {
+        if (vcap <= 0 || K_[t] < rows_inferred_) {
           // a top corner whose blocks would all leave the slice, or a
-          // corner at the first or second row, whose marks the sieve infers
+          // corner at one of the inferred rows, whose marks the sieve infers
         } else if (parts == 1) {
           if (d >= bound && d <= vcap) corner.one(d, rt + d, 0);  // one row of d tiles
         } else if (parts == 2) {

@@ -24,6 +24,18 @@ std::string utc_now() {
   return buf;
 }
 
+std::string inferred_marks_text(int rows) {
+  if (rows <= 0) return "none";
+  if (rows == 1) return "row 1";
+  return "rows 1-" + std::to_string(rows);
+}
+
+int inferred_rows_of(const std::string& text) {
+  if (text == "row 1") return 1;
+  if (text.size() == 8 && text.compare(0, 7, "rows 1-") == 0 && text[7] >= '2' && text[7] <= '9') return text[7] - '0';
+  return 0;
+}
+
 std::string host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";

@@ -399,7 +399,7 @@ class MarkingPass {
     if (s_.window_bits <= config::kDirectMarkBits) {
       // Small windows: one thread, level by level so the marks are counted.
       const detail::PhaseTimer timer(s_.phases.filing);
-      ThreadState ts(s_.table, s_.options.transposes, s_.tails != nullptr, s_.tuning.pool_page_blocks);
+      ThreadState ts(s_.table, s_.options.transposes, s_.tails ? s_.tails->rows() : 0, s_.tuning.pool_page_blocks);
       ts.source.set_first_rows(rows_lo_, rows_hi_);
       DirectSink sink{s_.bitmap()};
       for (std::size_t i = 0; i < items.size(); ++i) {

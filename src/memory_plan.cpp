@@ -132,10 +132,22 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
   Tuning tu;
   tu.threads = o.threads > 0 ? o.threads : tbb::info::default_concurrency();
   const PartitionTable t(max_tiles);
-  // One process only: the bits would have to be every process's.
-  const std::uint64_t tails = o.infer_row_marks && processes == 1 ? detail::TailMarks::bytes_for(t, max_tiles) : 0;
+  // One process only: the bits would have to be every process's. The most
+  // rows whose bits fit.
+  const std::uint64_t room =
+      o.memory_budget == 0 ? config::kTailMarksMaxBytes : o.memory_budget / config::kTailMarksBudgetShare;
+  if (processes == 1)
+    for (int rows = std::min(o.inferred_rows, detail::TailMarks::kMostRows); rows > 0; --rows) {
+      const std::uint64_t bytes = detail::TailMarks::bytes_for(t, max_tiles, rows);
+      if (bytes <= room) {
+        // (and what each thread holds for them: TailMarks::pending_bytes)
+        tu.tail_bytes = bytes + static_cast<std::uint64_t>(tu.threads) *
+                                    detail::TailMarks::pending_bytes(t, max_tiles, rows);
+        tu.tail_rows = rows;
+        break;
+      }
+    }
   if (o.memory_budget == 0) {
-    if (tails <= config::kTailMarksMaxBytes) tu.tail_bytes = tails;
     tu.window_bits = o.window_bits ? o.window_bits : config::kWindowBytes * 8;
     tu.round_marks = o.round_marks ? o.round_marks : config::kRoundMarks;
     tu.scan_batch = o.scan_batch ? o.scan_batch : config::kScanBatchRanks;
@@ -145,7 +157,6 @@ detail::Tuning detail::tuning_for(int max_tiles, const SieveOptions& o, int proc
     return tu;
   }
   const std::uint64_t B = o.memory_budget;
-  if (tails <= B / config::kTailMarksBudgetShare) tu.tail_bytes = tails;
   tu.scan_batch = o.scan_batch ? o.scan_batch : std::clamp<std::uint64_t>(B / 64 / 11, 4096, config::kScanBatchRanks);
   tu.round_marks = o.round_marks ? o.round_marks : std::clamp<std::uint64_t>(B / 16 / 8, 1 << 16, config::kRoundMarks);
   tu.direct_call_marks = direct_call_marks(tu.round_marks);  // what bucket_bytes reserves; an option may lower it
@@ -178,6 +189,7 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int fir
   plan.scan_batch = tu.scan_batch;
   plan.index_bytes = index_bytes(t);
   plan.tail_bytes = tu.tail_bytes;
+  plan.tail_rows = tu.tail_rows;
   plan.buffer_bytes =
       buffer_bytes(t, tu.scan_batch, tu.threads) + exchange_bytes(tu.round_marks, processes) + tu.tail_bytes;
   const std::uint32_t page = tu.pool_page_blocks ? tu.pool_page_blocks : 2048;
@@ -213,8 +225,8 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int fir
   return plan;
 }
 
-bool infers_row_marks(int max_tiles, const SieveOptions& options, int processes) {
-  return detail::tuning_for(max_tiles, options, processes).tail_bytes > 0;
+int inferred_rows(int max_tiles, const SieveOptions& options, int processes) {
+  return detail::tuning_for(max_tiles, options, processes).tail_rows;
 }
 
 DiskPlan plan_disk(int max_tiles) {

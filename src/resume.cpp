@@ -152,7 +152,7 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   p.run_id = reader.run_id();
   p.dimensions = dims;
   // Files from before the attribute filed them.
-  s.all_marks_filed = text_attribute(t, "inferred_marks") != "rows 1-2";
+  s.inferred_rows = inferred_rows_of(text_attribute(t, "inferred_marks"));
 }
 
 Resume::~Resume() = default;

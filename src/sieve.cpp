@@ -35,7 +35,7 @@ double LevelResult::hypothesis_ratio() const { return chomp::hypothesis_ratio(po
 Sieve::Impl::Impl(int max_tiles, LosingStore& s, const SieveOptions& o, ProcessGroup* g)
     : table(max_tiles), store(s), options(o), max(max_tiles),
       states([this] {
-        return detail::ThreadState(table, options.transposes, tails != nullptr, tuning.pool_page_blocks);
+        return detail::ThreadState(table, options.transposes, tails ? tails->rows() : 0, tuning.pool_page_blocks);
       }) {
   if (g && g->size() > 1) group = g, procs = g->size(), me = g->index();
   tuning = detail::tuning_for(max, options, procs);
@@ -46,7 +46,7 @@ Sieve::Impl::Impl(int max_tiles, LosingStore& s, const SieveOptions& o, ProcessG
     throw std::invalid_argument("the store holds " + std::to_string(done) + " levels, more than the run's " +
                                 std::to_string(max));
   if (tuning.tail_bytes > 0) {
-    tails = std::make_unique<detail::TailMarks>(table, max, options.transposes);
+    tails = std::make_unique<detail::TailMarks>(table, max, options.transposes, tuning.tail_rows);
     for (int n = 1; n <= done; ++n) take_tails_of(n);
   }
   read_checkpoint();
@@ -56,7 +56,7 @@ void Sieve::Impl::add_tail_marks(int n) {
   if (!tails) return;
   const detail::PhaseTimer timer(phases.tails);
   const WindowLevel& w = window_level(n);
-  tails->or_into(n, w.a_lo, w.a_hi, bitmap(), w.offset());
+  arena.execute([&] { tails->or_into(n, w.a_lo, w.a_hi, bitmap(), w.offset()); });
 }
 
 void Sieve::Impl::take_tails_of(int n) {
@@ -80,6 +80,7 @@ void Sieve::Impl::take_tails_of(int n) {
         });
       }
     });
+    tails->settle();
   });
 }
 

@@ -70,11 +70,13 @@ int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t win
 /// Per-thread state, kept as long as the sieve: the decoder of sources,
 /// the block of the store it last read, its buckets.
 struct ThreadState {
-  ThreadState(const PartitionTable& t, bool canonical_only, bool rows_inferred, std::uint32_t pool_page_blocks)
+  ThreadState(const PartitionTable& t, bool canonical_only, int rows_inferred, std::uint32_t pool_page_blocks)
       : source(t), buckets(pool_page_blocks) {
     source.set_canonical_only(canonical_only);
     source.set_rows_inferred(rows_inferred);
   }
+  // (The rows inferred are a count, not a flag.)
+  ThreadState(const PartitionTable&, bool, bool, std::uint32_t) = delete;
   Source source;
   // Distributed sieve: the decoder of the calls too large for the buckets,
   // which every process makes for the first rows of its own segments
@@ -105,9 +107,10 @@ struct Tuning {
   std::uint64_t scan_batch = 0;
   std::uint32_t pool_page_blocks = 0;
   std::uint64_t direct_call_marks = 0;
-  // The bits of the first two rows (TailMarks) when the run infers the
+  // The bits of the top tail_rows rows (TailMarks) when the run infers the
   // marks of those rows' moves from them; 0: it files them.
   std::uint64_t tail_bytes = 0;
+  int tail_rows = 0;
 };
 Tuning tuning_for(int max_tiles, const SieveOptions& options, int processes);
 
@@ -206,7 +209,7 @@ struct Sieve::Impl {
   // window's levels above it (next_level does that first).
   bool mark_pending = false;
   std::uint64_t group_threads = 0;  // every process's threads together
-  // The bits of the first two rows (tail_marks.hpp), when the run infers
+  // The bits of the first rows (tail_marks.hpp), when the run infers
   // the marks of those rows' moves from them (one process, and the bits
   // fit: Tuning::tail_bytes).
   std::unique_ptr<detail::TailMarks> tails;

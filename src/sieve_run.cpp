@@ -43,7 +43,7 @@ Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
   prov.threads = threads;
   prov.memory_budget = r.options.memory_budget;
   if (r.dimensions == 2)
-    prov.inferred_marks = infers_row_marks(r.max_tiles, r.options, r.processes) ? "rows 1-2" : "none";
+    prov.inferred_marks = inferred_marks_text(inferred_rows(r.max_tiles, r.options, r.processes));
   prov.processes = r.processes;
   return prov;
 }

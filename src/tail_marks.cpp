@@ -14,10 +14,6 @@ namespace chomp::detail {
 
 namespace {
 
-void set_bit(std::uint64_t* words, std::uint64_t bit) {
-  std::atomic_ref<std::uint64_t>(words[bit >> 6]).fetch_or(std::uint64_t{1} << (bit & 63), std::memory_order_relaxed);
-}
-
 /// 64 bits of `src` from bit `pos` on (the word after the last one read
 /// must exist).
 std::uint64_t bits_at(const std::uint64_t* src, std::uint64_t pos) {
@@ -28,43 +24,73 @@ std::uint64_t bits_at(const std::uint64_t* src, std::uint64_t pos) {
 
 std::uint64_t low_mask(std::uint64_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
 
-/// dst bits [to, to + count) |= src bits [from, from + count).
+/// dst bits [to, to + count) |= src bits [from, from + count). The words
+/// that hold other bits too (the first and the last, when partial) are ORed
+/// atomically: runs next to each other are ORed by different threads.
 void or_bits(std::uint64_t* dst, std::uint64_t to, const std::uint64_t* src, std::uint64_t from, std::uint64_t count) {
   if (count == 0) return;
+  const auto or_word = [](std::uint64_t& w, std::uint64_t bits) {
+    if (bits) std::atomic_ref<std::uint64_t>(w).fetch_or(bits, std::memory_order_relaxed);
+  };
   const unsigned head = static_cast<unsigned>(to & 63);
   if (head != 0) {
     const std::uint64_t n = std::min<std::uint64_t>(64 - head, count);
-    dst[to >> 6] |= (bits_at(src, from) & low_mask(n)) << head;
+    or_word(dst[to >> 6], (bits_at(src, from) & low_mask(n)) << head);
     to += n, from += n, count -= n;
   }
   std::uint64_t* d = dst + (to >> 6);
   for (; count >= 64; count -= 64, from += 64) *d++ |= bits_at(src, from);
-  if (count > 0) *d |= bits_at(src, from) & low_mask(count);
+  if (count > 0) or_word(*d, bits_at(src, from) & low_mask(count));
 }
 
-/// Ray marks into the bits. They land anywhere in them (about 2.9 p(N)),
-/// so they are held 64 at a time, each word prefetched as it comes, then
-/// ORed: one at a time, each OR waited for its line (about 40 ns a ray at
-/// N = 110 on two threads). (A ray's first row is bounded where it is made:
-/// set_first_rows, or the loop of a first row that stands alone.)
-struct RaySink {
-  static constexpr int kHeld = 64;
-  std::uint64_t* words = nullptr;
+}  // namespace
+
+/// Ray marks, and the bits of losing positions' own tails and contexts,
+/// into the bits. They land anywhere in them (about 5.6 p(N) bits), so
+/// each is held in a buffer of its region of the bits (Pending) and ORed
+/// when that buffer fills, under the region's lock, with plain ORs into a
+/// region that stays in cache while they are; settle() ORs what is left.
+/// ORed one at a time with an atomic OR each, waiting for its line, a ray
+/// took about twice as long. (A ray's first row is bounded where it is
+/// made: set_first_rows, or the loop of a first row that stands alone.)
+struct TailMarks::RaySink {
+  TailMarks& owner;
+  Pending& p;
   std::uint64_t count = 0;
-  std::uint64_t held[kHeld] = {};
-  int n = 0;
   void point(std::uint64_t bit) {
-    __builtin_prefetch(words + (bit >> 6), 1);
-    held[n++] = bit;
-    if (n == kHeld) flush();
+    const std::size_t r = static_cast<std::size_t>(bit >> kRegionShift);
+    std::uint32_t& fill = p.fill[r];
+    p.held[r * kRegionHeld + fill] = bit;
+    ++count;
+    if (++fill == kRegionHeld) owner.flush_region(p, r, true);
   }
   void range(std::uint64_t, std::uint64_t) {}  // the top corner makes no ranges
-  void flush() {
-    for (int i = 0; i < n; ++i) set_bit(words, held[i]);
-    count += static_cast<std::uint64_t>(n);
-    n = 0;
-  }
 };
+
+void TailMarks::flush_region(Pending& p, std::size_t r, bool lock) {
+  if (lock)
+    while (locks_[r].test_and_set(std::memory_order_acquire)) {
+    }
+  const std::uint64_t* held = p.held.get() + r * kRegionHeld;
+  for (std::uint32_t i = 0; i < p.fill[r]; ++i) words_[held[i] >> 6] |= std::uint64_t{1} << (held[i] & 63);
+  p.fill[r] = 0;
+  if (lock) locks_[r].clear(std::memory_order_release);
+}
+
+void TailMarks::settle() {
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, regions_, 16), [&](const tbb::blocked_range<std::size_t>& rs) {
+    for (Pending& p : pending_)
+      if (p.held)
+        for (std::size_t r = rs.begin(); r != rs.end(); ++r) flush_region(p, r, false);
+  });
+}
+
+std::uint64_t TailMarks::pending_bytes(const PartitionTable& table, int max_tiles, int rows) {
+  const std::uint64_t regions = (lay_out(table, max_tiles, rows, nullptr, nullptr) >> kRegionShift) + 1;
+  return regions * (kRegionHeld * sizeof(std::uint64_t) + sizeof(std::uint32_t));
+}
+
+namespace {
 
 /// Bits of the second rows' contexts (a, V) of V's with v tiles: V's first
 /// part at most a (it is under the second row b <= a) and at most max - a - v
@@ -75,7 +101,7 @@ std::uint64_t second_count(const PartitionTable& t, int max, int a, int v) {
 
 }  // namespace
 
-std::uint64_t TailMarks::lay_out(const PartitionTable& table, int max_tiles, std::vector<std::uint64_t>* base,
+std::uint64_t TailMarks::lay_out(const PartitionTable& table, int max_tiles, int rows, std::vector<std::uint64_t>* base,
                                  std::vector<std::uint64_t>* base2) {
   const auto words = [](std::uint64_t bits) { return (bits + 63) & ~std::uint64_t{63}; };
   std::uint64_t bits = 0;
@@ -84,27 +110,34 @@ std::uint64_t TailMarks::lay_out(const PartitionTable& table, int max_tiles, std
     bits += words(table.count(t, max_tiles - t));
   }
   const std::size_t stride = static_cast<std::size_t>(max_tiles) + 1;
-  if (base2) base2->assign(stride * stride, 0);
-  for (int a = 1; a < max_tiles; ++a)
-    for (int v = 0; a + v < max_tiles; ++v) {
-      if (base2) (*base2)[static_cast<std::size_t>(a) * stride + static_cast<std::size_t>(v)] = bits;
-      bits += words(second_count(table, max_tiles, a, v));
-    }
+  if (rows >= 2) {
+    if (base2) base2->assign(stride * stride, 0);
+    for (int a = 1; a < max_tiles; ++a)
+      for (int v = 0; a + v < max_tiles; ++v) {
+        if (base2) (*base2)[static_cast<std::size_t>(a) * stride + static_cast<std::size_t>(v)] = bits;
+        bits += words(second_count(table, max_tiles, a, v));
+      }
+  }
   return bits;
 }
 
-std::uint64_t TailMarks::bytes_for(const PartitionTable& table, int max_tiles) {
-  return lay_out(table, max_tiles, nullptr, nullptr) / 8 + 8;
+std::uint64_t TailMarks::bytes_for(const PartitionTable& table, int max_tiles, int rows) {
+  return lay_out(table, max_tiles, rows, nullptr, nullptr) / 8 + 8;
 }
 
-TailMarks::TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only)
-    : t_(table), max_(max_tiles), canonical_only_(canonical_only), sources_([&table] {
+TailMarks::TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only, int rows)
+    : t_(table), max_(max_tiles), rows_(rows), canonical_only_(canonical_only), sources_([&table] {
         Source s(table);
         s.set_top_only(true);
         return s;
       }) {
-  const std::uint64_t bits = lay_out(table, max_tiles, &base_, &base2_);
-  words_.reset(new std::uint64_t[bits / 64 + 1]());  // one word more: bits_at reads past the last
+  const std::uint64_t bits = lay_out(table, max_tiles, rows, &base_, &base2_);
+  regions_ = static_cast<std::size_t>(bits >> kRegionShift) + 1;
+  locks_.reset(new std::atomic_flag[regions_]);
+  for (std::size_t r = 0; r < regions_; ++r) locks_[r].clear();
+  // Rays land anywhere in the bits: huge pages spare most of them a TLB miss.
+  memory_ = HugeBuffer((bits / 64 + 1) * sizeof(std::uint64_t));  // one word more: bits_at reads past the last
+  words_ = memory_.as<std::uint64_t>();
 }
 
 bool TailMarks::settled(int t, std::uint64_t r) const {
@@ -119,17 +152,24 @@ bool TailMarks::settled_second(int a, int v, std::uint64_t r) const {
 
 void TailMarks::or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::uint64_t offset) const {
   const std::uint64_t* row = t_.row(n);
-  for (int a = a_lo; a <= a_hi; ++a) {
-    const int t = n - a;
-    or_bits(words, offset + row[a - 1], words_.get(), base_[static_cast<std::size_t>(t)], t_.count(t, a));
-    // Second rows b: (a, b, V) are ranks P(n, a-1) + P(t, b-1) + rank(V),
-    // V the first P(v, b) partitions of v = t - b.
-    const std::uint64_t* second = t_.row(t);
-    for (int b = 1; b <= a && b <= t; ++b) {
-      const int v = t - b;
-      or_bits(words, offset + row[a - 1] + second[b - 1], words_.get(), base2(a, v), t_.count(v, b));
+  // First rows in parallel, and second rows within them (a level's largest
+  // first row holds about a tenth of it).
+  tbb::parallel_for(tbb::blocked_range<int>(a_lo, a_hi + 1, 1), [&](const tbb::blocked_range<int>& as) {
+    for (int a = as.begin(); a != as.end(); ++a) {
+      const int t = n - a;
+      or_bits(words, offset + row[a - 1], words_, base_[static_cast<std::size_t>(t)], t_.count(t, a));
+      if (rows_ < 2) continue;
+      const std::uint64_t* second = t_.row(t);
+      tbb::parallel_for(tbb::blocked_range<int>(1, std::min(a, t) + 1, 4), [&](const tbb::blocked_range<int>& bs) {
+        for (int b = bs.begin(); b != bs.end(); ++b) {
+          // Second rows b: (a, b, V) are ranks P(n, a-1) + P(t, b-1) + rank(V),
+          // V the first P(v, b) partitions of v = t - b.
+          const int v = t - b;
+          or_bits(words, offset + row[a - 1] + second[b - 1], words_, base2(a, v), t_.count(v, b));
+        }
+      });
     }
-  }
+  });
 }
 
 void TailMarks::add_level(int n, std::span<const std::uint64_t> ranks) {
@@ -137,14 +177,20 @@ void TailMarks::add_level(int n, std::span<const std::uint64_t> ranks) {
                     [&](const tbb::blocked_range<std::size_t>& r) {
     add_ranks(n, ranks.subspan(r.begin(), r.end() - r.begin()));
   });
+  settle();
 }
 
 void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
   if (ranks.empty()) return;
   const std::uint64_t* row = t_.row(n);
   Source& src = sources_.local();
-  RaySink sink;
-  sink.words = words_.get();
+  Pending& pending = pending_.local();
+  if (!pending.held) {
+    pending.held.reset(new std::uint64_t[regions_ * kRegionHeld]);
+    pending.fill.reset(new std::uint32_t[regions_]());
+  }
+  RaySink sink{*this, pending};  // the rays, and the bits of the positions' own tails and contexts
+  std::uint64_t own = 0;
   // The rays of U (u tiles, rank ru, starting with rows of length c): the
   // partitions U with those rows extended by e = 1..most tiles, into the
   // bits at base_of(u + e), first part at most cap(e). `fits(rows(U),
@@ -178,7 +224,7 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     const int t = n - a;
     const std::uint64_t tail = x - row[a - 1];
     if (t >= max_) continue;  // (a = 0 cannot be; t < max whenever n <= max)
-    set_bit(words_.get(), base_[static_cast<std::size_t>(t)] + tail);
+    sink.point(base_[static_cast<std::size_t>(t)] + tail), ++own;
     if (t == 0) continue;  // a single row (level 1's (1) settles every other)
     // Rays: the tail starts with rows of length a (rank at least P(t, a-1)).
     // A ray T of t + e tiles has a first row of a + 1 or more and the rows
@@ -194,19 +240,19 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     // rays are (a, V), V = U with its rows of length c extended, first
     // part at most a and a + V_1 + |V| <= max. A position (a, b, V) is
     // canonical only if a >= 2 + rows(U).
+    if (rows_ < 2) continue;
     const std::uint64_t* trow = t_.row(t);
     const int c = static_cast<int>(std::upper_bound(trow, trow + t + 1, tail) - trow);
     const int u = t - c;
     const std::uint64_t ru = tail - trow[c - 1];
-    set_bit(words_.get(), base2(a, u) + ru);
+    sink.point(base2(a, u) + ru), ++own;
     if (u > 0 && c < a && ru >= t_.count(u, c - 1) && max_ - a - u - c - 1 >= 1)
       make_rays(
           u, ru, c, max_ - a - u - c - 1, [&](int w) { return base2(a, w); },
           [&](int e) { return std::min(a, max_ - a - u - e); },
           [&](int rows, int most) { return rows + 2 > a ? 0 : most; });
   }
-  sink.flush();
-  rays_.fetch_add(sink.count, std::memory_order_relaxed);
+  rays_.fetch_add(sink.count - own, std::memory_order_relaxed);
 }
 
 }  // namespace chomp::detail

@@ -1,8 +1,8 @@
 /// @file tail_marks.hpp
-/// @brief The marks of moves of the first two rows, inferred from bits per
-/// tail and per second-row context instead of filed (issue 21's "marks the
-/// structure of the game makes unnecessary"; doc/ALGORITHMS.md, *Moves of
-/// the first two rows*).
+/// @brief The marks of moves of the first row, or of the first two,
+/// inferred from bits per tail and per second-row context instead of filed
+/// (issue 21's "marks the structure of the game makes unnecessary";
+/// doc/ALGORITHMS.md, *Moves of the first two rows*).
 ///
 /// Write a position as (a, T): its first row a and its tail T, the rows
 /// below, a partition of n - a with parts <= a. In the order of ranking.hpp
@@ -28,16 +28,18 @@
 /// losing (a, c, V) or by a ray from a losing (a, c, U), V = U extended on
 /// its rows of length c with a first part at most a.
 ///
-/// So the sieve files no marks at the top corner nor at a second row
-/// (Source::set_rows_inferred); before a level is scanned, every first row's
-/// and every (first, second) row's run of positions is ORed with its bits,
-/// sequential copies; and once a level is final, its losing positions set
-/// their bits and mark their rays.
+/// So the sieve files no marks at a corner of those rows
+/// (Source::set_rows_inferred); before a level is scanned, every run of
+/// positions with the same first row, and with the same first two rows, is
+/// ORed with its bits, sequential copies; and once a level is final, its
+/// losing positions set their bits and mark their rays.
 ///
 /// The tails of level N's positions are every tail the run needs: P(t, N -
 /// t) of each size t, p(N) bits in all (sum over t); the contexts (a, V),
 /// P(v, min(a, N - a - v)) of each a and |V| = v, about 1.9 p(N) more.
-/// Lower levels read prefixes of them.
+/// Lower levels read prefixes of them. (The third row's contexts (a, b, W),
+/// 2.7 p(N) more, were tried: their rays cost what their marks did;
+/// doc/PERFORMANCE.md.)
 #pragma once
 
 #include <tbb/enumerable_thread_specific.h>
@@ -50,6 +52,7 @@
 
 #include "chomp/ranking.hpp"
 #include "extensions.hpp"
+#include "huge_pages.hpp"
 
 namespace chomp::detail {
 
@@ -59,18 +62,32 @@ class TailMarks {
   /// canonical_only: the sieve decides the canonical positions only (first
   /// row at least as long as the first column), and no other position
   /// needs its tail's bit.
-  TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only);
+  /// rows: the top rows whose moves are inferred, 1 or kMostRows.
+  TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only, int rows = kMostRows);
 
-  /// Bytes the bits of a run to max_tiles take.
-  static std::uint64_t bytes_for(const PartitionTable& table, int max_tiles);
+  /// Rows whose moves the bits can stand for: the first and the second.
+  static constexpr int kMostRows = 2;
+
+  /// Bytes the bits of a run to max_tiles take, for the moves of the first
+  /// `rows` rows.
+  static std::uint64_t bytes_for(const PartitionTable& table, int max_tiles, int rows);
+
+  int rows() const { return rows_; }
 
   /// Takes level n (every losing rank, ascending; levels in order): sets
   /// the bits of their tails and of their rays. In parallel (tests; the
   /// sieve adds a level block by block of its store with add_ranks).
   void add_level(int n, std::span<const std::uint64_t> ranks);
   /// The same for some of level n's losing ranks (ascending), on this
-  /// thread; any threads may add parts of a level at once.
+  /// thread; any threads may add parts of a level at once, and then
+  /// settle() before the bits are read.
   void add_ranks(int n, std::span<const std::uint64_t> ranks);
+  /// ORs what add_ranks still holds into the bits (in parallel; no
+  /// add_ranks at the same time).
+  void settle();
+
+  /// Bytes a thread holds for add_ranks, besides the bits.
+  static std::uint64_t pending_bytes(const PartitionTable& table, int max_tiles, int rows);
 
   /// ORs the bits of the tails of level n's ranks [lo, hi) (a run of first
   /// rows lo..hi of it) into `words`, where rank x is bit dst + x - lo.
@@ -90,19 +107,34 @@ class TailMarks {
  private:
   /// Bits of a run to max_tiles, each size's (and each context's) from a
   /// word boundary; fills the offsets when asked.
-  static std::uint64_t lay_out(const PartitionTable& table, int max_tiles, std::vector<std::uint64_t>* base,
+  static std::uint64_t lay_out(const PartitionTable& table, int max_tiles, int rows, std::vector<std::uint64_t>* base,
                                std::vector<std::uint64_t>* base2);
 
   const PartitionTable& t_;
   int max_;
+  int rows_;
   bool canonical_only_;
   std::vector<std::uint64_t> base_;   // bit offset of tail size t
   std::vector<std::uint64_t> base2_;  // bit offset of the second rows' contexts (a, V), by a (max + 1) + |V|
   std::uint64_t base2(int a, int v) const {
     return base2_[static_cast<std::size_t>(a) * (static_cast<std::size_t>(max_) + 1) + static_cast<std::size_t>(v)];
   }
-  std::unique_ptr<std::uint64_t[]> words_;
+  HugeBuffer memory_;
+  std::uint64_t* words_ = nullptr;
   std::atomic<std::uint64_t> rays_{0};
+  // Bits waiting to be ORed, kRegionHeld a region of 2^kRegionShift bits
+  // (512 KiB), per thread; a region's lock while they are.
+  static constexpr int kRegionShift = 22;
+  static constexpr std::uint32_t kRegionHeld = 256;
+  struct Pending {
+    std::unique_ptr<std::uint64_t[]> held;
+    std::unique_ptr<std::uint32_t[]> fill;
+  };
+  struct RaySink;
+  std::size_t regions_ = 0;
+  std::unique_ptr<std::atomic_flag[]> locks_;
+  tbb::enumerable_thread_specific<Pending> pending_;
+  void flush_region(Pending& p, std::size_t r, bool lock);
   tbb::enumerable_thread_specific<Source> sources_;
 };
 

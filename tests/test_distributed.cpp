@@ -38,7 +38,7 @@ struct Outcome {
 /// bits, src/tail_marks.hpp, are one process's): so does every run here
 /// that its marks are compared with.
 SieveOptions filing(SieveOptions o = {}) {
-  o.infer_row_marks = false;
+  o.inferred_rows = 0;
   return o;
 }
 

@@ -411,26 +411,27 @@ TEST(Transposes, CanonicalOnlyDecodersMakeEveryCanonicalExtensionAndLessBesides)
 
 TEST(Extensions, RowsInferredAndTopOnlySplitTheExtensionsByTheRowOfTheirMove) {
   // The kernels of src/tail_marks.hpp: one that leaves the moves of the
-  // first two rows to the tails' bits (set_rows_inferred), one that makes
-  // only the top corner (set_top_only, the rays). For every source of
-  // levels 1..14 walked with seek (reuse records in play) and every d up to
-  // 20 (top-corner blocks beyond the shape table), an extension's move is
-  // at the first row where it differs from the source: the second kernel
-  // makes exactly those of the first row; the first exactly those below
-  // the second row, and those that add rows under a source of one row (its
-  // new row, a second row of length 0 before). With canonical_only, the
-  // first still makes every canonical one of those, and a source whose
-  // first row is shorter than its first column makes none.
+  // first row, or the first two, to their bits (set_rows_inferred), one
+  // that makes only the top corner (set_top_only, the rays). For every
+  // source of levels 1..14 walked with seek (reuse records in play) and
+  // every d up to 20 (top-corner blocks beyond the shape table), an
+  // extension's move is at the first row where it differs from the source:
+  // the second kernel makes exactly those of the first row; the first
+  // exactly those below the inferred rows, and those that add rows under a
+  // source with fewer rows (its new row, a row of length 0 before). With
+  // canonical_only, the first still makes every canonical one of those, and
+  // a source whose first row is shorter than its first column makes none.
   const int max_m = 14, max_d = 20;
   static_assert(max_d > config::kShapeTiles, "blocks beyond the shape table");
   const PartitionTable t(max_m + max_d);
   std::uint64_t top = 0, second = 0, rest = 0;
+  for (const int rows : {1, 2})
   for (const bool canonical_only : {false, true})
     for (int m = 1; m <= max_m && !HasFatalFailure(); ++m) {
       detail::Source rays(t);
       rays.set_top_only(true);
       walk_level(t, m, canonical_only, 53, [&](detail::Source& inferred, std::uint64_t r) {
-        inferred.set_rows_inferred(true);
+        inferred.set_rows_inferred(rows);
         if (r % 53 == 0)
           rays.decode(m, r);
         else
@@ -453,8 +454,8 @@ TEST(Extensions, RowsInferredAndTopOnlySplitTheExtensionsByTheRowOfTheirMove) {
             const Rows ext = t.unrank(m + d, x);
             std::size_t row = 0;
             while (row < source.size() && ext[row] == source[row]) ++row;
-            const bool first_row = row == 0, second_row = row == 1 && source.size() >= 2;
-            const bool made = !first_row && !second_row;
+            const bool first_row = row == 0;
+            const bool made = !(static_cast<int>(row) < rows && row < source.size());
             const bool in_a = std::binary_search(got.begin(), got.end(), x);
             const bool in_b = std::binary_search(b.points.begin(), b.points.end(), x);
             ASSERT_EQ(in_b, first_row) << rows_to_string(source) << " + " << d << ": " << rows_to_string(ext);
@@ -466,7 +467,7 @@ TEST(Extensions, RowsInferredAndTopOnlySplitTheExtensionsByTheRowOfTheirMove) {
             if (canonical_only && !canonical(source)) {
               ASSERT_FALSE(in_a) << rows_to_string(source) << " + " << d;
             }
-            top += first_row, second += second_row, rest += in_a;
+            if (rows == 2) top += first_row, second += row == 1, rest += in_a;
           }
           // Nothing besides the extensions.
           ASSERT_LE(got.size() + b.points.size(), all.size());

@@ -734,20 +734,32 @@ TEST(Checkpoint, ADamagedCheckpointIsIgnoredAndAnotherThreadCountContinuesOne) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("other.window")));
 }
 
-// A window saved by a run that infers the first two rows' moves from their
-// bits holds none of their marks: a run that files them (here
-// --file-all-marks on --resume) cannot go on from it, says so, and
-// marks the window again, to the same losing positions and the file's
-// attribute naming its last leg's way. A run that files them leaves a file
-// that a plain --resume goes on filing (the attribute keeps it).
+// A window saved by a run that infers the first two rows' moves from
+// their bits holds none of their marks: a run that files them (here
+// --file-all-marks on --resume), or infers the first row's only
+// (--inferred-rows 1), cannot go on from it, says so, and marks the window again, to the
+// same losing positions and the file's attribute naming its last leg's
+// way. A run that files them leaves a file that a plain --resume goes on
+// filing (the attribute keeps it).
 TEST(Checkpoint, AWindowWithoutFirstRowMarksIsNotContinuedByARunThatFilesThem) {
   ScratchDir dir;
   ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
   EXPECT_EQ(read_level_file(dir.file("whole.h5")).text_attributes.at("inferred_marks"), "rows 1-2");
+  stop_inside_a_window(dir, "fewer");
+  const ProcessResult fewer = run_chomp(checkpoint_run(dir, "fewer", {"--resume", "--inferred-rows", "1"}));
+  ASSERT_EQ(fewer.exit_code, 0) << fewer.err;
+  EXPECT_NE(fewer.err.find("its window leaves the moves of rows 1-2 to their bits, which this run does not hold "
+                           "for all of them"),
+            std::string::npos)
+      << fewer.err;
+  EXPECT_EQ(read_level_file(dir.file("fewer.h5")).losing, read_level_file(dir.file("whole.h5")).losing);
+  EXPECT_EQ(read_level_file(dir.file("fewer.h5")).text_attributes.at("inferred_marks"), "row 1");
   stop_inside_a_window(dir, "run");
   const ProcessResult filed = run_chomp(checkpoint_run(dir, "run", {"--resume", "--file-all-marks"}));
   ASSERT_EQ(filed.exit_code, 0) << filed.err;
-  EXPECT_NE(filed.err.find("its window leaves the moves of the first two rows to the tails' bits"), std::string::npos) << filed.err;
+  EXPECT_NE(filed.err.find("its window leaves the moves of rows 1-2 to their bits, which this run does not hold"),
+            std::string::npos)
+      << filed.err;
   EXPECT_EQ(filed.err.find("continuing the marking of"), std::string::npos) << filed.err;
   const LevelTable a = read_level_file(dir.file("whole.h5")), b = read_level_file(dir.file("run.h5"));
   EXPECT_EQ(a.losing, b.losing);

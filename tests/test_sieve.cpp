@@ -436,15 +436,15 @@ TEST(Slices, ABudgetThatForcesSmallWindowsAndSlicesGivesTheTable) {
   EXPECT_GT(plan.first_sliced, 0);
   EXPECT_LE(plan.first_sliced, 84);
   EXPECT_LE(plan.total(), o.memory_budget);
-  // The bits of the first two rows of a run to 88 (16 MB) are more than
-  // an eighth of the budget: it files those rows' marks, and so does the
-  // run whose marks it is compared with.
-  EXPECT_FALSE(infers_row_marks(88, o));
+  // The bits of even the first row of a run to 88 (1.7 MB) are more than
+  // an eighth of the budget: it files every mark, and so does the run
+  // whose marks it is compared with.
+  EXPECT_EQ(inferred_rows(88, o), 0);
   Sieve s(88, o);
   std::vector<LevelResult> levels;
   s.run([&](const LevelResult& r) { levels.push_back(r); });
   SieveOptions whole = with_threads(2);
-  whole.infer_row_marks = false;
+  whole.inferred_rows = 0;
   const std::vector<LevelResult> ref = run_sieve(88, whole);
   int sliced = 0;
   for (std::size_t i = 0; i < levels.size(); ++i) {

@@ -22,11 +22,17 @@ struct Provenance {
   std::string start_utc;
   std::string resume_history;  ///< empty for a run that was never resumed
   int dimensions = 2;  ///< 2: tiles (partitions); 3: cubes (plane partitions, sieve3d.hpp)
-  /// "rows 1-2": the last leg inferred the marks of moves of the first two rows from
-  /// its tails' bits (src/tail_marks.hpp), and its levels' `marks` leave
-  /// them out; "none": it filed them (as every run before this attribute).
+  /// "rows 1-k" (k = 2, 3) or "row 1": the last leg inferred the marks of
+  /// moves of those rows from bits (src/tail_marks.hpp), and its levels'
+  /// `marks` leave them out; "none": it filed them (as every run before
+  /// this attribute).
   std::string inferred_marks = "none";
 };
+
+/// Provenance::inferred_marks for a run that infers the moves of its top
+/// `rows` rows, and back ("none" and anything unknown: 0).
+std::string inferred_marks_text(int rows);
+int inferred_rows_of(const std::string& text);
 
 /// Library and machine facts for provenance.
 std::string utc_now();

@@ -72,10 +72,11 @@ struct ResumeState {
   Provenance provenance;  ///< the original run's, for the continued file
   std::vector<std::string> notes;  ///< what was ignored, one line each
   std::vector<std::uint64_t> losing;  ///< L(n) of the trusted levels (a plan's known levels)
-  /// The file's levels count the marks of moves of the first two rows (its attribute
-  /// inferred_marks is "none", or it has none): a resumed run files them
-  /// too, so that one file's `marks` count one thing.
-  bool all_marks_filed = true;
+  /// The top rows whose moves the file's levels do not count in `marks`
+  /// (its attribute inferred_marks, "rows 1-k"; 0 for "none" or none): a
+  /// resumed run infers no more rows than that, so that one file's `marks`
+  /// count one thing (or fewer, if their bits no longer fit).
+  int inferred_rows = 0;
 };
 
 class Resume {

@@ -91,10 +91,12 @@ struct SieveOptions {
   /// Decide canonical positions only and take the others as their
   /// transposes; false: decide every position (to compare with).
   bool transposes = true;
-  /// Infer the marks of moves of the first two rows from the tails' bits instead of
-  /// filing them (src/tail_marks.hpp; one process only); false: file them
+  /// Infer the marks of moves of the first rows, this many (at most 2:
+  /// the first, or the first two), from bits per tail and per second-row
+  /// context instead of filing them (src/tail_marks.hpp; one process only;
+  /// fewer rows when the bits would not fit: inferred_rows()); 0: file them
   /// (the `marks` of every level count them then).
-  bool infer_row_marks = true;
+  int inferred_rows = 2;
   /// Tuning and test seams; 0 takes the value the budget gives.
   std::uint64_t round_marks = 0;  ///< marks pending per round (per process)
   std::uint64_t window_bits = 0;  ///< the most bits of bitmap a window holds (per process)
@@ -133,7 +135,8 @@ struct MemoryPlan {
   std::uint64_t bucket_bytes = 0;  ///< pending marks of one round, per thread blocks
   std::uint64_t index_bytes = 0;   ///< the store's index of every level, at the last level
   std::uint64_t buffer_bytes = 0;  ///< the scan's and the store's buffers, the partition table, threads' state, tail_bytes
-  std::uint64_t tail_bytes = 0;    ///< the tails' bits (src/tail_marks.hpp; 0: the moves of the first two rows are filed as marks)
+  std::uint64_t tail_bytes = 0;    ///< the rows' bits (src/tail_marks.hpp; 0: every move is filed as marks)
+  int tail_rows = 0;               ///< the top rows whose moves those bits stand for (0: none)
   std::uint64_t window_bits = 0;   ///< the most bits a window holds
   std::uint64_t round_marks = 0;
   std::uint64_t scan_batch = 0;
@@ -173,12 +176,12 @@ class BudgetTooSmall : public std::runtime_error {
 /// BudgetTooSmall.
 MemoryPlan plan_run(int max_tiles, const SieveOptions& options, int processes = 1, int first_level = 1);
 
-/// Whether a run with these options infers the marks of moves of the first two rows
-/// from its tails' bits (src/tail_marks.hpp) rather than filing them: one
-/// process, SieveOptions::infer_row_marks, and p(max_tiles)/8 bytes within
-/// an eighth of the budget (1 GiB without one). Its `marks` then leave
-/// those out.
-bool infers_row_marks(int max_tiles, const SieveOptions& options, int processes = 1);
+/// How many top rows' moves a run with these options infers from bits
+/// (src/tail_marks.hpp) rather than filing them as marks: with one process,
+/// the most rows, up to SieveOptions::inferred_rows, whose bits fit an
+/// eighth of the budget (2 GiB without one); 0: it files every mark. Its
+/// `marks` leave those rows' moves out.
+int inferred_rows(int max_tiles, const SieveOptions& options, int processes = 1);
 /// The disk a run to max_tiles needs.
 DiskPlan plan_disk(int max_tiles);
 

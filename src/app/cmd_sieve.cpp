@@ -119,7 +119,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   options.threads = threads;
   options.memory_budget = budget.sieve;
   if (a.slices > 0) options.min_slices = a.slices, options.slice_from = a.slice_from;
-  options.infer_row_marks = !a.file_all_marks && !(resume && resume->state().all_marks_filed);
+  options.inferred_rows = a.file_all_marks ? 0 : resume ? std::min(a.inferred_rows, resume->state().inferred_rows) : a.inferred_rows;
   // Test seam: CHOMP_DIRECT_CALL_MARKS lowers the bound past which a call's
   // marks skip the buckets (config::kDirectCallMarks), so that small runs
   // take that path too.
@@ -313,9 +313,14 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_flag("--file-all-marks", a->file_all_marks,
                "File the marks of moves of the first two rows like all others instead of inferring them from "
                "one bit per tail and per second-row context (slower; the `marks` column then counts them, as in "
-               "the tables of data/). Without it, they are inferred whenever those bits (about 2.9 p(N) bits: "
-               "N up to 120 without a budget, 130 in 18G) fit an eighth of the budget and "
-               "the run is one process. --resume keeps the way the file's run counted them");
+               "the tables of data/). Without it, both rows' moves are inferred when their bits (about 2.9 p(N) "
+               "bits: N up to 132 in 18G) fit an eighth of the budget, else the first row's (p(N) bits: 142 in "
+               "18G), and the run is one process. --resume infers no more rows than the file's run did");
+  sub.add_option("--inferred-rows", a->inferred_rows,
+                 "The first rows whose moves are inferred from bits rather than filed as marks: 2 (both), 1 (the "
+                 "first), 0 (as --file-all-marks); fewer when their bits do not fit")
+      ->transform(whole_number(0, 2))
+      ->capture_default_str();
   sub.add_flag("--dry-run", a->dry_run, "Print the memory and disk plan on stdout, check it, and exit");
   sub.add_option("--processes", a->processes,
                  "With --dry-run: plan for K MPI processes, the memory per process (an MPI run takes its count "
@@ -336,7 +341,8 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   for (const char* name :
-       {"--store-losing", "--slices", "--slice-from", "--processes", "--checkpoint-every", "--file-all-marks"})
+       {"--store-losing", "--slices", "--slice-from", "--processes", "--checkpoint-every", "--file-all-marks",
+        "--inferred-rows"})
     a->not_in_3d.push_back(sub.get_option(name));
   return [a] { return run_sieve(*a); };
 });

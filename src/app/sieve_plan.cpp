@@ -31,11 +31,12 @@ void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const 
     out << "levels from " << plan.first_sliced << " on in slices (up to " << plan.most_slices << " a level)\n";
   else
     out << "every level whole (no slices)\n";
-  if (plan.tail_bytes > 0)
-    out << "    moves of the first two rows inferred from their bits (" << human_bytes(static_cast<double>(plan.tail_bytes))
-        << ", among the buffers)\n";
+  if (plan.tail_rows > 0)
+    out << "    moves of rows 1-" << plan.tail_rows << " inferred from their bits ("
+        << human_bytes(static_cast<double>(plan.tail_bytes)) << ", among the buffers)"
+        << (plan.tail_rows < 2 ? "; the second row's filed as marks (its bits would not fit)\n" : "\n");
   else
-    out << "    moves of the first two rows filed as marks (their bits would take more than an eighth of the budget, or "
+    out << "    moves of every row filed as marks (the first row's bits would take more than an eighth of the budget, or "
            "the run files them: --file-all-marks, a file whose run did, MPI)\n";
   out << "  disk: store ~" << human_bytes(static_cast<double>(disk.store_bytes)) << ", result file ~"
       << human_bytes(static_cast<double>(disk.result_bytes));
@@ -69,8 +70,8 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
   const int kCalibrationTiles = std::min(92, max_tiles);
   SieveOptions o;
   o.threads = threads;
-  // The calibration files the moves of the first two rows, or infers them, as the run will.
-  o.infer_row_marks = plan.tail_bytes > 0;
+  // The calibration files the moves of the top rows, or infers them, as the run will.
+  o.inferred_rows = plan.tail_rows;
   const auto started = std::chrono::steady_clock::now();
   // Levels 1..92 in one window (the default window holds them).
   Sieve calibration(kCalibrationTiles, o);
@@ -78,7 +79,7 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
   calibration.run([&](const LevelResult& r) { marks += static_cast<double>(r.marks); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Work a second, in the model's units: its marks (those a push files:
-  // a run that infers the first two rows' moves files fewer, in less time) and a
+  // a run that infers the top rows' moves files fewer, in less time) and a
   // visit to each losing position below the window's last level.
   const PartitionTable small(kCalibrationTiles);
   const double rate =
