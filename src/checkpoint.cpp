@@ -40,6 +40,7 @@
 #include <filesystem>
 #include <string>
 
+#include "chomp/provenance.hpp"
 #include "config.hpp"
 #include "sieve_impl.hpp"
 #include "store_impl.hpp"
@@ -54,7 +55,7 @@ constexpr char kEndMagic[8] = {'C', 'H', 'O', 'M', 'P', 'E', 'N', 'D'};
 /// layout, a sliced level's seconds being the level's so far (its slices
 /// before the saved one too), not the saved pass's alone (1 and 2 are read).
 /// 4: a window without the marks of the first two rows' moves
-/// (tail_marks.hpp); 5: of the first one, two or three rows' moves.
+/// (tail_marks.hpp); 5: of the first row's moves, or of the first two rows'.
 constexpr std::uint32_t kVersion = 5;
 /// A header larger than this is not one. Most of a large one is the block
 /// index of a sliced level's slices so far: 36 bytes a block of 4,096
@@ -478,11 +479,13 @@ void Sieve::Impl::read_checkpoint() {
     return ignore("level " + std::to_string(done) + " of the store is not the one it continues");
   if (static_cast<int>(h.max) != max) return ignore("it was made for --max-tiles " + std::to_string(h.max));
   if (((h.transposes & 1) != 0) != options.transposes) return ignore("it was made with other options");
-  // A window that files more rows' moves may go on from one that filed
-  // fewer, as the bits make them all; not the other way.
+  // A run that infers no more rows than the window did may go on from it
+  // (what the bits make, this run's and the window's filed marks make
+  // together); a run that infers fewer would miss the marks the window
+  // left to bits it does not hold.
   const int saved_rows = h.version >= 5 ? static_cast<int>((h.transposes >> 1) & 3) : (h.transposes & 2) != 0 ? 2 : 0;
   if (saved_rows > (tails ? tails->rows() : 0))
-    return ignore("its window leaves the moves of rows 1-" + std::to_string(saved_rows) +
+    return ignore("its window leaves the moves of " + inferred_marks_text(saved_rows) +
                   " to their bits, which this run does not hold" + (tails ? " for all of them" : ""));
   // Version 1 kept no cut of the items, which the thread count then fixed.
   if (h.version == 1 && static_cast<int>(h.threads) != tuning.threads)

@@ -46,7 +46,7 @@ void or_bits(std::uint64_t* dst, std::uint64_t to, const std::uint64_t* src, std
 }  // namespace
 
 /// Ray marks, and the bits of losing positions' own tails and contexts,
-/// into the bits. They land anywhere in them (about 5.6 p(N) bits), so
+/// into the bits. They land anywhere in them (about 2.9 p(N) bits), so
 /// each is held in a buffer of its region of the bits (Pending) and ORed
 /// when that buffer fills, under the region's lock, with plain ORs into a
 /// region that stays in cache while they are; settle() ORs what is left.
@@ -78,6 +78,7 @@ void TailMarks::flush_region(Pending& p, std::size_t r, bool lock) {
 }
 
 void TailMarks::settle() {
+  // (Every region by one task: no locks.)
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, regions_, 16), [&](const tbb::blocked_range<std::size_t>& rs) {
     for (Pending& p : pending_)
       if (p.held)
@@ -146,6 +147,7 @@ bool TailMarks::settled(int t, std::uint64_t r) const {
 }
 
 bool TailMarks::settled_second(int a, int v, std::uint64_t r) const {
+  if (rows_ < 2) return false;  // (no second-row bits)
   const std::uint64_t bit = base2(a, v) + r;
   return (words_[bit >> 6] >> (bit & 63)) & 1;
 }

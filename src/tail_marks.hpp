@@ -94,11 +94,12 @@ class TailMarks {
   void or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::uint64_t dst) const;
 
   /// Whether (a, T) with T of t tiles and rank r has a winning first-row
-  /// move by what was added so far (for tests).
+  /// move by what was added and settled so far (for tests).
   bool settled(int t, std::uint64_t r) const;
 
   /// Whether (a, b, V) with V of v tiles and rank r has a winning move of
-  /// its second row by what was added so far (for tests).
+  /// its second row by what was added and settled so far (for tests; bits
+  /// of two rows).
   bool settled_second(int a, int v, std::uint64_t r) const;
 
   /// Bits set by rays so far (a tail's bit set twice counts twice).

@@ -467,7 +467,7 @@ TEST(Extensions, RowsInferredAndTopOnlySplitTheExtensionsByTheRowOfTheirMove) {
             if (canonical_only && !canonical(source)) {
               ASSERT_FALSE(in_a) << rows_to_string(source) << " + " << d;
             }
-            if (rows == 2) top += first_row, second += row == 1, rest += in_a;
+            if (rows == 2) top += first_row, second += row == 1 && source.size() >= 2, rest += in_a;
           }
           // Nothing besides the extensions.
           ASSERT_LE(got.size() + b.points.size(), all.size());

@@ -672,8 +672,8 @@ TEST(Checkpoint, AStopInsideAPassWithDirectCallsIsContinuedToTheSameLevelsAndMar
 // the save to the same levels and marks.
 TEST(Checkpoint, AKillAfterAPeriodicSaveIsContinuedFromIt) {
   ScratchDir dir;
-  // Both runs file the marks of the first two rows' moves (under 64M their
-  // bits would not fit a run to 86 anyway), so that their marks compare.
+  // Both runs file the marks of the first two rows' moves (under 64M only
+  // the first row's bits would fit a run to 86), so that their marks compare.
   ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole", {"--file-all-marks"})).exit_code, 0);
   {
     // Rounds small enough that a pass has many (a save comes between two).

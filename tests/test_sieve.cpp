@@ -436,7 +436,7 @@ TEST(Slices, ABudgetThatForcesSmallWindowsAndSlicesGivesTheTable) {
   EXPECT_GT(plan.first_sliced, 0);
   EXPECT_LE(plan.first_sliced, 84);
   EXPECT_LE(plan.total(), o.memory_budget);
-  // The bits of even the first row of a run to 88 (1.7 MB) are more than
+  // The bits of even the first row of a run to 88 (5.5 MB) are more than
   // an eighth of the budget: it files every mark, and so does the run
   // whose marks it is compared with.
   EXPECT_EQ(inferred_rows(88, o), 0);

@@ -131,7 +131,8 @@ TEST(TailMarks, ASieveThatInfersTheFirstRowsMovesFindsTheSameLevels) {
         if (shape == 1) {
           EXPECT_GT(sliced, 20);
         }
-        EXPECT_LT(marks, filed_total * 9 / 10) << rows << " rows, " << threads << " threads, shape " << shape;
+        EXPECT_LT(marks, filed_total * (rows == 2 ? 3 : 9) / (rows == 2 ? 4 : 10))
+            << rows << " rows, " << threads << " threads, shape " << shape;
         EXPECT_GT(marks, filed_total / 3) << rows << " rows, " << threads << " threads, shape " << shape;
         if (threads == 2 && shape == 1) marks_by_rows[rows] = marks;
       }

@@ -22,7 +22,7 @@ struct Provenance {
   std::string start_utc;
   std::string resume_history;  ///< empty for a run that was never resumed
   int dimensions = 2;  ///< 2: tiles (partitions); 3: cubes (plane partitions, sieve3d.hpp)
-  /// "rows 1-k" (k = 2, 3) or "row 1": the last leg inferred the marks of
+  /// "rows 1-2" or "row 1": the last leg inferred the marks of
   /// moves of those rows from bits (src/tail_marks.hpp), and its levels'
   /// `marks` leave them out; "none": it filed them (as every run before
   /// this attribute).

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "chomp/provenance.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp/work_model.hpp"
 #include "cli_checks.hpp"
@@ -32,12 +33,15 @@ void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const 
   else
     out << "every level whole (no slices)\n";
   if (plan.tail_rows > 0)
-    out << "    moves of rows 1-" << plan.tail_rows << " inferred from their bits ("
+    out << "    moves of " << inferred_marks_text(plan.tail_rows) << " inferred from their bits ("
         << human_bytes(static_cast<double>(plan.tail_bytes)) << ", among the buffers)"
-        << (plan.tail_rows < 2 ? "; the second row's filed as marks (its bits would not fit)\n" : "\n");
+        << (plan.tail_rows < 2 ? "; the second row's filed as marks (both rows' bits would take more than an "
+                                 "eighth of the budget, or the run infers one row: --inferred-rows 1, a file whose "
+                                 "run did)\n"
+                               : "\n");
   else
     out << "    moves of every row filed as marks (the first row's bits would take more than an eighth of the budget, or "
-           "the run files them: --file-all-marks, a file whose run did, MPI)\n";
+           "the run files them: --file-all-marks, --inferred-rows 0, a file whose run did, MPI)\n";
   out << "  disk: store ~" << human_bytes(static_cast<double>(disk.store_bytes)) << ", result file ~"
       << human_bytes(static_cast<double>(disk.result_bytes));
   // A stop inside a window saves its bitmaps beside the store (checkpoint.cpp).
