@@ -128,8 +128,9 @@ std::uint64_t TailMarks::bytes_for(const PartitionTable& table, int max_tiles, i
 
 TailMarks::TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only, int rows)
     : t_(table), max_(max_tiles), rows_(rows), canonical_only_(canonical_only), sources_([&table] {
-        Source s(table);
-        s.set_top_only(true);
+        RaySources s{Source(table), Source(table)};
+        s.row[0].set_top_only(true);
+        s.row[1].set_top_only(true);
         return s;
       }) {
   const std::uint64_t bits = lay_out(table, max_tiles, rows, &base_, &base2_);
@@ -185,7 +186,7 @@ void TailMarks::add_level(int n, std::span<const std::uint64_t> ranks) {
 void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
   if (ranks.empty()) return;
   const std::uint64_t* row = t_.row(n);
-  Source& src = sources_.local();
+  RaySources& sources = sources_.local();
   Pending& pending = pending_.local();
   if (!pending.held) {
     pending.held.reset(new std::uint64_t[regions_ * kRegionHeld]);
@@ -197,7 +198,8 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
   // partitions U with those rows extended by e = 1..most tiles, into the
   // bits at base_of(u + e), first part at most cap(e). `fits(rows(U),
   // most)` gives the e that some canonical position needs (0: none).
-  const auto make_rays = [&](int u, std::uint64_t ru, int c, int most, auto base_of, auto cap, auto fits) {
+  const auto make_rays = [&](Source& src, int u, std::uint64_t ru, int c, int most, auto base_of, auto cap,
+                             auto fits) {
     // U = (c, U') with U' shorter than c: each ray is (c + e, U'), whose
     // rank among the partitions of u + e is P(u + e, c + e - 1) + rank(U')
     // (ranking.hpp). Most ray sources are such, one ray a level: no
@@ -210,7 +212,14 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
         sink.point(base_of(u + e) + t_.count(u + e, c + e - 1) + rest);
       return;
     }
-    src.decode(u, ru);
+    // Ray sources of one size come in rising ranks (a first row's tails,
+    // a context's rows 3..): a seek keeps the runs they share, and the
+    // kernel then shifts the top corner's rays of the last one instead of
+    // enumerating them again when its first run is the same.
+    if (src.tiles() == u && ru > src.rank())
+      src.seek(ru);
+    else
+      src.decode(u, ru);
     if (canonical_only_) most = fits(src.rows(), most);
     for (int e = 1; e <= most; ++e) {
       const int hi = cap(e);
@@ -234,7 +243,7 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     // run is canonical only if a' >= both, and a' <= max - t - e.
     if (tail >= t_.count(t, a - 1) && max_ - t - a - 1 >= 1)
       make_rays(
-          t, tail, a, max_ - t - a - 1, [&](int w) { return base_[static_cast<std::size_t>(w)]; },
+          sources.row[0], t, tail, a, max_ - t - a - 1, [&](int w) { return base_[static_cast<std::size_t>(w)]; },
           [&](int e) { return max_ - t - e; },
           [&](int rows, int most) { return rows > a ? max_ - t - rows - 1 : most; });
     // The second row: the tail is (c, U), U of u tiles; (a, c, U) settles
@@ -250,7 +259,7 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     sink.point(base2(a, u) + ru), ++own;
     if (u > 0 && c < a && ru >= t_.count(u, c - 1) && max_ - a - u - c - 1 >= 1)
       make_rays(
-          u, ru, c, max_ - a - u - c - 1, [&](int w) { return base2(a, w); },
+          sources.row[1], u, ru, c, max_ - a - u - c - 1, [&](int w) { return base2(a, w); },
           [&](int e) { return std::min(a, max_ - a - u - e); },
           [&](int rows, int most) { return rows + 2 > a ? 0 : most; });
   }

@@ -136,7 +136,11 @@ class TailMarks {
   std::unique_ptr<std::atomic_flag[]> locks_;
   tbb::enumerable_thread_specific<Pending> pending_;
   void flush_region(Pending& p, std::size_t r, bool lock);
-  tbb::enumerable_thread_specific<Source> sources_;
+  // Each thread's decoders of ray sources, one for each row's.
+  struct RaySources {
+    Source row[2];
+  };
+  tbb::enumerable_thread_specific<RaySources> sources_;
 };
 
 }  // namespace chomp::detail
