@@ -59,7 +59,8 @@ Heights parse_heights(std::string_view text) {
       if (k >= text.size() || !std::isdigit(static_cast<unsigned char>(text[k]))) {
         if (k >= text.size() && h.empty() && row.empty())
           throw InvalidPosition("empty 3D position; give rows of heights such as 3,2/1");
-        const std::string what = k >= text.size() ? std::string("the end") : "'" + std::string(1, text[k]) + "'";
+        std::string what = "the end";
+        if (k < text.size()) what = {'\'', text[k], '\''};
         throw InvalidPosition("expected a height at " + what + " (character " + std::to_string(k + 1) +
                               "); a 3D position is rows of positive heights, e.g. 3,2/1");
       }
