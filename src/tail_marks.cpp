@@ -212,6 +212,20 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
         sink.point(base_of(u + e) + t_.count(u + e, c + e - 1) + rest);
       return;
     }
+    // U = (c, c, U'') with U'' shorter than c: the rays are (c + v1, c +
+    // v2, U''), v1 >= v2 >= 0, v1 + v2 = e, ranked P(u + e, c + v1 - 1) +
+    // P(u + e - c - v1, c + v2 - 1) + rank(U''): two table reads a ray.
+    const std::uint64_t rest2 = rest - t_.count(u - c, c - 1);
+    if (u >= 2 * c && rest2 < t_.count(u - 2 * c, c - 1)) {
+      for (int e = 1; e <= most; ++e) {
+        const int hi = cap(e) - c;  // v1 at most
+        if (hi < (e + 1) / 2) break;  // (caps fall as e grows)
+        const std::uint64_t at = base_of(u + e) + rest2;
+        for (int v1 = std::min(e, hi); 2 * v1 >= e; --v1)
+          sink.point(at + t_.count(u + e, c + v1 - 1) + t_.count(u + e - c - v1, c + e - v1 - 1));
+      }
+      return;
+    }
     // Ray sources of one size come in rising ranks (a first row's tails,
     // a context's rows 3..): a seek keeps the runs they share, and the
     // kernel then shifts the top corner's rays of the last one instead of
