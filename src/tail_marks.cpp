@@ -50,9 +50,10 @@ void or_bits(std::uint64_t* dst, std::uint64_t to, const std::uint64_t* src, std
 /// each is held in a buffer of its region of the bits (Pending) and ORed
 /// when that buffer fills, under the region's lock, with plain ORs into a
 /// region that stays in cache while they are; settle() ORs what is left.
-/// ORed one at a time with an atomic OR each, waiting for its line, a ray
-/// took about twice as long. (A ray's first row is bounded where it is
-/// made: set_first_rows, or the loop of a first row that stands alone.)
+/// ORed one at a time with an atomic OR each, waiting for its line, they
+/// took most of add_ranks' own time (doc/PERFORMANCE.md). (A ray's first
+/// row is bounded where it is made: set_first_rows, or the loops of a top
+/// run of one or two rows.)
 struct TailMarks::RaySink {
   TailMarks& owner;
   Pending& p;
