@@ -46,6 +46,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "chomp/position.hpp"
@@ -529,12 +530,9 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
       const int dtop = room < dhi ? static_cast<int>(room) : dhi;
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
       const std::uint64_t below = (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
-      for (int d = dlo; d <= dtop; ++d) {
-        const int i = d - dlo;
-        if (kept[i] >= t) continue;
-        Reuse& r = reuse_[static_cast<std::size_t>(d)];
-        Recorder<Sink> rec{sink, r.marks + filled[i], r.marks + config::kReuseMarks, overflowed[i]};
-        const Corner<Recorder<Sink>> corner{t_, c, pre[i] + below, ccol, shapes_, rec};
+      // The blocks of d tiles at this corner, into `to`.
+      const auto blocks = [&](int d, auto& to) {
+        const Corner<std::remove_reference_t<decltype(to)>> corner{t_, c, pre[d - dlo] + below, ccol, shapes_, to};
         const int w = (t == 1) ? (most < d ? most : d) : width;
         const int parts = k < d ? k : d, vcap = w < d ? w : d;
         const int bound = (t == 1) ? least : 1;
@@ -548,15 +546,30 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
         } else {
           corner.many(vcap, d, parts, rt + d, 0, bound);
         }
-        filled[i] = static_cast<int>(rec.out - r.marks);
-        overflowed[i] = rec.overflowed;
-      }
-      std::uint16_t* end_t = ends_.get() + static_cast<std::size_t>(t) * stride + static_cast<std::size_t>(dlo);
-      for (int i = 0; i < D; ++i)
-        if (kept[i] < t && !overflowed[i]) {
-          end_t[i] = static_cast<std::uint16_t>(filled[i]);
-          whole[i] = t;
+      };
+      if (t == T_ && t > 1) {
+        // The last corner: a later source of the level shares at most runs
+        // 1..T_-1 with this one (sharing all would make it this one), so
+        // its marks are never shifted again and are not recorded.
+        for (int d = dlo; d <= dtop; ++d)
+          if (kept[d - dlo] < t) blocks(d, sink);
+      } else {
+        for (int d = dlo; d <= dtop; ++d) {
+          const int i = d - dlo;
+          if (kept[i] >= t) continue;
+          Reuse& r = reuse_[static_cast<std::size_t>(d)];
+          Recorder<Sink> rec{sink, r.marks + filled[i], r.marks + config::kReuseMarks, overflowed[i]};
+          blocks(d, rec);
+          filled[i] = static_cast<int>(rec.out - r.marks);
+          overflowed[i] = rec.overflowed;
         }
+        std::uint16_t* end_t = ends_.get() + static_cast<std::size_t>(t) * stride + static_cast<std::size_t>(dlo);
+        for (int i = 0; i < D; ++i)
+          if (kept[i] < t && !overflowed[i]) {
+            end_t[i] = static_cast<std::uint16_t>(filled[i]);
+            whole[i] = t;
+          }
+      }
     }
     // The corner's k rows of length c, with rt + d tiles in them and below:
     // run_term(rt + d, c, k) for every d, in a loop the compiler vectorises.
