@@ -136,6 +136,16 @@ inline constexpr int kDecodedTailTiles = 27;
 /// level 100's bits took 0.27 s walked and 0.06 s with the table.
 inline constexpr int kPatternTiles = 20;
 
+/// Walks of set_not_canonical over fewer tiles than this whose P(R, v)
+/// partitions are more than 64 but at most kLongPatternBits are read from a
+/// second table, of patterns several words long (257 KiB): the walk's
+/// small subtrees were still most of its time, about 0.33 ns a position
+/// (0.20 s for level 110, one thread, the first table alone, against the
+/// 8 ms a memset of its bits takes), and those patterns are ORed in a word
+/// at a time.
+inline constexpr int kLongPatternTiles = 60;
+inline constexpr std::uint64_t kLongPatternBits = 1024;
+
 /// Transposes whose bits a thread prefetches before it clears them
 /// (add_transposes in sieve.cpp): they land all over the level, a cache
 /// miss each. Not tuned; with it (and with pruned sources stopping after

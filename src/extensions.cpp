@@ -186,6 +186,13 @@ class NotCanonical {
       set_pattern(small_->pattern[R][v][q], count, base);
       return;
     }
+    if (long_ && R < kLongTiles && q > 0 && q <= R) {
+      const std::uint32_t at = long_->at[R][v < R ? v : R][q];
+      if (at != kNone) {
+        or_pattern(long_->words.data() + at, count, base);
+        return;
+      }
+    }
     expand(R, v, base, q, count);
   }
 
@@ -196,9 +203,63 @@ class NotCanonical {
   struct Small {
     std::uint64_t pattern[kSmall][kSmall][kSmall] = {};  // [R][v][q]
   };
+  /// Walks over fewer tiles than this whose P(R, v) partitions are at most
+  /// kLongBits are read from a second table of patterns, several words each
+  /// (config.hpp, kPatternTiles).
+  static constexpr int kLongTiles = config::kLongPatternTiles;
+  static constexpr std::uint64_t kLongBits = config::kLongPatternBits;
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  struct Long {
+    std::uint32_t at[kLongTiles][kLongTiles][kLongTiles];  // [R][min(v, R)][q]: first word, or kNone
+    std::vector<std::uint64_t> words;                      // the patterns, each from a word boundary
+  };
   NotCanonical(const PartitionTable& t, std::uint64_t lo, std::uint64_t hi, std::uint64_t* words,
-               const Small* small)
-      : t_(t), lo_(lo), hi_(hi), words_(words), small_(small) {}
+               const Small* small, const Long* long_patterns = &long_table())
+      : t_(t), lo_(lo), hi_(hi), words_(words), small_(small), long_(long_patterns) {}
+  static const Long& long_table() {
+    static const Long table = [] {
+      Long l;
+      const PartitionTable t(kLongTiles);
+      for (auto& by_v : l.at)
+        for (auto& by_q : by_v)
+          for (std::uint32_t& at : by_q) at = kNone;
+      for (int R = 1; R < kLongTiles; ++R)
+        for (int v = 1; v <= R; ++v) {
+          const std::uint64_t count = t.count(R, v);
+          if (count <= 64 || count > kLongBits) continue;  // (the first table's, or too long)
+          // q above the parts every partition has at least (the whole run
+          // is set at once then) and at most R (none has more).
+          for (int q = (R + v - 1) / v + 1; q <= R; ++q) {
+            l.at[R][v][q] = static_cast<std::uint32_t>(l.words.size());
+            l.words.resize(l.words.size() + (count + 63) / 64);
+            NotCanonical(t, 0, count, l.words.data() + l.at[R][v][q], &small(), nullptr).expand(R, v, 0, q, count);
+          }
+        }
+      l.words.push_back(0);  // or_pattern reads a word past a pattern's last
+      return l;
+    }();
+    return table;
+  }
+
+  /// ORs the first `count` bits of `src` in at rank base, within [lo, hi).
+  void or_pattern(const std::uint64_t* src, std::uint64_t count, std::uint64_t base) const {
+    std::uint64_t from = 0;
+    if (base < lo_) from = lo_ - base, count -= from, base = lo_;
+    if (base + count > hi_) count = hi_ - base;
+    std::uint64_t to = base - lo_;
+    while (count > 0) {
+      // 64 bits of src from bit `from` (the word after may be read: the
+      // table ends in a spare one), as many as fit the word at `to`.
+      const std::uint64_t w = from >> 6;
+      const unsigned sh = static_cast<unsigned>(from & 63);
+      std::uint64_t bits = sh == 0 ? src[w] : (src[w] >> sh) | (src[w + 1] << (64 - sh));
+      const unsigned at = static_cast<unsigned>(to & 63);
+      const std::uint64_t n = std::min<std::uint64_t>(64 - at, count);
+      if (n < 64) bits &= (std::uint64_t{1} << n) - 1;
+      words_[to >> 6] |= bits << at;
+      to += n, from += n, count -= n;
+    }
+  }
   static const Small& small() {
     static const Small table = [] {
       Small s;
@@ -208,7 +269,7 @@ class NotCanonical {
           const std::uint64_t count = t.count(R, v);
           if ((R == 0 || v > 0) && count <= 64)
             for (int q = 0; q < kSmall; ++q)  // smaller R first: expand reads only those
-              NotCanonical(t, 0, count, &s.pattern[R][v][q], &s).expand(R, v, 0, q, count);
+              NotCanonical(t, 0, count, &s.pattern[R][v][q], &s, nullptr).expand(R, v, 0, q, count);
         }
       return s;
     }();
@@ -249,6 +310,7 @@ class NotCanonical {
   std::uint64_t lo_, hi_;
   std::uint64_t* words_;
   const Small* small_;
+  const Long* long_;  // (null while the tables are built)
 };
 
 }  // namespace

@@ -338,9 +338,11 @@ TEST(Decoding, SeeksThroughSparseRanksOfLargeLevelsGiveTheRowsOfTheRanking) {
 
 TEST(Transposes, NotCanonicalBitsAreExactlyThePositionsWithALongerFirstColumn) {
   // Whole levels, and levels cut into pieces of 64, 128 and 4,096 bits (the
-  // sieve sets a segment at a time), against each position's own rows.
-  const PartitionTable t(40);
-  for (int n = 1; n <= 40; ++n) {
+  // sieve sets a segment at a time), against each position's own rows;
+  // level 61 reads the second table's patterns of up to 59 tiles.
+  const PartitionTable t(61);
+  for (int n : {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 61}) {
     const std::uint64_t p = t.positions(n);
     for (std::uint64_t piece : {std::uint64_t{64}, std::uint64_t{128}, std::uint64_t{4096}, p + 64}) {
       piece &= ~std::uint64_t{63};
