@@ -32,17 +32,17 @@ THREADS="${threads[*]}" NAIVE=0 ROUNDS=${ROUNDS:-1} experiments/bench_sieve.sh "
 # and the phase times from that run's log.
 rev=$(build/chomp --version | sed 's/.*(\(.*\)).*/\1/')
 {
-  printf '%7s %9s %9s %8s %6s %9s %9s %9s %9s %9s\n' threads wall_s cpu_s speedup eff filing_s applying_s transp_s scan_s open_s
+  printf '%7s %9s %9s %8s %6s %9s %9s %9s %9s %9s %9s\n' threads wall_s cpu_s speedup eff filing_s applying_s transp_s scan_s open_s tails_s
   base=
   for t in "${threads[@]}"; do
     row=$(awk -F, -v n="$n" -v t="$t" -v r="$rev" '$1 == "chomp" && $2 == n && $3 == t && $8 == r' "$csv" | tail -n 1)
     wall=$(cut -d, -f4 <<< "$row")
     cpu=$(cut -d, -f5 <<< "$row")
     [ -n "$base" ] || base=$wall
-    phases=$(sed -n 's/^time by phase: filing marks \([0-9.]*\) s, applying them \([0-9.]*\) s, transposes \([0-9.]*\) s, scanning levels \([0-9.]*\) s, opening windows \([0-9.]*\) s$/\1 \2 \3 \4 \5/p' \
+    phases=$(sed -n 's/^time by phase: filing marks \([0-9.]*\) s, applying them \([0-9.]*\) s, transposes \([0-9.]*\) s, scanning levels \([0-9.]*\) s, opening windows \([0-9.]*\) s\(, tails \([0-9.]*\) s\)\{0,1\}$/\1 \2 \3 \4 \5 \7/p' \
              "out/bench-chomp-$n-$t.log" | tail -n 1)
     awk -v t="$t" -v w="$wall" -v c="$cpu" -v b="$base" -v p="$phases" 'BEGIN {
       split(p, f, " ");
-      printf "%7d %9.2f %9.2f %8.2f %6.2f %9s %9s %9s %9s %9s\n", t, w, c, b / w, b / w / t, f[1], f[2], f[3], f[4], f[5] }'
+      printf "%7d %9.2f %9.2f %8.2f %6.2f %9s %9s %9s %9s %9s %9s\n", t, w, c, b / w, b / w / t, f[1], f[2], f[3], f[4], f[5], f[6] }'
   done
 } | tee "$csv.table"
