@@ -14,7 +14,9 @@ namespace chomp::config {
 /// quarter of the L2 cache, so a segment stays in L2 while its bucket of marks
 /// streams through L1. Marks are filed by segment and a segment's offsets fit
 /// in 32 bits. Segments of 512 KiB (2^22) were slower: N = 110 with 2
-/// threads took 70.4 s against 63.4 s.
+/// threads took 70.4 s against 63.4 s (AMD, 1 MiB of L2). On the Intel
+/// machine of 2026-12-03 (2 MiB of L2), 2^22 and 2^23 made no difference
+/// at 110 or 120 (doc/PERFORMANCE.md).
 inline constexpr int kSegmentBitsLog2 = 21;
 inline constexpr std::uint64_t kSegmentBits = std::uint64_t{1} << kSegmentBitsLog2;
 
@@ -50,6 +52,7 @@ inline constexpr std::uint64_t kDirectCallMarks = std::uint64_t{1} << 22;
 /// Marks pending in the buckets (all threads together) before they are
 /// applied to the bitmap: 2^26 marks = 256 MiB of 32-bit offsets. Larger
 /// rounds amortise the synchronisation; smaller ones keep memory down.
+/// Rounds of 2^27 and 2^28 marks were no faster at N = 110 (2026-12-03).
 inline constexpr std::uint64_t kRoundMarks = std::uint64_t{1} << 26;
 
 /// Bitmaps of a window of consecutive levels held at once (at least one
