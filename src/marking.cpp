@@ -178,6 +178,10 @@ constexpr std::size_t kReadAheadBlocks = 64;
 /// (4,096 ranks, a few microseconds) must stay a small part of an item.
 constexpr double kItemMarks = double(1 << 17);
 
+/// The widest span of ranks whose bits of positions that are not canonical
+/// an item's part sets to skip those sources (2^20 bits, 128 KiB).
+constexpr std::uint64_t kSkipSpanBits = std::uint64_t{1} << 20;
+
 /// The number and hash of a pass's items, from the lists the pass makes.
 std::pair<std::uint64_t, std::uint64_t> signature_of(const ItemList& items, const ShareList& share) {
   // FNV-1a over every number that decides the items and their order.
@@ -230,10 +234,28 @@ class MarkingPass {
     s_.store.read_part(m, item.block, first, item.sources - from.source, ts.block, ts.ranks);
     const std::size_t count = ts.ranks.size();
     const int n0 = s_.window.front().n;
+    // The sources that are not canonical, when they make no marks: their
+    // bits over the part's ranks (set_not_canonical, a few hundredths of a
+    // nanosecond a rank) spare their decoding (tens of nanoseconds each,
+    // about half the sources). A part whose ranks spread too far is
+    // decoded whole.
+    std::uint64_t skip_lo = 0;
+    bool skip = false;
+    if (ts.skip_not_canonical && count > 0) {
+      skip_lo = ts.ranks.front() & ~std::uint64_t{63};
+      const std::uint64_t span = ts.ranks.back() + 1 - skip_lo;
+      if (span <= kSkipSpanBits) {
+        ts.not_canonical.assign(static_cast<std::size_t>(span / 64 + 1), 0);
+        detail::set_not_canonical(s_.table, m, skip_lo, ts.ranks.back() + 1, ts.not_canonical.data());
+        skip = true;
+      }
+    }
+    bool decoded = false;
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint64_t r = ts.ranks[i];
-      if (i == 0)
-        ts.source.decode(m, r);
+      if (skip && (ts.not_canonical[(r - skip_lo) >> 6] >> ((r - skip_lo) & 63) & 1)) continue;
+      if (!decoded)
+        ts.source.decode(m, r), decoded = true;
       else
         ts.source.seek(r);
       for (int k = i == 0 ? from.level : item.lo; k <= item.hi;) {

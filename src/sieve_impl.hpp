@@ -74,6 +74,7 @@ struct ThreadState {
       : source(t), buckets(pool_page_blocks) {
     source.set_canonical_only(canonical_only);
     source.set_rows_inferred(rows_inferred);
+    skip_not_canonical = canonical_only && rows_inferred > 0;
   }
   // (The rows inferred are a count, not a flag.)
   ThreadState(const PartitionTable&, bool, bool, std::uint32_t) = delete;
@@ -86,6 +87,12 @@ struct ThreadState {
   BlockCursor block;
   std::vector<std::uint64_t> ranks;
   std::vector<std::uint8_t> bytes;
+  // Sources that are not canonical make no marks when the top rows' moves
+  // are inferred (Source::set_rows_inferred): the marking passes skip them
+  // undecoded, found in these bits of the ranks an item reads
+  // (set_not_canonical).
+  bool skip_not_canonical = false;
+  std::vector<std::uint64_t> not_canonical;
   MarkBuckets buckets;
   int generation = -1;  // the window pass the buckets were prepared for
   // Distributed sieve: marks for other processes' segments, per process.
