@@ -141,7 +141,7 @@ inline constexpr int kPatternTiles = 20;
 
 /// Walks of set_not_canonical over fewer tiles than this whose P(R, v)
 /// partitions are more than 64 but at most kLongPatternBits are read from a
-/// second table, of patterns several words long (257 KiB): the walk's
+/// second table, of patterns several words long (248 KiB): the walk's
 /// small subtrees were still most of its time, about 0.33 ns a position
 /// (0.20 s for level 110, one thread, the first table alone, against the
 /// 8 ms a memset of its bits takes), and those patterns are ORed in a word

@@ -186,10 +186,13 @@ class NotCanonical {
       set_pattern(small_->pattern[R][v][q], count, base);
       return;
     }
-    if (long_ && R < kLongTiles && q > 0 && q <= R) {
-      const std::uint32_t at = long_->at[R][v < R ? v : R][q];
-      if (at != kNone) {
-        or_pattern(long_->words.data() + at, count, base);
+    if (long_ && R < kLongTiles && q <= R) {
+      const int w = v < R ? v : R;
+      const std::uint32_t first = long_->first[R][w];
+      const int q_lo = (R + w - 1) / w + 1;  // below it, every partition has q parts (expand's range)
+      if (first != kNone && q >= q_lo) {
+        or_pattern(long_->words.data() + first + static_cast<std::uint64_t>(q - q_lo) * ((count + 63) / 64), count,
+                   base);
         return;
       }
     }
@@ -203,15 +206,18 @@ class NotCanonical {
   struct Small {
     std::uint64_t pattern[kSmall][kSmall][kSmall] = {};  // [R][v][q]
   };
-  /// Walks over fewer tiles than this whose P(R, v) partitions are at most
-  /// kLongBits are read from a second table of patterns, several words each
-  /// (config.hpp, kPatternTiles).
+  /// Walks over fewer tiles than this whose P(R, v) partitions are more
+  /// than 64 and at most kLongBits are read from a second table of
+  /// patterns, several words each (config.hpp, kLongPatternTiles).
   static constexpr int kLongTiles = config::kLongPatternTiles;
   static constexpr std::uint64_t kLongBits = config::kLongPatternBits;
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   struct Long {
-    std::uint32_t at[kLongTiles][kLongTiles][kLongTiles];  // [R][min(v, R)][q]: first word, or kNone
-    std::vector<std::uint64_t> words;                      // the patterns, each from a word boundary
+    // [R][min(v, R)]: the first word of the pattern of q = ceil(R / v) + 1
+    // parts (fewer are all set), then those of q + 1 .. R, each
+    // ceil(P(R, v) / 64) words; kNone for none.
+    std::uint32_t first[kLongTiles][kLongTiles];
+    std::vector<std::uint64_t> words;  // the patterns
   };
   NotCanonical(const PartitionTable& t, std::uint64_t lo, std::uint64_t hi, std::uint64_t* words,
                const Small* small, const Long* long_patterns = &long_table())
@@ -220,19 +226,19 @@ class NotCanonical {
     static const Long table = [] {
       Long l;
       const PartitionTable t(kLongTiles);
-      for (auto& by_v : l.at)
-        for (auto& by_q : by_v)
-          for (std::uint32_t& at : by_q) at = kNone;
+      for (auto& by_v : l.first)
+        for (std::uint32_t& first : by_v) first = kNone;
       for (int R = 1; R < kLongTiles; ++R)
         for (int v = 1; v <= R; ++v) {
           const std::uint64_t count = t.count(R, v);
           if (count <= 64 || count > kLongBits) continue;  // (the first table's, or too long)
           // q above the parts every partition has at least (the whole run
           // is set at once then) and at most R (none has more).
+          l.first[R][v] = static_cast<std::uint32_t>(l.words.size());
           for (int q = (R + v - 1) / v + 1; q <= R; ++q) {
-            l.at[R][v][q] = static_cast<std::uint32_t>(l.words.size());
-            l.words.resize(l.words.size() + (count + 63) / 64);
-            NotCanonical(t, 0, count, l.words.data() + l.at[R][v][q], &small(), nullptr).expand(R, v, 0, q, count);
+            const std::size_t at = l.words.size();
+            l.words.resize(at + (count + 63) / 64);
+            NotCanonical(t, 0, count, l.words.data() + at, &small(), nullptr).expand(R, v, 0, q, count);
           }
         }
       l.words.push_back(0);  // or_pattern reads a word past a pattern's last

@@ -550,7 +550,8 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
       if (t == T_ && t > 1) {
         // The last corner: a later source of the level shares at most runs
         // 1..T_-1 with this one (sharing all would make it this one), so
-        // its marks are never shifted again and are not recorded.
+        // no later source shifts its marks, and they are not recorded (a
+        // call for this same source again enumerates them again).
         for (int d = dlo; d <= dtop; ++d)
           if (kept[d - dlo] < t) blocks(d, sink);
       } else {
