@@ -632,4 +632,6 @@ bool Sieve::Impl::checkpoint_items_match() const {
 
 std::string Sieve::checkpoint_report() const { return impl_->checkpoint_report; }
 
+double Sieve::resumed_seconds() const { return impl_->checkpoint ? impl_->checkpoint->pass.seconds : 0.0; }
+
 }  // namespace chomp

@@ -633,6 +633,49 @@ TEST(Checkpoint, StopsInsideAWindowAreContinuedToTheSameLevelsAndMarks) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.window.tmp")));
 }
 
+// A pass continued from a checkpoint is paced from the start by its
+// fraction done over its seconds in all, the earlier run's included: the
+// first progress line of the continued level shows the level's ETA and the
+// run's. (Paced by this program's part alone, the first lines had no ETA,
+// and then one from the marks' rate, which missed the marks applied before
+// the stop: the long run showed 429 hours.) CHOMP_PROGRESS_QUIET=0 and
+// CHOMP_PROGRESS_INTERVAL make lines come from the first second on.
+TEST(Checkpoint, AContinuedPassIsPacedByItsSecondsInAll) {
+  ScratchDir dir;
+  struct Seam {
+    Seam() { setenv("CHOMP_PROGRESS_QUIET", "0", 1), setenv("CHOMP_PROGRESS_INTERVAL", "0.01", 1); }
+    ~Seam() { unsetenv("CHOMP_PROGRESS_QUIET"), unsetenv("CHOMP_PROGRESS_INTERVAL"); }
+  } seam;
+  // Level 96 in a window of its own: one pass from every level below,
+  // stopped a fifth of the way or more into it.
+  const std::vector<std::string> args{"sieve", "-n", "96", "-t", "2", "--slices", "1", "--slice-from", "96",
+                                      "-o", dir.file("run.h5")};
+  const std::regex line("level 96/96 \u00b7 +(\\d+)%[^\n]*\n");
+  const auto percent = [&](const std::string& err) {
+    int last = -1;
+    for (auto it = std::sregex_iterator(err.begin(), err.end(), line); it != std::sregex_iterator(); ++it)
+      last = std::stoi((*it)[1].str());
+    return last;
+  };
+  ChompProcess run(args);
+  ASSERT_TRUE(run.wait_until([&] { return percent(run.err()) >= 20; })) << run.err();
+  run.send(SIGTERM);
+  const ProcessResult stopped = run.wait();
+  ASSERT_EQ(stopped.exit_code, 143) << stopped.err;
+  ASSERT_NE(stopped.err.find("is saved in"), std::string::npos) << stopped.err;
+
+  std::vector<std::string> again = args;
+  again.push_back("--resume");
+  const ProcessResult r = run_chomp(again);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE(r.err.find("of level 96 from"), std::string::npos) << r.err;  // (a slice of one)
+  std::smatch first;
+  ASSERT_TRUE(std::regex_search(r.err, first, line)) << r.err;
+  EXPECT_GE(std::stoi(first[1].str()), 20) << first[0];
+  EXPECT_TRUE(std::regex_search(first[0].str(), std::regex(" \u00b7 ETA level [0-9:s ]+, run [0-9:s ]+\n")))
+      << first[0];
+}
+
 // A stop inside a pass whose calls for sources far below send their marks
 // straight into the bitmap (a bound of 300 marks instead of
 // config::kDirectCallMarks, set through the CHOMP_DIRECT_CALL_MARKS seam):

@@ -262,6 +262,11 @@ class Sieve {
   /// and continued, ignored and why, or written at the stop; empty when
   /// there was nothing to say. For the program to print.
   std::string checkpoint_report() const;
+  /// The seconds earlier runs spent on the pass (or the level in slices)
+  /// that a checkpoint read back continues; 0 without one. The progress
+  /// line paces that pass by them: its first minutes after a resume, which
+  /// read the checkpoint back into fresh memory, are slow.
+  double resumed_seconds() const;
 
   /// Runs the remaining levels, calling on_level after each.
   void run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress = {});

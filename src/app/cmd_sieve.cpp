@@ -213,7 +213,8 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
                    [&] { return sieve.marks_applied(); },
                    [max_tiles, options, planned_processes](int n) {
                      return plan_run(max_tiles, options, planned_processes, n).windows;
-                   });
+                   },
+                   sieve.resumed_seconds());
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing", "ratio",
                   "seconds");

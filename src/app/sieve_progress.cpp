@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace chomp::app {
 
@@ -28,9 +29,22 @@ std::string seconds_text(double s) {
   return buf;
 }
 
+ProgressLine::ProgressLine(const PartitionTable& table, int max_tiles, bool quiet)
+    : table_(table), max_(max_tiles), quiet_(quiet) {
+  // Test seam: CHOMP_PROGRESS_QUIET (seconds) replaces the first seconds
+  // in which nothing is shown.
+  if (const char* v = std::getenv("CHOMP_PROGRESS_QUIET")) {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && s >= 0) quiet_seconds_ = s;
+  }
+}
+
 void ProgressLine::start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks,
-                         std::function<std::vector<PlannedWindow>(int)> plan_from) {
+                         std::function<std::vector<PlannedWindow>(int)> plan_from, double resumed) {
   const std::lock_guard lock(mutex_);
+  first_ = first;
+  resumed_ = resumed;
   window_ = std::move(window);
   marks_ = std::move(marks);
   plan_from_ = std::move(plan_from);
@@ -50,9 +64,16 @@ void ProgressLine::update(int tiles, double fraction) {
     // A new level: its passes are estimated from the last level's.
     if (tiles_ != 0) last_level_marks_ = applied - level_start_marks_;
     tiles_ = tiles, level_start_marks_ = applied, level_started_ = now;
-    // A pass continued from a checkpoint starts part done: its pace is
-    // what it does from here.
-    level_fraction0_ = fraction;
+    // A pass continued from a checkpoint starts part done. Its pace is
+    // its fraction done over its seconds in all, the earlier runs'
+    // included: what it does from here alone starts slow (the checkpoint
+    // read back into fresh memory), and the marks applied before it are
+    // not among this program's (the long run's leg 10 showed 429 hours at
+    // first, from the marks' rate). Any other level's pace is what it
+    // does from here.
+    continued_ = tiles == first_ && resumed_ > 0 && fraction > 0;
+    level_fraction0_ = continued_ ? 0 : fraction;
+    if (continued_) level_started_ = now - resumed_;
   }
   const double gained = fraction - level_fraction0_;
   const double in_pass = applied - level_start_marks_;
@@ -60,7 +81,7 @@ void ProgressLine::update(int tiles, double fraction) {
   const double done = level_start_marks_ + estimate;
   if (samples_.empty() || now - samples_.back().first >= 1.0) samples_.push_back({now, done});
   while (samples_.size() > 2 && now - samples_[1].first > kRateSeconds) samples_.pop_front();
-  if (now - started_ < kQuietSeconds) return;
+  if (now - started_ < quiet_seconds_) return;
   const auto& [t0, w0] = samples_.front();
   const double rate = now > t0 && done > w0 ? (done - w0) / (now - t0) : 0;
   std::string text = "level " + std::to_string(tiles) + "/" + std::to_string(max_);
@@ -75,14 +96,16 @@ void ProgressLine::update(int tiles, double fraction) {
     timed_seconds_ = 0;
   }
   if (n1 > n0) text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
-  const double level_left = gained > 0.02 ? (now - level_started_) * (1 - fraction) / gained : -1;
+  const double level_left =
+      gained > 0.02 || (continued_ && gained > 0) ? (now - level_started_) * (1 - fraction) / gained : -1;
   // A window's pass longer than the rate's five minutes: the marks it
   // applies come in bursts, so its pace is its fraction done instead, once
   // this program has done a tenth of it (a pass continued from a
   // checkpoint near its end has only its slow last items left: leg 6 of
   // the long run, continued at 96%, projected 140 h from them).
-  const bool long_pass = tiles == n0 && gained > kPaceFraction && now - level_started_ > kRateSeconds;
-  if (long_pass || (rate > 0 && samples_.size() > 1)) {
+  const bool long_pass =
+      tiles == n0 && ((gained > kPaceFraction && now - level_started_ > kRateSeconds) || (continued_ && gained > 0));
+  if (long_pass || (rate > 0 && samples_.size() > 1 && !continued_)) {
     // The window's work per model mark (its visits: 1 without a plan), and
     // the windows after it in the same units.
     const Ahead& later = ahead(n0, n1);

@@ -47,7 +47,9 @@ std::string seconds_text(double s);
 /// the marks applied come in bursts (the long run's passes take tens of
 /// minutes), the run's ETA is the pass projected to its end from its
 /// fraction done instead, plus the later windows at the pass's seconds per
-/// unit of work. Once a window has finished in this program, the seconds
+/// unit of work; a pass continued from a checkpoint is paced so from its
+/// first line, by its fraction done over its seconds in all, the earlier
+/// runs' included. Once a window has finished in this program, the seconds
 /// per unit of work of the windows finished here (their rows' seconds,
 /// their passes' included, against their model work; each older window
 /// weighed half as much as the next) set the pace instead: the rest of the
@@ -55,15 +57,16 @@ std::string seconds_text(double s);
 /// runs print nothing.
 class ProgressLine {
  public:
-  ProgressLine(const PartitionTable& table, int max_tiles, bool quiet)
-      : table_(table), max_(max_tiles), quiet_(quiet) {}
+  ProgressLine(const PartitionTable& table, int max_tiles, bool quiet);
   /// The sieve starts (after a resumed run's checks) at level `first`;
   /// window() gives the levels held in memory, shown beside the level in
   /// progress, and marks() the marks the sieve has applied; plan_from(n)
   /// the windows the run will open from level n on (its memory plan's;
   /// without it, every later level is a window of its own marks alone).
+  /// resumed: the seconds earlier runs spent on level first's pass, which a
+  /// checkpoint continues (Sieve::resumed_seconds).
   void start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks,
-             std::function<std::vector<PlannedWindow>(int)> plan_from = {});
+             std::function<std::vector<PlannedWindow>(int)> plan_from = {}, double resumed = 0);
   /// The level in progress and its finished fraction (a ProgressFn).
   void update(int tiles, double fraction);
   /// Resuming: level n of the file's `levels` is being checked.
@@ -77,6 +80,7 @@ class ProgressLine {
   /// Nothing is shown in a run's first seconds; the rate is measured over
   /// about the last five minutes.
   static constexpr double kQuietSeconds = 3.0;
+  double quiet_seconds_ = kQuietSeconds;  // (test seam: CHOMP_PROGRESS_QUIET)
   static constexpr double kRateSeconds = 300.0;
   /// The part of a pass done in this program past which its pace is its
   /// fraction done (below it, the marks' rate).
@@ -95,6 +99,9 @@ class ProgressLine {
   int tiles_ = 0;                    // the level in progress
   double level_start_marks_ = 0, last_level_marks_ = 0, level_started_ = 0, started_ = 0;
   double level_fraction0_ = 0;  // the level's fraction done when this program began it
+  int first_ = 0;               // the level this program began with
+  double resumed_ = 0;          // its earlier runs' seconds (a checkpoint's pass)
+  bool continued_ = false;      // the level in progress is that pass, continued
   std::function<std::pair<int, int>()> window_;
   std::function<std::uint64_t()> marks_;
   std::function<std::vector<PlannedWindow>(int)> plan_from_;
