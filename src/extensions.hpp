@@ -527,7 +527,9 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
       // (unbounded for the top corner): the corner holds d <= k w.
       const int width = (t == 1) ? 0 : c_[t - 1] - c;  // 0: unbounded
       const long room = (t == 1) ? (most >= dhi ? dhi : static_cast<long>(k) * most) : static_cast<long>(k) * width;
-      const int dtop = room < dhi ? static_cast<int>(room) : dhi;
+      // A corner at one of the inferred rows makes no marks (the sieve
+      // infers them): no d is walked there, and it is recorded whole.
+      const int dtop = K_[t] < rows_inferred_ ? dlo - 1 : room < dhi ? static_cast<int>(room) : dhi;
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
       const std::uint64_t below = (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
       // The blocks of d tiles at this corner, into `to`.
@@ -536,9 +538,8 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
         const int w = (t == 1) ? (most < d ? most : d) : width;
         const int parts = k < d ? k : d, vcap = w < d ? w : d;
         const int bound = (t == 1) ? least : 1;
-        if (vcap <= 0 || K_[t] < rows_inferred_) {
-          // a top corner whose blocks would all leave the slice, or a
-          // corner at one of the inferred rows, whose marks the sieve infers
+        if (vcap <= 0) {
+          // a top corner whose blocks would all leave the slice
         } else if (parts == 1) {
           if (d >= bound && d <= vcap) corner.one(d, rt + d, 0);  // one row of d tiles
         } else if (parts == 2) {
