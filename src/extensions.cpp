@@ -3,6 +3,7 @@
 
 #include "extensions.hpp"
 
+#include "bit_copy.hpp"
 #include "buckets.hpp"
 
 #include "chomp/extensions.hpp"
@@ -247,24 +248,13 @@ class NotCanonical {
     return table;
   }
 
-  /// ORs the first `count` bits of `src` in at rank base, within [lo, hi).
+  /// ORs the first `count` bits of `src` in at rank base, within [lo, hi)
+  /// (the pattern table ends in a spare word for the last one's reads).
   void or_pattern(const std::uint64_t* src, std::uint64_t count, std::uint64_t base) const {
     std::uint64_t from = 0;
     if (base < lo_) from = lo_ - base, count -= from, base = lo_;
     if (base + count > hi_) count = hi_ - base;
-    std::uint64_t to = base - lo_;
-    while (count > 0) {
-      // 64 bits of src from bit `from` (the word after may be read: the
-      // table ends in a spare one), as many as fit the word at `to`.
-      const std::uint64_t w = from >> 6;
-      const unsigned sh = static_cast<unsigned>(from & 63);
-      std::uint64_t bits = sh == 0 ? src[w] : (src[w] >> sh) | (src[w + 1] << (64 - sh));
-      const unsigned at = static_cast<unsigned>(to & 63);
-      const std::uint64_t n = std::min<std::uint64_t>(64 - at, count);
-      if (n < 64) bits &= (std::uint64_t{1} << n) - 1;
-      words_[to >> 6] |= bits << at;
-      to += n, from += n, count -= n;
-    }
+    or_bits<false>(words_, base - lo_, src, from, count);
   }
   static const Small& small() {
     static const Small table = [] {

@@ -4,6 +4,8 @@
 
 #include "tail_marks.hpp"
 
+#include "bit_copy.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -11,39 +13,6 @@
 #include <atomic>
 
 namespace chomp::detail {
-
-namespace {
-
-/// 64 bits of `src` from bit `pos` on (the word after the last one read
-/// must exist).
-std::uint64_t bits_at(const std::uint64_t* src, std::uint64_t pos) {
-  const std::uint64_t w = pos >> 6;
-  const unsigned sh = static_cast<unsigned>(pos & 63);
-  return sh == 0 ? src[w] : (src[w] >> sh) | (src[w + 1] << (64 - sh));
-}
-
-std::uint64_t low_mask(std::uint64_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
-
-/// dst bits [to, to + count) |= src bits [from, from + count). The words
-/// that hold other bits too (the first and the last, when partial) are ORed
-/// atomically: runs next to each other are ORed by different threads.
-void or_bits(std::uint64_t* dst, std::uint64_t to, const std::uint64_t* src, std::uint64_t from, std::uint64_t count) {
-  if (count == 0) return;
-  const auto or_word = [](std::uint64_t& w, std::uint64_t bits) {
-    if (bits) std::atomic_ref<std::uint64_t>(w).fetch_or(bits, std::memory_order_relaxed);
-  };
-  const unsigned head = static_cast<unsigned>(to & 63);
-  if (head != 0) {
-    const std::uint64_t n = std::min<std::uint64_t>(64 - head, count);
-    or_word(dst[to >> 6], (bits_at(src, from) & low_mask(n)) << head);
-    to += n, from += n, count -= n;
-  }
-  std::uint64_t* d = dst + (to >> 6);
-  for (; count >= 64; count -= 64, from += 64) *d++ |= bits_at(src, from);
-  if (count > 0) or_word(*d, bits_at(src, from) & low_mask(count));
-}
-
-}  // namespace
 
 /// Ray marks, and the bits of losing positions' own tails and contexts,
 /// into the bits. They land anywhere in them (about 2.9 p(N) bits), so
@@ -161,7 +130,7 @@ void TailMarks::or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::ui
   tbb::parallel_for(tbb::blocked_range<int>(a_lo, a_hi + 1, 1), [&](const tbb::blocked_range<int>& as) {
     for (int a = as.begin(); a != as.end(); ++a) {
       const int t = n - a;
-      or_bits(words, offset + row[a - 1], words_, base_[static_cast<std::size_t>(t)], t_.count(t, a));
+      or_bits<true>(words, offset + row[a - 1], words_, base_[static_cast<std::size_t>(t)], t_.count(t, a));
       if (rows_ < 2) continue;
       const std::uint64_t* second = t_.row(t);
       tbb::parallel_for(tbb::blocked_range<int>(1, std::min(a, t) + 1, 4), [&](const tbb::blocked_range<int>& bs) {
@@ -169,7 +138,7 @@ void TailMarks::or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::ui
           // Second rows b: (a, b, V) are ranks P(n, a-1) + P(t, b-1) + rank(V),
           // V the first P(v, b) partitions of v = t - b.
           const int v = t - b;
-          or_bits(words, offset + row[a - 1] + second[b - 1], words_, base2(a, v), t_.count(v, b));
+          or_bits<true>(words, offset + row[a - 1] + second[b - 1], words_, base2(a, v), t_.count(v, b));
         }
       });
     }
