@@ -11,8 +11,8 @@
 
 namespace chomp::detail {
 
-/// 64 bits of `src` from bit `pos` on (the word after the last one read
-/// must exist).
+/// 64 bits of `src` from bit `pos` on. Unless pos is a multiple of 64, it
+/// reads the word after pos's too, which must exist.
 inline std::uint64_t bits_at(const std::uint64_t* src, std::uint64_t pos) {
   const std::uint64_t w = pos >> 6;
   const unsigned sh = static_cast<unsigned>(pos & 63);
@@ -22,7 +22,8 @@ inline std::uint64_t bits_at(const std::uint64_t* src, std::uint64_t pos) {
 /// The low n bits set (all for n >= 64).
 inline std::uint64_t low_mask(std::uint64_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
 
-/// dst bits [to, to + count) |= src bits [from, from + count). With
+/// dst bits [to, to + count) |= src bits [from, from + count); src must
+/// hold a word past the one with its last bit (bits_at). With
 /// kAtomicEdges, the words that hold other bits too (the first and the
 /// last, when partial) are ORed atomically, for runs next to each other
 /// that other threads OR at the same time.

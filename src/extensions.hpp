@@ -528,8 +528,10 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
       const int width = (t == 1) ? 0 : c_[t - 1] - c;  // 0: unbounded
       const long room = (t == 1) ? (most >= dhi ? dhi : static_cast<long>(k) * most) : static_cast<long>(k) * width;
       // A corner at one of the inferred rows makes no marks (the sieve
-      // infers them): no d is walked there, and it is recorded whole.
-      const int dtop = K_[t] < rows_inferred_ ? dlo - 1 : room < dhi ? static_cast<int>(room) : dhi;
+      // infers them): no d is walked there, and (unless it is the last
+      // corner, which is never recorded) it is recorded whole, empty.
+      int dtop = room < dhi ? static_cast<int>(room) : dhi;
+      if (K_[t] < rows_inferred_) dtop = dlo - 1;
       // leaf rank = pre + (nu's runs) + P(rt - rows(nu) c, c) - P(R_{t+1}, c) + (rank - C_{t+1})
       const std::uint64_t below = (rank_ - C_[t + 1]) - ccol[R_[t + 1]];
       // The blocks of d tiles at this corner, into `to`.

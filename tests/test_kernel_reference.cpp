@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -51,8 +52,9 @@ struct Marks {
 
 /// Every position of |mu| + d tiles with a move to mu, built corner by
 /// corner, whose move is at row `first_row` (0-based) or below, or that
-/// adds rows: (offset + rank) of each into `out`.
-void reference_extensions(const PartitionTable& t, const Rows& mu, int d, std::size_t first_row,
+/// adds rows: (offset + rank) of each into `out`. With `top_least` > 0,
+/// only the top corner's, with a first part of at least top_least.
+void reference_extensions(const PartitionTable& t, const Rows& mu, int d, std::size_t first_row, int top_least,
                           std::vector<std::uint64_t>& out) {
   const std::uint64_t offset = offset_of(static_cast<int>(tile_count(mu)) + d);
   Rows l;
@@ -60,6 +62,7 @@ void reference_extensions(const PartitionTable& t, const Rows& mu, int d, std::s
   for (std::size_t j = 0; j <= mu.size(); ++j) {
     if (j > 0 && j < mu.size() && mu[j] == mu[j - 1]) continue;  // not a corner
     if (j < first_row && j < mu.size()) continue;                 // a move of a row left out
+    if (top_least > 0 && j > 0) break;                            // the top corner alone
     const int c = j < mu.size() ? mu[j] : 0;
     std::size_t k = 0;
     while (j + k < mu.size() && mu[j + k] == c) ++k;
@@ -80,7 +83,16 @@ void reference_extensions(const PartitionTable& t, const Rows& mu, int d, std::s
         nu.pop_back();
       }
     };
-    add(add, d, room);
+    if (top_least > 0) {
+      // A first part x >= top_least, then any block under it.
+      for (int x = std::min(room, d); x >= top_least; --x) {
+        nu.assign(1, x);
+        add(add, d - x, x);
+      }
+      nu.clear();
+    } else {
+      add(add, d, room);
+    }
   }
 }
 
@@ -97,13 +109,18 @@ bool canonical(const Rows& rows) { return rows.front() >= static_cast<int>(rows.
 
 }  // namespace
 
+/// The kernels the sieve uses: every extension (a run with --no-transposes
+/// decides every position); canonical positions only (--file-all-marks:
+/// a source whose first row is shorter than its first column makes only
+/// top-corner blocks that make its first row at least its first column);
+/// and the default, canonical positions only with the moves of the first
+/// two rows left to their bits (the sieve walks the canonical sources only,
+/// the others being skipped undecoded, and they make exactly the
+/// extensions whose move is below the second row or that add rows,
+/// canonical or not; a source that is not canonical makes none).
+enum class Kernel { every, canonical, inferred };
+
 TEST(KernelReference, EveryLosingSourceOfLevels1To60MarksExactlyItsExtensionsUpTo70) {
-  // Two kernels: one that makes every extension (what a run that files
-  // every mark uses), and the sieve's default, canonical positions only and
-  // the moves of the first two rows left to their bits: it walks the
-  // canonical sources only (the others are skipped undecoded), and makes
-  // exactly the extensions whose move is below the second row or that add
-  // rows, canonical or not; a source that is not canonical makes none.
   SieveOptions o;
   o.threads = 2;
   Sieve sieve(kSourceLevels, o);
@@ -111,18 +128,22 @@ TEST(KernelReference, EveryLosingSourceOfLevels1To60MarksExactlyItsExtensionsUpT
   const PartitionTable t(kTargetLevels);
   std::vector<std::uint64_t> offsets(kTargetLevels + 1);
   for (int n = 0; n <= kTargetLevels; ++n) offsets[static_cast<std::size_t>(n)] = offset_of(n);
-  std::uint64_t sources = 0, marks_all = 0, marks_inferred = 0, not_canonical = 0;
-  for (int m = 1; m <= kSourceLevels; ++m) {
-    const std::vector<std::uint64_t> ranks = sieve.losing().all(m);
-    for (const bool sieve_default : {false, true}) {
-      detail::Source walked(t);
-      walked.set_canonical_only(sieve_default);
-      walked.set_rows_inferred(sieve_default ? 2 : 0);
+  std::uint64_t sources = 0, not_canonical = 0, marks[3] = {};
+  for (const Kernel kernel : {Kernel::every, Kernel::canonical, Kernel::inferred}) {
+    // One decoder through every level, as a thread's is kept.
+    detail::Source walked(t);
+    walked.set_canonical_only(kernel != Kernel::every);
+    walked.set_rows_inferred(kernel == Kernel::inferred ? 2 : 0);
+    const char* name = kernel == Kernel::every       ? "every extension"
+                       : kernel == Kernel::canonical ? "canonical positions only"
+                                                     : "the first two rows inferred";
+    std::vector<std::uint64_t> want;
+    for (int m = 1; m <= kSourceLevels; ++m) {
       std::size_t walked_here = 0;
-      std::vector<std::uint64_t> want;
-      for (const std::uint64_t r : ranks) {
+      for (const std::uint64_t r : sieve.losing().all(m)) {
         const Rows mu = t.unrank(m, r);
-        if (sieve_default && !canonical(mu)) {
+        const int rows = static_cast<int>(mu.size());
+        if (kernel == Kernel::inferred && !canonical(mu)) {
           // Not walked; a decoder asked anyway makes nothing.
           detail::Source once(t);
           once.set_canonical_only(true);
@@ -138,22 +159,26 @@ TEST(KernelReference, EveryLosingSourceOfLevels1To60MarksExactlyItsExtensionsUpT
           walked.decode(m, r);
         else
           walked.seek(r);
-        Marks marks;
-        sieve_calls(walked, m, offsets, marks);
+        Marks made;
+        sieve_calls(walked, m, offsets, made);
         want.clear();
-        for (int d = 1; m + d <= kTargetLevels; ++d) reference_extensions(t, mu, d, sieve_default ? 2 : 0, want);
-        std::sort(marks.got.begin(), marks.got.end());
+        const std::size_t first_row = kernel == Kernel::inferred ? 2 : 0;
+        const int top_least = kernel == Kernel::canonical && !canonical(mu) ? rows - mu.front() : 0;
+        for (int d = 1; m + d <= kTargetLevels; ++d) reference_extensions(t, mu, d, first_row, top_least, want);
+        std::sort(made.got.begin(), made.got.end());
         std::sort(want.begin(), want.end());
-        ASSERT_EQ(marks.got, want) << rows_to_string(mu) << (sieve_default ? ", the sieve's kernel" : ", every mark");
-        (sieve_default ? marks_inferred : marks_all) += want.size();
-        sources += !sieve_default;
+        ASSERT_EQ(made.got, want) << rows_to_string(mu) << ", " << name;
+        marks[static_cast<int>(kernel)] += want.size();
+        sources += kernel == Kernel::every;
       }
     }
   }
-  // All of them (sum of L(m) for m <= 60: 149,226, half of them not
-  // canonical), for 42.3 million marks, 16.1 million of them the sieve's.
+  // All of them (the sum of L(m) for m <= 60), half of them not canonical.
   EXPECT_EQ(sources, 149'226U);
-  EXPECT_GT(not_canonical, sources / 3);
-  EXPECT_LT(marks_inferred, marks_all / 2);
-  EXPECT_GT(marks_inferred, marks_all / 20);
+  EXPECT_EQ(not_canonical, 74'598U);
+  EXPECT_EQ(marks[0], 42'275'825U);
+  EXPECT_EQ(marks[2], 16'126'417U);
+  // Canonical positions only: about two thirds of the marks.
+  EXPECT_LT(marks[1], marks[0] * 3 / 4);
+  EXPECT_GT(marks[1], marks[0] / 2);
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -34,7 +35,7 @@ constexpr std::size_t kStoreHeader = 64;
 }  // namespace
 
 TEST(SieveRuns, OneTwoAndThreeThreadsWriteTheSameLevelsAndStore) {
-  // To 80, one window of every level, the first two rows' moves inferred:
+  // To 80 with the default options (the first two rows' moves inferred):
   // every column of the level table but the times, and the store's bytes
   // after its header, are the same with 1, 2 and 3 threads.
   ScratchDir dir;
@@ -52,7 +53,12 @@ TEST(SieveRuns, OneTwoAndThreeThreadsWriteTheSameLevelsAndStore) {
   EXPECT_GT(stores[0].size(), 500'000U);
   for (std::size_t i = 1; i < tables.size(); ++i) {
     SCOPED_TRACE(std::to_string(i + 1) + " threads against 1");
+    EXPECT_EQ(tables[i].tiles, tables[0].tiles);
     EXPECT_EQ(tables[i].positions, tables[0].positions);
+    EXPECT_EQ(tables[i].losing_fraction, tables[0].losing_fraction);
+    EXPECT_EQ(tables[i].hypothesis_ratio.size(), tables[0].hypothesis_ratio.size());
+    for (std::size_t n = 1; n < tables[0].hypothesis_ratio.size(); ++n)  // (n = 1: NaN)
+      EXPECT_EQ(tables[i].hypothesis_ratio[n], tables[0].hypothesis_ratio[n]) << "n = " << n + 1;
     EXPECT_EQ(tables[i].losing, tables[0].losing);
     EXPECT_EQ(tables[i].marks, tables[0].marks);
     EXPECT_EQ(tables[i].losing_digest, tables[0].losing_digest);
@@ -68,6 +74,10 @@ TEST(SieveRuns, LevelsTo100AreTheCommittedTables) {
   // ranks) with fewer marks, and a run with --file-all-marks its marks too.
   const LevelTable committed = read_level_file(chomp::testing::committed_levels_file("h5"));
   ASSERT_GE(committed.tiles.size(), 100U);
+  // (A table from a run that inferred some moves has other marks.)
+  const auto inferred = committed.text_attributes.find("inferred_marks");
+  ASSERT_TRUE(inferred == committed.text_attributes.end() || inferred->second == "none")
+      << "the committed table's run inferred the moves of " << inferred->second;
   ScratchDir dir;
   for (const bool all_marks : {false, true}) {
     SCOPED_TRACE(all_marks ? "--file-all-marks" : "default");
