@@ -10,13 +10,21 @@
 /// (Source::seek) and of extending (the kernel) per source, and both per
 /// mark, by block size d = N - m.
 ///
-///     build/benchmarks/chomp_mark_kinds [N=100] [threads=2]
+///     build/benchmarks/chomp_mark_kinds [N=100] [threads=2] [inferred rows=0]
+///
+/// With inferred rows (2: the sieve's default), the kernel leaves the moves
+/// of the first rows to their bits and walks the canonical sources only, as
+/// the sieve does; the marks are then counted by corner instead: the last
+/// corner (the bottom run of equal rows, never recorded for reuse), the
+/// other corners below the inferred rows, and the new row (points when it
+/// holds one position, else ranges), and only the whole kernel is timed.
 ///
 /// Kinds: top-corner points (blocks on the first rows: the first row grows),
 /// points at the other corners (and a new-row corner of one position), and
 /// ranges (the new-row corner: consecutive ranks). The top corner alone is
 /// what the kernel makes with set_first_rows above the source's first row
 /// (extensions.hpp).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -52,14 +60,84 @@ double timed_walk(const PartitionTable& table, int m, const std::vector<std::uin
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+/// The table of marks by corner for a kernel that infers the moves of the
+/// first `rows` rows.
+int by_corner(const Sieve& sieve, int n, int rows) {
+  const PartitionTable& table = sieve.table();
+  // Pass 0: the kernel as the sieve runs it (walked, reuse records), timed.
+  // Pass 1: the last corner and the new row (every corner above the last
+  // one inferred); pass 2: the new row alone. Passes 1 and 2 decode each
+  // source afresh (records made with other rows inferred are not these).
+  Counts count[3][6];
+  double kernel_s = 0;
+  std::uint64_t sources = 0, skipped = 0;
+  for (int m = 1; m < n; ++m) {
+    const auto ranks = sieve.losing().all(m);
+    std::vector<std::uint64_t> canonical;
+    for (const std::uint64_t r : ranks) {
+      detail::Source src(table);
+      src.decode(m, r);
+      if (src.run_length(1) >= src.rows()) canonical.push_back(r);
+    }
+    sources += canonical.size();
+    skipped += ranks.size() - canonical.size();
+    detail::Source walked(table);
+    walked.set_canonical_only(true);
+    walked.set_rows_inferred(rows);
+    const auto t0 = std::chrono::steady_clock::now();
+    bool first = true;
+    for (const std::uint64_t r : canonical) {
+      if (first) walked.decode(m, r); else walked.seek(r);
+      first = false;
+      for (int d = 1; d <= n - m; ++d) walked.for_each_extension(d, count[0][bucket(d)]);
+    }
+    kernel_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const std::uint64_t r : canonical) {
+      for (int pass = 1; pass <= 2; ++pass) {
+        detail::Source once(table);
+        once.set_canonical_only(true);
+        once.decode(m, r);
+        const int above_last = once.rows() - once.run_rows(once.runs());
+        once.set_rows_inferred(pass == 1 ? std::max(rows, above_last) : once.rows() + 1);
+        for (int d = 1; d <= n - m; ++d) once.for_each_extension(d, count[pass][bucket(d)]);
+      }
+    }
+  }
+  std::uint64_t total = 0;
+  for (const Counts& c : count[0]) total += c.points + c.ranges;
+  std::printf("N = %d, moves of rows 1-%d inferred: %llu canonical sources (losing positions of levels 1..%d; "
+              "%llu others skipped), %llu marks filed (points + ranges)\n",
+              n, rows, static_cast<unsigned long long>(sources), n - 1, static_cast<unsigned long long>(skipped),
+              static_cast<unsigned long long>(total));
+  std::printf("%6s %14s %8s %14s %8s %12s %8s %12s %8s %14s\n", "d", "last corner", "%", "other corners", "%",
+              "new row pts", "%", "ranges", "%", "range ranks");
+  const double t = static_cast<double>(total) / 100;
+  for (int b = 0; b < 6; ++b) {
+    const std::uint64_t new_row = count[2][b].points, last = count[1][b].points - new_row;
+    const std::uint64_t other = count[0][b].points - count[1][b].points;
+    std::printf("%6s %14llu %8.2f %14llu %8.2f %12llu %8.2f %12llu %8.2f %14llu\n", kBucketNames[b],
+                static_cast<unsigned long long>(last), static_cast<double>(last) / t,
+                static_cast<unsigned long long>(other), static_cast<double>(other) / t,
+                static_cast<unsigned long long>(new_row), static_cast<double>(new_row) / t,
+                static_cast<unsigned long long>(count[0][b].ranges), static_cast<double>(count[0][b].ranges) / t,
+                static_cast<unsigned long long>(count[0][b].range_positions));
+  }
+  std::printf("kernel time, one thread, marks into a counter (no filing): %.2f s (%.2f ns a mark)\n", kernel_s,
+              1e9 * kernel_s / static_cast<double>(total));
+  return static_cast<int>(count[0][0].sum & 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 100;
   SieveOptions o;
   o.threads = argc > 2 ? std::atoi(argv[2]) : 2;
+  const int rows = argc > 3 ? std::atoi(argv[3]) : 0;
   Sieve sieve(n, o);
   sieve.run([](const LevelResult&) {});
+  if (rows > 0) return by_corner(sieve, n, rows);
   const PartitionTable& table = sieve.table();
   Counts all[6], top[6];
   double all_s = 0, top_s = 0;
