@@ -177,6 +177,12 @@ class MarkBuckets {
     for (std::size_t b = 0; b < chain.size(); ++b) {
       const std::uint32_t* e = block_ptr(chain[b]);
       const std::uint32_t* stop = (b + 1 == chain.size()) ? tails_[s].cur : e + kBlockEntries;
+      // The next block is elsewhere in the pool, where the hardware's
+      // prefetcher, which follows one page, would start over.
+      if (b + 1 < chain.size()) {
+        const char* next = reinterpret_cast<const char*>(block_ptr(chain[b + 1]));
+        for (int line = 0; line < kNextBlockLines; ++line) __builtin_prefetch(next + 64 * line);
+      }
       // The segment's words are ORed in random order, and most of them are
       // not in cache when a round starts: ask for the word of the entry
       // kPrefetchAhead places on, so that many misses are in flight at once.
@@ -212,6 +218,10 @@ class MarkBuckets {
   /// marks to 1,600 segments (400 MiB) took 0.17-0.19 s without prefetching,
   /// and with it 0.19 s (8 ahead), 0.15 s (32) and 0.13 s (64, 128, 256).
   static constexpr int kPrefetchAhead = 64;
+  /// Lines of a chain's next block read ahead when a block is started.
+  /// N = 110, 2 threads, applying, alternating: 1.87-1.94 s with 4 or 8,
+  /// 2.00 s with 16, 2.23-2.28 s with all 64, 2.14-2.33 s with none.
+  static constexpr int kNextBlockLines = 8;
   /// The pool grows 8 MiB at a time, in huge pages: thousands of blocks are
   /// open at once while marks are filed, too many pages for the TLB.
   static constexpr std::uint32_t kPageBlocks = 2048;
