@@ -44,13 +44,16 @@ struct Counts {
 int bucket(int d) { return d == 1 ? 0 : d == 2 ? 1 : d <= 5 ? 2 : d <= 10 ? 3 : d <= 20 ? 4 : 5; }
 const char* kBucketNames[] = {"1", "2", "3-5", "6-10", "11-20", "21+"};
 
-/// Walks a canonical-only decoder through the ranks of level m in order, as
-/// the sieve does, calls at_source(src) at each source, and returns the
-/// seconds the walk took.
+/// Walks a canonical-only decoder (leaving the moves of the first
+/// `rows_inferred` rows to their bits) through the ranks of level m in
+/// order, as the sieve does, calls at_source(src) at each source, and
+/// returns the seconds the walk took.
 template <class F>
-double timed_walk(const PartitionTable& table, int m, const std::vector<std::uint64_t>& ranks, F&& at_source) {
+double timed_walk(const PartitionTable& table, int m, const std::vector<std::uint64_t>& ranks, F&& at_source,
+                  int rows_inferred = 0) {
   detail::Source src(table);
   src.set_canonical_only(true);
+  src.set_rows_inferred(rows_inferred);
   const auto t0 = std::chrono::steady_clock::now();
   bool first = true;
   for (const std::uint64_t r : ranks) {
@@ -82,17 +85,12 @@ int by_corner(const Sieve& sieve, int n, int rows) {
     }
     sources += canonical.size();
     skipped += ranks.size() - canonical.size();
-    detail::Source walked(table);
-    walked.set_canonical_only(true);
-    walked.set_rows_inferred(rows);
-    const auto t0 = std::chrono::steady_clock::now();
-    bool first = true;
-    for (const std::uint64_t r : canonical) {
-      if (first) walked.decode(m, r); else walked.seek(r);
-      first = false;
-      for (int d = 1; d <= n - m; ++d) walked.for_each_extension(d, count[0][bucket(d)]);
-    }
-    kernel_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    kernel_s += timed_walk(
+        table, m, canonical,
+        [&](detail::Source& walked) {
+          for (int d = 1; d <= n - m; ++d) walked.for_each_extension(d, count[0][bucket(d)]);
+        },
+        rows);
     for (const std::uint64_t r : canonical) {
       for (int pass = 1; pass <= 2; ++pass) {
         detail::Source once(table);
