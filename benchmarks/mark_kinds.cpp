@@ -77,11 +77,20 @@ int by_corner(const Sieve& sieve, int n, int rows) {
   std::uint64_t sources = 0, skipped = 0;
   for (int m = 1; m < n; ++m) {
     const auto ranks = sieve.losing().all(m);
+    // Passes 1 and 2 first (a decode leaves no corner to reuse), finding
+    // the canonical sources on the way.
     std::vector<std::uint64_t> canonical;
+    detail::Source once(table);
+    once.set_canonical_only(true);
     for (const std::uint64_t r : ranks) {
-      detail::Source src(table);
-      src.decode(m, r);
-      if (src.run_length(1) >= src.rows()) canonical.push_back(r);
+      for (int pass = 1; pass <= 2; ++pass) {
+        once.decode(m, r);
+        if (once.run_length(1) < once.rows()) break;  // not canonical: skipped, as the sieve skips it
+        if (pass == 1) canonical.push_back(r);
+        const int above_last = once.rows() - once.run_rows(once.runs());
+        once.set_rows_inferred(pass == 1 ? std::max(rows, above_last) : once.rows() + 1);
+        for (int d = 1; d <= n - m; ++d) once.for_each_extension(d, count[pass][bucket(d)]);
+      }
     }
     sources += canonical.size();
     skipped += ranks.size() - canonical.size();
@@ -91,16 +100,6 @@ int by_corner(const Sieve& sieve, int n, int rows) {
           for (int d = 1; d <= n - m; ++d) walked.for_each_extension(d, count[0][bucket(d)]);
         },
         rows);
-    for (const std::uint64_t r : canonical) {
-      for (int pass = 1; pass <= 2; ++pass) {
-        detail::Source once(table);
-        once.set_canonical_only(true);
-        once.decode(m, r);
-        const int above_last = once.rows() - once.run_rows(once.runs());
-        once.set_rows_inferred(pass == 1 ? std::max(rows, above_last) : once.rows() + 1);
-        for (int d = 1; d <= n - m; ++d) once.for_each_extension(d, count[pass][bucket(d)]);
-      }
-    }
   }
   std::uint64_t total = 0;
   for (const Counts& c : count[0]) total += c.points + c.ranges;

@@ -18,6 +18,7 @@
 #include "chomp/extensions.hpp"
 #include "chomp/ranking.hpp"
 #include "extensions.hpp"
+#include "reference_extensions.hpp"
 
 using namespace chomp;
 
@@ -116,32 +117,7 @@ TEST(Extensions, LargeBlocksAreThePositionsBuiltCornerByCorner) {
     const int m = static_cast<int>(tile_count(mu));
     for (int d = 1; d <= 26 && m + d <= max_n; ++d) {
       std::vector<std::uint64_t> want;
-      // Runs of equal rows: first row j, length c, k rows, room w above.
-      for (std::size_t j = 0; j <= mu.size(); ++j) {
-        if (j > 0 && j < mu.size() && mu[j] == mu[j - 1]) continue;
-        const int c = j < mu.size() ? mu[j] : 0;
-        std::size_t k = 0;
-        while (j + k < mu.size() && mu[j + k] == c) ++k;
-        const int rows_cap = j < mu.size() ? static_cast<int>(k) : d;
-        const int w = j == 0 ? d : mu[j - 1] - c;
-        Rows nu;
-        const auto add = [&](const auto& self, int left, int largest) -> void {
-          if (left == 0) {
-            Rows l = mu;
-            if (j == mu.size()) l.resize(mu.size() + nu.size(), 0);
-            for (std::size_t i = 0; i < nu.size(); ++i) l[j + i] += nu[i];
-            want.push_back(t.rank(l));
-            return;
-          }
-          if (static_cast<int>(nu.size()) == rows_cap) return;
-          for (int x = std::min(largest, left); x >= 1; --x) {
-            nu.push_back(x);
-            self(self, left - x, x);
-            nu.pop_back();
-          }
-        };
-        add(add, d, w);
-      }
+      chomp::testing::reference_extension_ranks(t, mu, d, want);
       std::vector<std::uint64_t> got = extension_ranks(t, mu, d);
       std::sort(got.begin(), got.end());
       std::sort(want.begin(), want.end());

@@ -26,6 +26,7 @@
 #include "chomp/sieve.hpp"
 #include "config.hpp"
 #include "extensions.hpp"
+#include "reference_extensions.hpp"
 
 using namespace chomp;
 
@@ -49,52 +50,6 @@ struct Marks {
     for (std::uint64_t x = 0; x < count; ++x) got.push_back(first + x);
   }
 };
-
-/// Every position of |mu| + d tiles with a move to mu, built corner by
-/// corner, whose move is at row `first_row` (0-based) or below, or that
-/// adds rows: (offset + rank) of each into `out`. With `top_least` > 0,
-/// only the top corner's, with a first part of at least top_least.
-void reference_extensions(const PartitionTable& t, const Rows& mu, int d, std::size_t first_row, int top_least,
-                          std::vector<std::uint64_t>& out) {
-  const std::uint64_t offset = offset_of(static_cast<int>(tile_count(mu)) + d);
-  Rows l;
-  Rows nu;
-  for (std::size_t j = 0; j <= mu.size(); ++j) {
-    if (j > 0 && j < mu.size() && mu[j] == mu[j - 1]) continue;  // not a corner
-    if (j < first_row && j < mu.size()) continue;                 // a move of a row left out
-    if (top_least > 0 && j > 0) break;                            // the top corner alone
-    const int c = j < mu.size() ? mu[j] : 0;
-    std::size_t k = 0;
-    while (j + k < mu.size() && mu[j + k] == c) ++k;
-    const std::size_t rows_cap = j < mu.size() ? k : static_cast<std::size_t>(d);
-    const int room = j == 0 ? d : mu[j - 1] - c;
-    const auto add = [&](const auto& self, int left, int largest) -> void {
-      if (left == 0) {
-        l = mu;
-        if (j == mu.size()) l.resize(mu.size() + nu.size(), 0);
-        for (std::size_t i = 0; i < nu.size(); ++i) l[j + i] += nu[i];
-        out.push_back(offset + t.rank(l));
-        return;
-      }
-      if (nu.size() == rows_cap) return;
-      for (int x = std::min(largest, left); x >= 1; --x) {
-        nu.push_back(x);
-        self(self, left - x, x);
-        nu.pop_back();
-      }
-    };
-    if (top_least > 0) {
-      // A first part x >= top_least, then any block under it.
-      for (int x = std::min(room, d); x >= top_least; --x) {
-        nu.assign(1, x);
-        add(add, d - x, x);
-      }
-      nu.clear();
-    } else {
-      add(add, d, room);
-    }
-  }
-}
 
 /// Calls the kernel for one source as the sieve does: levels m + 1 ..
 /// m + kJointExtraTiles in one call, then each level above alone.
@@ -164,7 +119,8 @@ TEST(KernelReference, EveryLosingSourceOfLevels1To60MarksExactlyItsExtensionsUpT
         want.clear();
         const std::size_t first_row = kernel == Kernel::inferred ? 2 : 0;
         const int top_least = kernel == Kernel::canonical && !canonical(mu) ? rows - mu.front() : 0;
-        for (int d = 1; m + d <= kTargetLevels; ++d) reference_extensions(t, mu, d, first_row, top_least, want);
+        for (int d = 1; m + d <= kTargetLevels; ++d)
+          chomp::testing::reference_extension_ranks(t, mu, d, want, offset_of(m + d), first_row, top_least);
         std::sort(made.got.begin(), made.got.end());
         std::sort(want.begin(), want.end());
         ASSERT_EQ(made.got, want) << rows_to_string(mu) << ", " << name;
