@@ -6,8 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -21,13 +19,6 @@ using chomp::testing::run_chomp;
 using chomp::testing::ScratchDir;
 
 namespace {
-
-/// A file's bytes from `from` on.
-std::string bytes_from(const std::string& path, std::size_t from) {
-  std::ifstream f(path, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return s.size() > from ? s.substr(from) : std::string();
-}
 
 /// The store's header: the run's id and its checksum, different in every run.
 constexpr std::size_t kStoreHeader = 64;
@@ -46,7 +37,7 @@ TEST(SieveRuns, OneTwoAndThreeThreadsWriteTheSameLevelsAndStore) {
     const ProcessResult r = run_chomp({"sieve", "-n", "80", "-t", std::to_string(threads), "-q", "-o", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     tables.push_back(read_level_file(out));
-    stores.push_back(bytes_from(LevelFileReader(out).store_path(), kStoreHeader));
+    stores.push_back(chomp::testing::read_text(LevelFileReader(out).store_path()).substr(kStoreHeader));
     EXPECT_EQ(tables.back().number_attributes.at("threads"), threads);
   }
   ASSERT_EQ(tables[0].tiles.size(), 80U);
