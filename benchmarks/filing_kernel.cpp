@@ -1,0 +1,121 @@
+/// @file filing_kernel.cpp
+/// @brief The sieve's marking kernel alone, called as the sieve calls it:
+/// every canonical losing position of levels 1..N-1 (from an in-memory
+/// sieve to N) walked in rank order with the moves of the first two rows
+/// inferred, extended into the levels up to kJointExtraTiles above it in
+/// one call and into each level above them alone, its marks placed in one
+/// window of levels 1..N. Timed on one thread: the marks counted (the
+/// kernel's own cost), and filed into the buckets as a round of the sieve
+/// files them (emptied, not applied, every config::kRoundMarks entries);
+/// the difference is what filing an entry costs. Also counts the points
+/// that land in the segment of the point before (a chain of dependent
+/// stores through that bucket's fill count).
+///
+///     build/benchmarks/chomp_filing_kernel [N=100] [repeats=3] [which=3] [spread=1]
+///
+/// which: 1 counted only, 2 filed only, 3 both. spread: the window's levels
+/// placed this many times their size apart (more segments, as in the larger
+/// windows of larger runs).
+///
+/// N = 100 (2026-12-03, night, one thread): 618.8 million points and 20.1
+/// million ranges, counted in 3.7-4.0 s (5.8-6.3 ns an entry), filed in
+/// 5.6-5.9 s (8.8-9.3 ns); 60.5% of the points in the segment of the point
+/// before. Filing took the same with 784, 3,918 or 10,185 segments (spread
+/// 1, 5, 13: 5.91, 5.99, 5.85 s), so a bucket's staging line costs the same
+/// in L2 as in L1.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "buckets.hpp"
+#include "chomp/sieve.hpp"
+#include "config.hpp"
+#include "extensions.hpp"
+
+using namespace chomp;
+
+namespace {
+struct Counts {
+  std::uint64_t points = 0, ranges = 0, sum = 0;  // (the sum keeps the marks from being optimised away)
+  std::uint64_t prev = ~0ull, same = 0;
+  void point(std::uint64_t r) {
+    ++points, sum += r;
+    same += (r >> config::kSegmentBitsLog2) == prev;
+    prev = r >> config::kSegmentBitsLog2;
+  }
+  void range(std::uint64_t first, std::uint64_t) { ++ranges, sum += first; }
+};
+
+template <class Sink, class After>
+double walk(const PartitionTable& table, int n, const std::vector<std::vector<std::uint64_t>>& canonical,
+            const std::vector<std::uint64_t>& offsets, Sink& sink, After&& after_call) {
+  const auto t0 = std::chrono::steady_clock::now();
+  detail::Source src(table);
+  src.set_canonical_only(true);
+  src.set_rows_inferred(2);
+  for (int m = 1; m < n; ++m) {
+    bool first = true;
+    for (const std::uint64_t r : canonical[static_cast<std::size_t>(m)]) {
+      if (first) src.decode(m, r); else src.seek(r);
+      first = false;
+      for (int k = m + 1; k <= n;) {
+        const int top = k <= m + config::kJointExtraTiles ? std::min(n, m + config::kJointExtraTiles) : k;
+        src.for_each_extension(k - m, top - m, sink, offsets.data() + k);
+        k = top + 1;
+        after_call();
+      }
+    }
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 100;
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+  const int which = argc > 3 ? std::atoi(argv[3]) : 3;
+  const int spread = argc > 4 ? std::atoi(argv[4]) : 1;  // levels placed this many times their size apart
+  SieveOptions o;
+  o.threads = 2;
+  Sieve sieve(n, o);
+  sieve.run([](const LevelResult&) {});
+  const PartitionTable& table = sieve.table();
+  std::vector<std::vector<std::uint64_t>> canonical(static_cast<std::size_t>(n) + 1);
+  std::uint64_t sources = 0;
+  detail::Source once(table);
+  for (int m = 1; m < n; ++m)
+    for (const std::uint64_t r : sieve.losing().all(m)) {
+      once.decode(m, r);
+      if (once.run_length(1) >= once.rows()) canonical[static_cast<std::size_t>(m)].push_back(r), ++sources;
+    }
+  std::vector<std::uint64_t> offsets(static_cast<std::size_t>(n) + 2, 0);
+  std::uint64_t bits = 0;
+  for (int k = 1; k <= n; ++k) offsets[static_cast<std::size_t>(k)] = bits, bits += spread * table.positions(k);
+  const std::size_t segments = static_cast<std::size_t>((bits >> config::kSegmentBitsLog2) + 1);
+  std::printf("N = %d: %llu canonical sources, %zu segments\n", n, static_cast<unsigned long long>(sources),
+              segments);
+  // The entries are counted once, always (the filed pass needs their number).
+  Counts c;
+  const double counted = walk(table, n, canonical, offsets, c, [] {});
+  const double entries = static_cast<double>(c.points + c.ranges);
+  std::printf("%llu points + %llu ranges; %.1f%% of the points in the segment of the point before\n",
+              static_cast<unsigned long long>(c.points), static_cast<unsigned long long>(c.ranges),
+              100.0 * static_cast<double>(c.same) / static_cast<double>(c.points));
+  for (int rep = 0; rep < repeats; ++rep) {
+    if (which & 1) {
+      Counts again;
+      const double s = rep == 0 ? counted : walk(table, n, canonical, offsets, again, [] {});
+      std::printf("counted %.3f s (%.2f ns an entry)\n", s, 1e9 * s / entries);
+    }
+    if (which & 2) {
+      detail::MarkBuckets buckets;
+      buckets.prepare(segments);
+      const double s = walk(table, n, canonical, offsets, buckets, [&] {
+        if (buckets.entries() >= config::kRoundMarks) buckets.prepare(segments);
+      });
+      std::printf("filed %.3f s (%.2f ns an entry)\n", s, 1e9 * s / entries);
+    }
+  }
+  return static_cast<int>(c.sum & 0);
+}
