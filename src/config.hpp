@@ -198,4 +198,13 @@ inline constexpr std::uint64_t kBoundedScanChunkWords = 1024;
 /// The progress line on stderr is refreshed at most this often.
 inline constexpr double kProgressIntervalSeconds = 0.5;
 
+/// Free bytes a result file's disk must have for a stopped or failed run
+/// to record its status (sieve_run.cpp): HDF5 keeps the new strings in a
+/// heap collection of 4 KiB or more that is written past the file's end.
+/// With less, the file is left as a kill would leave it (status "running",
+/// every finished level readable); recording the status on a disk with no
+/// room left the end_utc attribute pointing past the end of the file, and
+/// the whole file unreadable (tests/test_cli_errors.cpp).
+inline constexpr std::uint64_t kFinishRoomBytes = std::uint64_t{64} << 10;
+
 }  // namespace chomp::config

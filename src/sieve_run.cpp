@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "build_info.hpp"
+#include "config.hpp"
 
 namespace chomp {
 
@@ -139,8 +140,25 @@ bool SieveRun::stopped() {
     std::filesystem::remove(partial_, ec);
     return false;
   }
-  out_->finish("interrupted");
+  finish_or_leave("interrupted");
   return true;
+}
+
+void SieveRun::finish_or_leave(const std::string& status) {
+  // Recording the status writes new strings to the file (HDF5 keeps them
+  // in a heap that grows): on a disk without room for them, the attribute
+  // would point past the end of the file, and the file could no longer be
+  // read. Leave it as a kill would instead: its finished levels readable,
+  // status "running", resumable.
+  std::error_code ec;
+  const auto space = std::filesystem::space(std::filesystem::absolute(out_->path()).parent_path(), ec);
+  if (!ec && space.available < config::kFinishRoomBytes) {
+    out_->abandon();
+    left_status_ = "running";
+    return;
+  }
+  out_->finish(status);
+  left_status_ = status;
 }
 
 int SieveRun::levels_done() const {
@@ -163,7 +181,7 @@ bool SieveRun::failed(const std::exception& e) {
     out_->abandon();
   } else {
     try {
-      out_->finish(disk_full ? "interrupted" : "failed");
+      finish_or_leave(disk_full ? "interrupted" : "failed");
     } catch (...) {
       // The file keeps status "running"; its finished levels stay readable.
     }

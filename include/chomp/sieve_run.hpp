@@ -114,7 +114,9 @@ class SieveRun {
 
   /// After SieveInterrupted: false when the run stopped while the old file
   /// was being checked (FILE.partial is removed; FILE is untouched); true
-  /// when FILE is finished with status "interrupted".
+  /// when FILE is finished with status "interrupted" (or left as a kill
+  /// would leave it, status "running", when its disk has no room to record
+  /// the status: left_status()).
   bool stopped();
   /// The levels finished when a run stopped.
   int levels_done() const;
@@ -123,8 +125,11 @@ class SieveRun {
   /// FILE.partial (it is removed); else FILE is left as `e` requires: a
   /// failed write leaves it as a kill would (status "running": closing would
   /// write HDF5's superblock over the failed writes), a full store disk
-  /// "interrupted", anything else "failed".
+  /// "interrupted", anything else "failed"; but a disk with less than
+  /// config::kFinishRoomBytes free leaves it "running" too (left_status()).
   bool failed(const std::exception& e);
+  /// The status stopped() or failed() left the file with.
+  const std::string& left_status() const { return left_status_; }
   /// The levels the result file holds.
   std::uint64_t rows() const { return out_ ? out_->rows() : 0; }
 
@@ -134,6 +139,8 @@ class SieveRun {
   bool resuming_;
   Provenance provenance_;
   std::string partial_;
+  std::string left_status_ = "running";
+  void finish_or_leave(const std::string& status);
   // Declared in this order so that the sieve goes before the file and the
   // store it reads.
   std::unique_ptr<LosingStore> store_;

@@ -240,7 +240,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
       std::cerr << "chomp: stopped by " << StopSignals::name() << " during level " << done + 1 << "; "
                 << (done > 0 ? "levels 1.." + std::to_string(done) + " are saved in " + a.output
                              : "no level was finished; " + a.output + " holds none")
-                << " (status \"interrupted\")\n";
+                << " (status \"" << run.left_status() << "\")\n";
       if (run.has_sieve() && !run.sieve().checkpoint_report().empty())
         std::cerr << "chomp: " << run.sieve().checkpoint_report() << '\n';
     }
@@ -252,7 +252,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     if (run.rows() == 0 || dynamic_cast<const std::bad_alloc*>(&e)) throw;
     const bool disk_full = dynamic_cast<const StoreFull*>(&e) != nullptr;
     throw std::runtime_error(std::string(e.what()) + "\nchomp: levels 1.." + std::to_string(run.rows()) +
-                             " are saved in " + a.output + (disk_full ? " (status \"interrupted\")" : "") +
+                             " are saved in " + a.output + (disk_full ? " (status \"" + run.left_status() + "\")" : "") +
                              "; once the problem is fixed" + (disk_full ? " (free space on its disk)" : "") +
                              ", continue with: " + resume_command(a, a.output, max_tiles, store_losing));
   }
