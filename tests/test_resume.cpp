@@ -270,7 +270,8 @@ TEST(Resume, KillsAtRandomMomentsAlwaysResume) {
 // Kills while a resume reads the store back (it checks every finished
 // level's blocks and digest before it marks): a run to 80 extended to 86,
 // each copy killed at a random moment of that read (timed by a first,
-// uninterrupted resume; at least one kill must land before "resumed"),
+// uninterrupted resume; at least one kill must land before "resumed", and
+// rounds are added, drawn earlier, until one does, twelve at most),
 // then resumed again: the levels of an uninterrupted extension.
 TEST(Resume, KillsWhileAResumeReadsTheStoreLeaveItResumable) {
   ScratchDir dir;
@@ -304,9 +305,13 @@ TEST(Resume, KillsWhileAResumeReadsTheStoreLeaveItResumable) {
   SCOPED_TRACE("CHOMP_TEST_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   int killed_before = 0;
-  for (int round = 0; round < 6; ++round) {
+  // Six rounds; then, while no kill has landed before "resumed" (a loaded
+  // machine can run the copies faster or slower than the timed run), up to
+  // six more, each drawing from the earlier part of the span.
+  for (int round = 0; round < 6 || (killed_before == 0 && round < 12); ++round) {
     const std::string out = copy_of_base("round" + std::to_string(round));
-    const int delay_us = std::uniform_int_distribution<int>(from_us, static_cast<int>(said_us))(rng);
+    const int upto = round < 6 ? static_cast<int>(said_us) : from_us + (static_cast<int>(said_us) - from_us) / (round - 4);
+    const int delay_us = std::uniform_int_distribution<int>(from_us, std::max(from_us, upto))(rng);
     SCOPED_TRACE("round " + std::to_string(round) + ", killed after " + std::to_string(delay_us) + " us of " +
                  std::to_string(static_cast<int>(read_us)));
     {
