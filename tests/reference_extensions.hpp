@@ -20,12 +20,17 @@ namespace chomp::testing {
 /// at most the room above the corner (unbounded at the top). Appends offset
 /// + rank of each to `out`. Only the corners at row `first_row` (0-based)
 /// or below, and the new row; with top_least > 0, only the top corner's
-/// blocks whose first part is at least top_least.
+/// blocks whose first part is at least top_least. With
+/// some_canonical_new_row, the new row's positions only when one of them at
+/// least is canonical (its first row at least its number of rows).
 inline void reference_extension_ranks(const PartitionTable& t, const Rows& mu, int d, std::vector<std::uint64_t>& out,
-                                      std::uint64_t offset = 0, std::size_t first_row = 0, int top_least = 0) {
+                                      std::uint64_t offset = 0, std::size_t first_row = 0, int top_least = 0,
+                                      bool some_canonical_new_row = false) {
   Rows l;
   Rows nu;
   for (std::size_t j = 0; j <= mu.size(); ++j) {
+    const std::size_t corner_first = out.size();
+    bool canonical_made = false;  // a canonical position among this corner's
     if (j > 0 && j < mu.size() && mu[j] == mu[j - 1]) continue;  // not a corner
     if (j < first_row && j < mu.size()) continue;                 // a move of a row left out
     if (top_least > 0 && j > 0) break;                            // the top corner alone
@@ -39,6 +44,7 @@ inline void reference_extension_ranks(const PartitionTable& t, const Rows& mu, i
         l = mu;
         if (j == mu.size()) l.resize(mu.size() + nu.size(), 0);
         for (std::size_t i = 0; i < nu.size(); ++i) l[j + i] += nu[i];
+        canonical_made |= l.front() >= static_cast<int>(l.size());
         out.push_back(offset + t.rank(l));
         return;
       }
@@ -59,6 +65,7 @@ inline void reference_extension_ranks(const PartitionTable& t, const Rows& mu, i
     } else {
       add(add, d, room);
     }
+    if (j == mu.size() && some_canonical_new_row && !canonical_made) out.resize(corner_first);
   }
 }
 
