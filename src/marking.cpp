@@ -457,7 +457,10 @@ class MarkingPass {
     ProgressThrottle throttle(progress, lo, ItemWork(s_.table, s_.store, all_items), items, cursor.load(), left.pieces());
     const auto started = detail::Clock::now();
     auto last_save = started;
-    const auto [item_count, item_hash] = signature_of(all_items, items);
+    // (Plain variables, not a structured binding: the lambda below captures
+    // them, which Clang before 16 does not allow for bindings.)
+    const std::pair<std::uint64_t, std::uint64_t> signature = signature_of(all_items, items);
+    const std::uint64_t item_count = signature.first, item_hash = signature.second;
     const auto progress_now = [&] {
       detail::PassProgress p;
       p.from = from, p.to = to, p.lo = lo;
