@@ -10,14 +10,17 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "chomp/ranking.hpp"
+#include "config.hpp"
 #include "h5_provenance.hpp"
 #include "h5_series.hpp"
 #include "h5_util.hpp"
@@ -305,78 +308,103 @@ struct LevelFileReader::Impl {
 };
 
 LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
-  impl_->file = h5::open_for_reading(path);
-  const hid_t f = impl_->file.get();
-  LevelTable& t = impl_->table;
-  {
-    const h5::Attributes attrs = h5::read_attributes(f, path);
-    for (const auto& [name, kind] : root_schema()) h5::expect_kind(attrs, name, kind, path);
-    const auto program = attrs.text.find("program");
-    if (program == attrs.text.end() || program->second != "chomp" || !attrs.numbers.count("format_version"))
-      throw H5Error(path + " is not a chomp result file (no program = \"chomp\" and format_version attributes)");
-    t.text_attributes = attrs.text;
-    t.number_attributes = attrs.numbers;
-  }
-  const std::int64_t fv = t.number_attributes.at("format_version");
-  if (fv < kOldestReadableFormatVersion || fv > kFormatVersion)
-    throw H5Error(path + " has format_version " + std::to_string(fv) + "; this program reads " +
-                  std::to_string(kOldestReadableFormatVersion) + " to " + std::to_string(kFormatVersion));
-  impl_->format = static_cast<int>(fv);
-  if (impl_->format >= 3) check_root_values(t, path);
-  {
-    Handle group = h5::open_group(f, "levels", "cannot open group /levels in " + path);
-    const auto& c = columns();
-    // Read in the reverse of the order append() writes the columns: a live
-    // writer may add levels meanwhile, and the rows that the column written
-    // last already has are then whole in every column read after it.
-    // Columns new in format 3 are optional in older files.
-    const bool old = impl_->format < 3;
-    t.losing_digest = read_column<std::uint64_t>(group.get(), c[10], path, old);
-    t.store_trailer = read_column<std::uint64_t>(group.get(), c[9], path, old);
-    t.slices = read_column<std::uint32_t>(group.get(), c[8], path, old);
-    t.window_seconds = read_column<double>(group.get(), c[7], path, old);
-    t.marks = read_column<std::uint64_t>(group.get(), c[6], path);
-    t.seconds = read_column<double>(group.get(), c[5], path);
-    t.hypothesis_ratio = read_column<double>(group.get(), c[4], path);
-    t.losing_fraction = read_column<double>(group.get(), c[3], path);
-    t.losing = read_column<std::uint64_t>(group.get(), c[2], path);
-    t.positions = read_column<std::uint64_t>(group.get(), c[1], path);
-    t.tiles = read_column<std::uint32_t>(group.get(), c[0], path);
-    if (old) {
-      const std::size_t rows = t.tiles.size();
-      t.losing_digest.assign(rows, 0);
-      t.store_trailer.assign(rows, 0);
-      t.slices.assign(rows, 1);
-      t.window_seconds.assign(rows, 0.0);
+  // Reads the table from impl_->file.
+  const auto load = [&] {
+    const hid_t f = impl_->file.get();
+    LevelTable& t = impl_->table;
+    {
+      const h5::Attributes attrs = h5::read_attributes(f, path);
+      for (const auto& [name, kind] : root_schema()) h5::expect_kind(attrs, name, kind, path);
+      const auto program = attrs.text.find("program");
+      if (program == attrs.text.end() || program->second != "chomp" || !attrs.numbers.count("format_version"))
+        throw H5Error(path + " is not a chomp result file (no program = \"chomp\" and format_version attributes)");
+      t.text_attributes = attrs.text;
+      t.number_attributes = attrs.numbers;
     }
+    const std::int64_t fv = t.number_attributes.at("format_version");
+    if (fv < kOldestReadableFormatVersion || fv > kFormatVersion)
+      throw H5Error(path + " has format_version " + std::to_string(fv) + "; this program reads " +
+                    std::to_string(kOldestReadableFormatVersion) + " to " + std::to_string(kFormatVersion));
+    impl_->format = static_cast<int>(fv);
+    if (impl_->format >= 3) check_root_values(t, path);
+    {
+      Handle group = h5::open_group(f, "levels", "cannot open group /levels in " + path);
+      const auto& c = columns();
+      // Read in the reverse of the order append() writes the columns: a live
+      // writer may add levels meanwhile, and the rows that the column written
+      // last already has are then whole in every column read after it.
+      // Columns new in format 3 are optional in older files.
+      const bool old = impl_->format < 3;
+      t.losing_digest = read_column<std::uint64_t>(group.get(), c[10], path, old);
+      t.store_trailer = read_column<std::uint64_t>(group.get(), c[9], path, old);
+      t.slices = read_column<std::uint32_t>(group.get(), c[8], path, old);
+      t.window_seconds = read_column<double>(group.get(), c[7], path, old);
+      t.marks = read_column<std::uint64_t>(group.get(), c[6], path);
+      t.seconds = read_column<double>(group.get(), c[5], path);
+      t.hypothesis_ratio = read_column<double>(group.get(), c[4], path);
+      t.losing_fraction = read_column<double>(group.get(), c[3], path);
+      t.losing = read_column<std::uint64_t>(group.get(), c[2], path);
+      t.positions = read_column<std::uint64_t>(group.get(), c[1], path);
+      t.tiles = read_column<std::uint32_t>(group.get(), c[0], path);
+      if (old) {
+        const std::size_t rows = t.tiles.size();
+        t.losing_digest.assign(rows, 0);
+        t.store_trailer.assign(rows, 0);
+        t.slices.assign(rows, 1);
+        t.window_seconds.assign(rows, 0.0);
+      }
+    }
+    const std::size_t n = std::min({t.tiles.size(), t.positions.size(), t.losing.size(), t.losing_fraction.size(),
+                                    t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size(),
+                                    t.window_seconds.size(), t.slices.size(), t.store_trailer.size(),
+                                    t.losing_digest.size()});
+    const std::size_t most = std::max({t.tiles.size(), t.positions.size(), t.losing.size(), t.losing_fraction.size(),
+                                       t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size(),
+                                       t.window_seconds.size(), t.slices.size(), t.store_trailer.size(),
+                                       t.losing_digest.size()});
+    // Rows that not every column has belong to levels that were not finished
+    // when the file was read: a writer killed while appending a row leaves it
+    // in some columns only, and a live writer may append levels while the
+    // columns are read. They are dropped. In a complete file every column has
+    // every row.
+    if (most != n && t.complete())
+      throw H5Error(path + ": the /levels datasets have different lengths (damaged file)");
+    if (impl_->format >= 3 && static_cast<std::int64_t>(n) > t.number_attributes.at("max_tiles"))
+      throw H5Error(path + " has " + std::to_string(n) + " levels in /levels but attribute max_tiles is " +
+                    std::to_string(t.number_attributes.at("max_tiles")) + " (damaged file)");
+    // A run is marked complete only once its last level is written.
+    if (impl_->format >= 3 && t.complete() && static_cast<std::int64_t>(n) != t.number_attributes.at("max_tiles"))
+      throw H5Error(path + " is marked complete (attribute complete = 1) but /levels holds levels 1.." +
+                    std::to_string(n) + " of max_tiles " + std::to_string(t.number_attributes.at("max_tiles")) +
+                    " (damaged file)");
+    for (auto* v : {&t.positions, &t.losing, &t.marks, &t.store_trailer, &t.losing_digest}) v->resize(n);
+    for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds, &t.window_seconds}) v->resize(n);
+    t.tiles.resize(n);
+    t.slices.resize(n);
+  };
+  // A read that fails is made again from the start (config.hpp,
+  // kLiveReadAttempts) when the file may be changing under it: a live
+  // writer holds it (it may be rewriting attributes), or it was seen
+  // shorter than its superblock says (HDF5 writes the superblock of a file
+  // it closes before the file reaches that end). Any other failure, or one
+  // that lasts, is reported.
+  double pause = config::kLiveReadFirstPauseSeconds;
+  for (int attempt = 1;; ++attempt) {
+    bool live = false;
+    try {
+      impl_->file = h5::open_for_reading(path);
+      live = h5::opened_live(impl_->file.get());
+      load();
+      return;
+    } catch (const H5Error& e) {
+      const bool closing = std::string(e.what()).find("truncated file") != std::string::npos;
+      if (!(live || closing) || attempt >= config::kLiveReadAttempts) throw;
+    }
+    impl_->file.reset();
+    impl_->table = LevelTable{};
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+    pause *= 2;
   }
-  const std::size_t n = std::min({t.tiles.size(), t.positions.size(), t.losing.size(), t.losing_fraction.size(),
-                                  t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size(),
-                                  t.window_seconds.size(), t.slices.size(), t.store_trailer.size(),
-                                  t.losing_digest.size()});
-  const std::size_t most = std::max({t.tiles.size(), t.positions.size(), t.losing.size(), t.losing_fraction.size(),
-                                     t.hypothesis_ratio.size(), t.seconds.size(), t.marks.size(),
-                                     t.window_seconds.size(), t.slices.size(), t.store_trailer.size(),
-                                     t.losing_digest.size()});
-  // Rows that not every column has belong to levels that were not finished
-  // when the file was read: a writer killed while appending a row leaves it
-  // in some columns only, and a live writer may append levels while the
-  // columns are read. They are dropped. In a complete file every column has
-  // every row.
-  if (most != n && t.complete())
-    throw H5Error(path + ": the /levels datasets have different lengths (damaged file)");
-  if (impl_->format >= 3 && static_cast<std::int64_t>(n) > t.number_attributes.at("max_tiles"))
-    throw H5Error(path + " has " + std::to_string(n) + " levels in /levels but attribute max_tiles is " +
-                  std::to_string(t.number_attributes.at("max_tiles")) + " (damaged file)");
-  // A run is marked complete only once its last level is written.
-  if (impl_->format >= 3 && t.complete() && static_cast<std::int64_t>(n) != t.number_attributes.at("max_tiles"))
-    throw H5Error(path + " is marked complete (attribute complete = 1) but /levels holds levels 1.." +
-                  std::to_string(n) + " of max_tiles " + std::to_string(t.number_attributes.at("max_tiles")) +
-                  " (damaged file)");
-  for (auto* v : {&t.positions, &t.losing, &t.marks, &t.store_trailer, &t.losing_digest}) v->resize(n);
-  for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds, &t.window_seconds}) v->resize(n);
-  t.tiles.resize(n);
-  t.slices.resize(n);
 }
 
 LevelFileReader::~LevelFileReader() = default;

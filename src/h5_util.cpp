@@ -180,6 +180,11 @@ Handle open_for_reading(const std::string& path) {
   return check(id, H5Fclose, "cannot open " + path + " (truncated or damaged?)");
 }
 
+bool opened_live(hid_t file) {
+  unsigned intent = 0;
+  return H5Fget_intent(file, &intent) >= 0 && (intent & H5F_ACC_SWMR_READ) != 0;
+}
+
 namespace {
 
 /// Opens a link of loc that must be a hard link to an object of `type`.

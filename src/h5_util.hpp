@@ -154,6 +154,10 @@ inline void write_column(hid_t group, const char* name, const std::vector<std::s
 /// sleeps, for ever in effect). Throws H5Error naming the file.
 Handle open_for_reading(const std::string& path);
 
+/// Whether file was opened for SWMR reading: a writer holds it open (or was
+/// killed holding it), so what it reads may be changing meanwhile.
+bool opened_live(hid_t file);
+
 /// Limits on what a file may make this program allocate: a text
 /// attribute, and a chunk that HDF5 decompresses whole to read one value.
 /// (A chunk compressed 1,000 to 1 still inflates to no more than 260 MB.)
