@@ -269,29 +269,65 @@ def _open(path):
         return h5py.File(path, "r", swmr=True)
 
 
+# A read of a file that a live writer holds is made again when it fails, as
+# the program's own reader does (src/config.hpp, kLiveReadAttempts): the
+# writer rewrites attributes as a run ends, and HDF5 does not order those
+# writes for readers; and a file being closed reads as truncated for a moment.
+_LIVE_READ_ATTEMPTS = 6
+_LIVE_READ_FIRST_PAUSE = 0.01  # seconds, doubling: 0.31 s in all
+
+
+def _read_settled(path, read):
+    """read(f) of the open file, made again from the start when it fails
+    while the file may be changing under it."""
+    import time
+
+    pause = _LIVE_READ_FIRST_PAUSE
+    for attempt in range(1, _LIVE_READ_ATTEMPTS + 1):
+        live = False
+        try:
+            with _open(path) as f:
+                live = f.swmr_mode
+                return read(f)
+        except OSError as e:
+            if not (live or "truncated file" in str(e)) or attempt == _LIVE_READ_ATTEMPTS:
+                raise
+        time.sleep(pause)
+        pause *= 2
+
+
 def read_levels(path, require_complete: bool = True) -> Levels:
     """Open a `chomp sieve` result file and return its level table.
 
     Raises FileNotFoundError if the file is missing, ValueError if it is not a
-    result file of a known format version or its levels are not 1, 2, ...,
-    and IncompleteRunError if `require_complete` and the run did not finish.
+    result file of a known format version, its levels are not 1, 2, ..., or
+    (a run just started) it holds no finished level yet, and
+    IncompleteRunError if `require_complete` and the run did not finish. A
+    file that a run is still writing reads whole: its finished levels.
     """
     path = Path(path)
-    with _open(path) as f:
+
+    def read(f):
         attrs = {k: _attr(v) for k, v in f.attrs.items()}
         if attrs.get("format_version") not in FORMAT_VERSIONS or "levels" not in f:
             raise ValueError(f"{path} is not a chomp result file of format version "
                              f"{' or '.join(map(str, FORMAT_VERSIONS))} "
                              f"(format_version = {attrs.get('format_version')!r})")
-        if require_complete and attrs.get("complete") != 1:
-            raise IncompleteRunError(f"{path}: run not complete (complete = {attrs.get('complete')!r}, "
-                                     f"status = {attrs.get('status')!r}); rerun chomp sieve")
         cols = {c: f["levels"][c][()] for c in LEVEL_COLUMNS}
         descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in LEVEL_COLUMNS}
+        return attrs, cols, descriptions
+
+    attrs, cols, descriptions = _read_settled(path, read)
+    if require_complete and attrs.get("complete") != 1:
+        raise IncompleteRunError(f"{path}: run not complete (complete = {attrs.get('complete')!r}, "
+                                 f"status = {attrs.get('status')!r}); rerun chomp sieve")
     # A killed writer may leave a row in only some of the datasets: keep full rows.
     rows = min(len(v) for v in cols.values())
     levels = Levels(path=path, attrs=attrs, descriptions=descriptions,
                     **{c: v[:rows] for c, v in cols.items()})
+    if len(levels.tiles) == 0 and attrs.get("status") == "running":
+        raise ValueError(f"{path}: no level finished yet (status = 'running'); read it again "
+                         "once the run has written its first level")
     if len(levels.tiles) == 0 or not np.array_equal(levels.tiles, np.arange(1, len(levels.tiles) + 1)):
         raise ValueError(f"{path}: levels are not 1, 2, ..., n")
     if require_complete and levels.max_tiles != attrs.get("max_tiles"):
@@ -349,12 +385,14 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
 
 def stored_levels(path) -> list[int]:
     """The finished levels whose losing positions the file stores (--store-losing)."""
-    with _open(path) as f:
+    def read(f):
         if "losing_positions" not in f:
             return []
         finished = min(len(f["levels"][c]) for c in LEVEL_COLUMNS)
         return sorted(n for name in f["losing_positions"]
                       if (m := re.fullmatch(r"level_(\d+)", name)) and (n := int(m.group(1))) <= finished)
+
+    return _read_settled(path, read)
 
 
 def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
@@ -364,8 +402,7 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
     if int(n) not in stored_levels(path):
         raise KeyError(f"{path} does not store the losing positions of level {n} "
                        f"(run chomp sieve with --store-losing {n} or more)")
-    with _open(path) as f:
-        words = f[f"losing_positions/level_{int(n):03d}"][()]
+    words = _read_settled(path, lambda f: f[f"losing_positions/level_{int(n):03d}"][()])
     return [decode_path(w) for w in words]
 
 
