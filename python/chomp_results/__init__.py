@@ -269,12 +269,23 @@ def _open(path):
         return h5py.File(path, "r", swmr=True)
 
 
-# A read of a file that a live writer holds is made again when it fails, as
-# the program's own reader does (src/config.hpp, kLiveReadAttempts): the
-# writer rewrites attributes as a run ends, and HDF5 does not order those
-# writes for readers; and a file being closed reads as truncated for a moment.
-_LIVE_READ_ATTEMPTS = 6
-_LIVE_READ_FIRST_PAUSE = 0.01  # seconds, doubling: 0.31 s in all
+# A read of a file that may be changing under it is made again when it
+# fails, as the program's own reader does (src/config.hpp, kLiveReadAttempts):
+# a live writer rewrites attributes as a run ends, and HDF5 does not order
+# those writes for readers; and a file being closed reads as truncated for a
+# moment. Other failures are reported at once.
+_LIVE_READ_ATTEMPTS = 8
+_LIVE_READ_FIRST_PAUSE = 0.01  # seconds, doubling: 1.27 s in all
+
+
+def _truncated(e: BaseException) -> bool:
+    """Whether HDF5 called the file truncated (in this error or the one it
+    followed: _open tries a plain open, then a SWMR one)."""
+    while e is not None:
+        if "truncated file" in str(e):
+            return True
+        e = e.__context__
+    return False
 
 
 def _read_settled(path, read):
@@ -289,8 +300,11 @@ def _read_settled(path, read):
             with _open(path) as f:
                 live = f.swmr_mode
                 return read(f)
-        except OSError as e:
-            if not (live or "truncated file" in str(e)) or attempt == _LIVE_READ_ATTEMPTS:
+        except FileNotFoundError:
+            raise
+        # h5py raises OSError, KeyError, ValueError or RuntimeError by HDF5's error code.
+        except (OSError, KeyError, ValueError, RuntimeError) as e:
+            if not (live or (isinstance(e, OSError) and _truncated(e))) or attempt == _LIVE_READ_ATTEMPTS:
                 raise
         time.sleep(pause)
         pause *= 2
@@ -326,8 +340,8 @@ def read_levels(path, require_complete: bool = True) -> Levels:
     levels = Levels(path=path, attrs=attrs, descriptions=descriptions,
                     **{c: v[:rows] for c, v in cols.items()})
     if len(levels.tiles) == 0 and attrs.get("status") == "running":
-        raise ValueError(f"{path}: no level finished yet (status = 'running'); read it again "
-                         "once the run has written its first level")
+        raise ValueError(f"{path}: no level finished yet (status = 'running'): the run has just started "
+                         "(read it again once it has written its first level) or was killed before")
     if len(levels.tiles) == 0 or not np.array_equal(levels.tiles, np.arange(1, len(levels.tiles) + 1)):
         raise ValueError(f"{path}: levels are not 1, 2, ..., n")
     if require_complete and levels.max_tiles != attrs.get("max_tiles"):
