@@ -10,9 +10,10 @@
 /// (MADV_HUGEPAGE, which Debian's default "madvise" setting honours). The
 /// advice is only a hint: where it is refused the memory is the same. On
 /// the 2-vCPU VM, runs to 110 and 120 with no huge pages, or with huge
-/// pages for the rows' bits only, took the same time within 1-3%, in both
-/// directions (doc/PERFORMANCE.md, 2026-12-04): the kernel hands out a
-/// fresh huge page more slowly, and that eats what the TLB saves.
+/// pages for the rows' bits only (the window grown in place), took the
+/// same time within 1-3%, in both directions (doc/PERFORMANCE.md,
+/// 2026-12-04): the kernel hands out a fresh huge page more slowly, and
+/// that eats what the TLB saves.
 #pragma once
 
 #include <sys/mman.h>
