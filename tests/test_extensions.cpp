@@ -276,6 +276,34 @@ TEST(Transposes, RowsAndTransposedRankOfEveryPositionUpTo30Tiles) {
     }
 }
 
+TEST(Decoding, EveryRankJustAboveTheTableOfTailsGivesTheRowsOfTheRanking) {
+  // Levels 28..42: the first runs are found by search, not read from the
+  // table of decoded tails (config::kDecodedTailTiles), and every run
+  // length and row count the search can meet at these sizes occurs: parts
+  // of 2 (found in closed form), runs of one row (the test of q = 2 fails)
+  // and of many. Each rank decoded from scratch and reached by seek from
+  // the one before: the runs are those of PartitionTable::unrank's rows.
+  static_assert(config::kDecodedTailTiles < 28, "the levels must start above the table");
+  const PartitionTable t(42);
+  for (int n = 28; n <= 42; ++n) {
+    detail::Source walked(t), fresh(t);
+    for (std::uint64_t r = 0; r < t.positions(n); ++r) {
+      if (r == 0) walked.decode(n, r); else walked.seek(r);
+      fresh.decode(n, r);
+      const Rows rows = t.unrank(n, r);
+      std::vector<std::pair<int, int>> want;  // (row length, rows) top first
+      for (int len : rows) {
+        if (!want.empty() && want.back().first == len) ++want.back().second; else want.emplace_back(len, 1);
+      }
+      for (const detail::Source* s : {&walked, &fresh}) {
+        std::vector<std::pair<int, int>> got;
+        for (int k = 1; k <= s->runs(); ++k) got.emplace_back(s->run_length(k), s->run_rows(k));
+        ASSERT_EQ(got, want) << "n = " << n << ", rank " << r << (s == &walked ? " (seek)" : " (decode)");
+      }
+    }
+  }
+}
+
 TEST(Decoding, SeeksThroughSparseRanksOfLargeLevelsGiveTheRowsOfTheRanking) {
   // A decoder walked through increasing ranks about a hundred apart, as
   // through a level's losing positions, at 60, 120 and 200 tiles, from
