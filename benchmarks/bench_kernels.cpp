@@ -190,6 +190,32 @@ void BM_TransposedRank(benchmark::State& state) {
 }
 BENCHMARK(BM_TransposedRank);
 
+/// The same through the sparse ranks of BM_SourceSeekSparse, as
+/// add_transposes walks a level's canonical losing positions of 110..170
+/// tiles (items: positions).
+void BM_TransposedRankSparse(benchmark::State& state) {
+  const int m = static_cast<int>(state.range(0));
+  static const PartitionTable t(170);
+  std::mt19937_64 rng(11);
+  std::vector<std::uint64_t> ranks;
+  std::uint64_t r = t.positions(m) / 3;
+  for (int i = 0; i < 65536; ++i) ranks.push_back(r += 1 + rng() % 200);
+  detail::Source src(t);
+  std::uint64_t sum = 0;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    if (i == 0)
+      src.decode(m, ranks[0]);
+    else
+      src.seek(ranks[i]);
+    sum += src.transposed_rank();
+    if (++i == ranks.size()) i = 0;
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TransposedRankSparse)->Arg(110)->Arg(150)->Arg(170);
+
 /// The bits of level n's positions that are not canonical (n = arg), set a
 /// segment at a time as a window opens (items: positions).
 void BM_SetNotCanonical(benchmark::State& state) {

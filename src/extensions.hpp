@@ -173,16 +173,24 @@ class Source {
   int rows() const { return K_[T_ + 1]; }
   /// Rank of the transposed position (rows and columns exchanged) among the
   /// positions with the same tiles: its runs are the row counts K_t of runs
-  /// 1..t, bottom run first, each repeated c_t - c_(t+1) times.
-  std::uint64_t transposed_rank() const {
-    std::uint64_t r = 0;
-    int R = m_;
-    for (int t = T_; t >= 1; --t) {
+  /// 1..t, top run first, each repeated c_t - c_(t+1) times, and the run
+  /// of K_(t+1) rows holds, with the runs below it, the X_(t+1) tiles right
+  /// of column c_(t+1). Its term depends on runs 1..t and c_(t+1) alone, so
+  /// after a seek that kept runs 1..k the sum of the terms of runs 1..k-1
+  /// is the last call's: only the runs from k on are summed again (a
+  /// seek through a level's losing ranks keeps about 4 of 7 runs).
+  std::uint64_t transposed_rank() {
+    int t = trank_valid_;
+    if (t == 0) tsum_[1] = 0, tx_[1] = 0, t = 1;
+    for (; t <= T_; ++t) {
       const int v = K_[t + 1], q = c_[t] - (t < T_ ? c_[t + 1] : 0);
-      r += run_term(R, v, q);
-      R -= q * v;
+      const int x = tx_[t], right = x + q * v;  // tiles right of column c_(t+1)
+      const std::uint64_t* col = t_.col(v);
+      tsum_[t + 1] = tsum_[t] + col[right] - col[x];
+      tx_[t + 1] = right;
     }
-    return r;
+    trank_valid_ = T_;
+    return tsum_[T_ + 1];
   }
   /// With this set, only extensions that are canonical (first row at least
   /// as long as the first column) need to be made. A source whose first row
@@ -419,6 +427,11 @@ class Source {
   int K_[kMaxTiles + 2] = {};            // rows in runs 1..t-1 (K_[T_+1] = rows)
   std::uint64_t C_[kMaxTiles + 2] = {};  // rank terms of runs 1..t-1 (C_[T_+1] = rank)
   std::uint64_t hi_[kMaxTiles + 2] = {};  // one past the last rank sharing runs 1..t
+  // transposed_rank: tsum_[t] the terms of runs 1..t-1, tx_[t] the tiles
+  // right of column c_t, both still true for t <= trank_valid_.
+  std::uint64_t tsum_[kMaxTiles + 2] = {};
+  int tx_[kMaxTiles + 2] = {};
+  int trank_valid_ = 0;
 };
 
 template <class Sink>

@@ -282,7 +282,10 @@ TEST(Decoding, EveryRankJustAboveTheTableOfTailsGivesTheRowsOfTheRanking) {
   // length and row count the search can meet at these sizes occurs: parts
   // of 2 (found in closed form), runs of one row (the test of q = 2 fails)
   // and of many. Each rank decoded from scratch and reached by seek from
-  // the one before: the runs are those of PartitionTable::unrank's rows.
+  // the one before: the runs are those of PartitionTable::unrank's rows,
+  // and the transposed rank, asked for two ranks in three (the sum kept
+  // from an earlier call must survive seeks that did not ask), is the
+  // rank of the transposed rows.
   static_assert(config::kDecodedTailTiles < 28, "the levels must start above the table");
   const PartitionTable t(42);
   for (int n = 28; n <= 42; ++n) {
@@ -299,6 +302,9 @@ TEST(Decoding, EveryRankJustAboveTheTableOfTailsGivesTheRowsOfTheRanking) {
         std::vector<std::pair<int, int>> got;
         for (int k = 1; k <= s->runs(); ++k) got.emplace_back(s->run_length(k), s->run_rows(k));
         ASSERT_EQ(got, want) << "n = " << n << ", rank " << r << (s == &walked ? " (seek)" : " (decode)");
+      }
+      if (r % 3 != 2) {
+        ASSERT_EQ(walked.transposed_rank(), t.rank(transposed(rows))) << "n = " << n << ", rank " << r;
       }
     }
   }
