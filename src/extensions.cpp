@@ -157,9 +157,9 @@ void Source::descend(int t, int max_part, std::uint64_t rank_left) {
       // (which is at least P(R, 1) = 1 and below P(R, 2)). Otherwise a test
       // of q = 2 first (where it fails, q = 1 and no search), then
       // a branch-free bisection over 2..R / a. (BM_SourceSeekSparse/110,
-      // 150, 170, alternating in one process: 47-48, 51-54, 45-46 ns against
-      // 54-56, 60-63, 50-53 ns with one bisection over 1..R / a; a branching
-      // search from q = 2 upward took 17% longer a seek.)
+      // 150, 170, alternating: 47.9-49.0, 50.8-52.4, 46.3-46.6 ns against
+      // 55.4-57.4, 63.5-64.9, 52.2-54.2 ns with one bisection over 1..R / a;
+      // a branching search from q = 2 upward took 17% longer a seek.)
       q = 1;
       if (a == 2) {
         q = static_cast<int>(rank_left);

@@ -172,13 +172,14 @@ class Source {
   /// Rows of the position (the length of its first column).
   int rows() const { return K_[T_ + 1]; }
   /// Rank of the transposed position (rows and columns exchanged) among the
-  /// positions with the same tiles: its runs are the row counts K_t of runs
-  /// 1..t, top run first, each repeated c_t - c_(t+1) times, and the run
-  /// of K_(t+1) rows holds, with the runs below it, the X_(t+1) tiles right
-  /// of column c_(t+1). Its term depends on runs 1..t and c_(t+1) alone, so
-  /// after a seek that kept runs 1..k the sum of the terms of runs 1..k-1
-  /// is the last call's: only the runs from k on are summed again (a
-  /// seek through a level's losing ranks keeps about 4 of 7 runs).
+  /// positions with the same tiles. Each run t of this position gives it a
+  /// run of c_t - c_(t+1) rows (c_(T+1) = 0) of length K_(t+1), the rows of
+  /// runs 1..t: columns c_(t+1) + 1 .. c_t. That run and the shorter ones
+  /// below it hold the tiles right of column c_(t+1), so its rank term
+  /// depends on runs 1..t and c_(t+1) alone: after a seek that kept runs
+  /// 1..k, the sum of the terms of runs 1..k-1 is the last call's, and only
+  /// the runs from k on are summed again (a seek through a level's losing
+  /// ranks keeps about 4 of 7 runs).
   std::uint64_t transposed_rank() {
     int t = trank_valid_;
     if (t == 0) tsum_[1] = 0, tx_[1] = 0, t = 1;
