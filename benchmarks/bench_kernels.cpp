@@ -69,8 +69,10 @@ void BM_Rank(benchmark::State& state) {
 BENCHMARK(BM_Rank)->Arg(90)->Arg(130);
 
 /// Decodes increasing ranks of level m in turn (seek), from the first again
-/// after the last, one an iteration.
-void time_seeks(benchmark::State& state, const PartitionTable& t, int m, const std::vector<std::uint64_t>& ranks) {
+/// after the last, one an iteration, and calls after(decoder) on each.
+template <class After>
+void time_seeks(benchmark::State& state, const PartitionTable& t, int m, const std::vector<std::uint64_t>& ranks,
+                After&& after) {
   detail::Source src(t);
   std::size_t i = 0;
   for (auto _ : state) {
@@ -78,9 +80,13 @@ void time_seeks(benchmark::State& state, const PartitionTable& t, int m, const s
       src.decode(m, ranks[0]);
     else
       src.seek(ranks[i]);
+    after(src);
     if (++i == ranks.size()) i = 0;
   }
   state.SetItemsProcessed(state.iterations());
+}
+void time_seeks(benchmark::State& state, const PartitionTable& t, int m, const std::vector<std::uint64_t>& ranks) {
+  time_seeks(state, t, m, ranks, [](const detail::Source&) {});
 }
 
 /// Decoding the stored losing positions of a level in order (seek).
@@ -92,14 +98,20 @@ BENCHMARK(BM_SourceSeek);
 /// Decoding increasing ranks of level n (arg) about a hundred apart, as a
 /// window visits the losing positions of a level of the long run (L(n) /
 /// p(n) is 0.8-1.2% at n = 100-170): 65,536 ranks, gaps uniform in 1..200.
-void BM_SourceSeekSparse(benchmark::State& state) {
-  const int m = static_cast<int>(state.range(0));
+const PartitionTable& table170() {
   static const PartitionTable t(170);
+  return t;
+}
+std::vector<std::uint64_t> sparse_ranks(int m) {
   std::mt19937_64 rng(11);
   std::vector<std::uint64_t> ranks;
-  std::uint64_t r = t.positions(m) / 3;
+  std::uint64_t r = table170().positions(m) / 3;
   for (int i = 0; i < 65536; ++i) ranks.push_back(r += 1 + rng() % 200);
-  time_seeks(state, t, m, ranks);
+  return ranks;
+}
+void BM_SourceSeekSparse(benchmark::State& state) {
+  const int m = static_cast<int>(state.range(0));
+  time_seeks(state, table170(), m, sparse_ranks(m));
 }
 BENCHMARK(BM_SourceSeekSparse)->Arg(110)->Arg(150)->Arg(170);
 
@@ -195,24 +207,9 @@ BENCHMARK(BM_TransposedRank);
 /// tiles (items: positions).
 void BM_TransposedRankSparse(benchmark::State& state) {
   const int m = static_cast<int>(state.range(0));
-  static const PartitionTable t(170);
-  std::mt19937_64 rng(11);
-  std::vector<std::uint64_t> ranks;
-  std::uint64_t r = t.positions(m) / 3;
-  for (int i = 0; i < 65536; ++i) ranks.push_back(r += 1 + rng() % 200);
-  detail::Source src(t);
   std::uint64_t sum = 0;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    if (i == 0)
-      src.decode(m, ranks[0]);
-    else
-      src.seek(ranks[i]);
-    sum += src.transposed_rank();
-    if (++i == ranks.size()) i = 0;
-  }
+  time_seeks(state, table170(), m, sparse_ranks(m), [&](detail::Source& src) { sum += src.transposed_rank(); });
   benchmark::DoNotOptimize(sum);
-  state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_TransposedRankSparse)->Arg(110)->Arg(150)->Arg(170);
 

@@ -262,6 +262,21 @@ Rows transposed(const Rows& rows) {
   return out;
 }
 
+/// Runs of equal rows, (row length, rows), top first.
+using Runs = std::vector<std::pair<int, int>>;
+Runs runs_of(const Rows& rows) {
+  Runs runs;
+  for (int len : rows) {
+    if (!runs.empty() && runs.back().first == len) ++runs.back().second; else runs.emplace_back(len, 1);
+  }
+  return runs;
+}
+Runs runs_of(const detail::Source& s) {
+  Runs runs;
+  for (int k = 1; k <= s.runs(); ++k) runs.emplace_back(s.run_length(k), s.run_rows(k));
+  return runs;
+}
+
 }  // namespace
 
 TEST(Transposes, RowsAndTransposedRankOfEveryPositionUpTo30Tiles) {
@@ -294,15 +309,8 @@ TEST(Decoding, EveryRankJustAboveTheTableOfTailsGivesTheRowsOfTheRanking) {
       if (r == 0) walked.decode(n, r); else walked.seek(r);
       fresh.decode(n, r);
       const Rows rows = t.unrank(n, r);
-      std::vector<std::pair<int, int>> want;  // (row length, rows) top first
-      for (int len : rows) {
-        if (!want.empty() && want.back().first == len) ++want.back().second; else want.emplace_back(len, 1);
-      }
-      for (const detail::Source* s : {&walked, &fresh}) {
-        std::vector<std::pair<int, int>> got;
-        for (int k = 1; k <= s->runs(); ++k) got.emplace_back(s->run_length(k), s->run_rows(k));
-        ASSERT_EQ(got, want) << "n = " << n << ", rank " << r << (s == &walked ? " (seek)" : " (decode)");
-      }
+      for (const detail::Source* s : {&walked, &fresh})
+        ASSERT_EQ(runs_of(*s), runs_of(rows)) << "n = " << n << ", rank " << r << (s == &walked ? " (seek)" : " (decode)");
       if (r % 3 != 2) {
         ASSERT_EQ(walked.transposed_rank(), t.rank(transposed(rows))) << "n = " << n << ", rank " << r;
       }
@@ -330,14 +338,8 @@ TEST(Decoding, SeeksThroughSparseRanksOfLargeLevelsGiveTheRowsOfTheRanking) {
         if (i == 0) walked.decode(n, r); else walked.seek(r);
         fresh.decode(n, r);
         const Rows rows = t.unrank(n, r);
-        std::vector<std::pair<int, int>> want;  // (row length, rows) top first
-        for (int len : rows) {
-          if (!want.empty() && want.back().first == len) ++want.back().second; else want.emplace_back(len, 1);
-        }
         for (const detail::Source* s : {&walked, &fresh}) {
-          std::vector<std::pair<int, int>> got;
-          for (int k = 1; k <= s->runs(); ++k) got.emplace_back(s->run_length(k), s->run_rows(k));
-          ASSERT_EQ(got, want) << "n = " << n << ", rank " << r << (s == &walked ? " (seek)" : " (decode)");
+          ASSERT_EQ(runs_of(*s), runs_of(rows)) << "n = " << n << ", rank " << r << (s == &walked ? " (seek)" : " (decode)");
           ASSERT_EQ(s->rows(), static_cast<int>(rows.size()));
         }
         ASSERT_EQ(walked.transposed_rank(), t.rank(transposed(rows))) << "n = " << n << ", rank " << r;
