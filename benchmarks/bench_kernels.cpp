@@ -202,9 +202,9 @@ void BM_TransposedRank(benchmark::State& state) {
 }
 BENCHMARK(BM_TransposedRank);
 
-/// The same through the sparse ranks of BM_SourceSeekSparse, as
-/// add_transposes walks a level's canonical losing positions of 110..170
-/// tiles (items: positions).
+/// Seek and transposed rank through the sparse ranks of
+/// BM_SourceSeekSparse, every one of them, about as add_transposes walks a
+/// level's canonical losing positions of 110..170 tiles (items: positions).
 void BM_TransposedRankSparse(benchmark::State& state) {
   const int m = static_cast<int>(state.range(0));
   std::uint64_t sum = 0;

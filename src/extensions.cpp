@@ -154,15 +154,17 @@ void Source::descend(int t, int max_part, std::uint64_t rank_left) {
       // Largest q <= R / a with rank_left >= P(R, a) - P(R - q a, a), that
       // is P(R - q a, a) >= P(R, a) - rank_left, down column a (which falls
       // as q grows). Parts of 2: P(R', 2) = R' / 2 + 1, so q = rank_left
-      // (which is at least P(R, 1) = 1 and below P(R, 2)). Otherwise a test
-      // of q = 2 first (where it fails, q = 1 and no search), then
-      // a branch-free bisection over 2..R / a. (BM_SourceSeekSparse/110,
+      // (which is at least P(R, 1) = 1 and below P(R, 2); the bound R / 2
+      // only keeps a rank outside the level from reading outside the
+      // table). Otherwise q = 1 when R < 2a, and a test of q = 2 first
+      // (where it fails, q = 1 and no search), then a branch-free
+      // bisection over 2..R / a. (BM_SourceSeekSparse/110,
       // 150, 170, alternating: 47.9-49.0, 50.8-52.4, 46.3-46.6 ns against
       // 55.4-57.4, 63.5-64.9, 52.2-54.2 ns with one bisection over 1..R / a;
       // a branching search from q = 2 upward took 17% longer a seek.)
       q = 1;
       if (a == 2) {
-        q = static_cast<int>(rank_left);
+        q = rank_left < static_cast<std::uint64_t>(R / 2) ? static_cast<int>(rank_left) : R / 2;
       } else if (R >= 2 * a) {
         const std::uint64_t* col = t_.col(a);
         const std::uint64_t need = p[a] - rank_left;

@@ -173,16 +173,16 @@ class Source {
   int rows() const { return K_[T_ + 1]; }
   /// Rank of the transposed position (rows and columns exchanged) among the
   /// positions with the same tiles. Each run t of this position gives it a
-  /// run of c_t - c_(t+1) rows (c_(T+1) = 0) of length K_(t+1), the rows of
+  /// run of c_t - c_(t+1) rows (c_(T+1) = 0, not stored: hence the test
+  /// t < T_ below) of length K_(t+1), the rows of
   /// runs 1..t: columns c_(t+1) + 1 .. c_t. That run and the shorter ones
   /// below it hold the tiles right of column c_(t+1), so its rank term
   /// depends on runs 1..t and c_(t+1) alone: after a seek that kept runs
   /// 1..k, the sum of the terms of runs 1..k-1 is the last call's, and only
   /// the runs from k on are summed again (a seek through a level's losing
-  /// ranks keeps about 4 of 7 runs).
+  /// ranks keeps about 4 of 7 runs), and none on a second call.
   std::uint64_t transposed_rank() {
-    int t = trank_valid_;
-    if (t == 0) tsum_[1] = 0, tx_[1] = 0, t = 1;
+    int t = trank_valid_ > 0 ? trank_valid_ : 1;  // (tsum_[1] = tx_[1] = 0 always)
     for (; t <= T_; ++t) {
       const int v = K_[t + 1], q = c_[t] - (t < T_ ? c_[t + 1] : 0);
       const int x = tx_[t], right = x + q * v;  // tiles right of column c_(t+1)
@@ -190,7 +190,7 @@ class Source {
       tsum_[t + 1] = tsum_[t] + col[right] - col[x];
       tx_[t + 1] = right;
     }
-    trank_valid_ = T_;
+    trank_valid_ = T_ + 1;
     return tsum_[T_ + 1];
   }
   /// With this set, only extensions that are canonical (first row at least
@@ -429,7 +429,8 @@ class Source {
   std::uint64_t C_[kMaxTiles + 2] = {};  // rank terms of runs 1..t-1 (C_[T_+1] = rank)
   std::uint64_t hi_[kMaxTiles + 2] = {};  // one past the last rank sharing runs 1..t
   // transposed_rank: tsum_[t] the terms of runs 1..t-1, tx_[t] the tiles
-  // right of column c_t, both still true for t <= trank_valid_.
+  // right of column c_t, both still true for t <= trank_valid_ (T_ + 1
+  // after a call: the whole sum).
   std::uint64_t tsum_[kMaxTiles + 2] = {};
   int tx_[kMaxTiles + 2] = {};
   int trank_valid_ = 0;
