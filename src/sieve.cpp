@@ -72,9 +72,16 @@ void Sieve::Impl::take_tails_of(int n) {
       for (std::size_t b = r.begin(); b != r.end(); ++b) {
         store.read_block(n, b, block, bytes);
         // Low levels, a block or two, make most of the rays (their sources
-        // reach far): their ranks are shared out in small parts.
+        // reach far): their ranks are shared out in small parts, of 256
+        // (consecutive ranks share runs, and so the rays of their top
+        // corners), and down to single ranks in a level of one block.
+        // There, parts of 256 left levels 1..34 (under 256 losing
+        // positions each) to one thread apiece: at N = 110, 0.9 s of the
+        // 5.1 s that adding levels took on one thread, which no number of
+        // threads shortened (doc/PERFORMANCE.md, *Thread scaling*).
         const std::span<const std::uint64_t> ranks = block;
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranks.size(), 256),
+        const std::size_t grain = store.blocks(n).size() == 1 ? 1 : 256;
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranks.size(), grain),
                           [&](const tbb::blocked_range<std::size_t>& part) {
           tails->add_ranks(n, ranks.subspan(part.begin(), part.size()));
         });
