@@ -8,7 +8,11 @@
 #
 # Environment: THREADS (default "1 2 4 8 16"; counts above the CPUs this
 # script may use are skipped), ROUNDS (default 1), CSV (default
-# experiments/results/scaling-HOST.csv). On a 16-core machine N = 120 takes
+# experiments/results/scaling-HOST.csv), WARMUP=0 to skip the unrecorded
+# first run. Speed-up and efficiency are against the fewest threads. A
+# run of t threads takes the first t CPUs: where those are slower than
+# the rest (the lent 16-CPU machine's CPUs 0-1 were), compare the
+# runs' CPU seconds before reading the curve. On a 16-core machine N = 120 takes
 # about 10 minutes for the five runs together (on 2 cores: 1 thread ~300 s,
 # 2 threads ~160 s). The table goes to stdout and to CSV.table.
 set -euo pipefail
@@ -26,6 +30,13 @@ for t in ${THREADS:-1 2 4 8 16}; do
 done
 [ ${#threads[@]} -gt 0 ] || { echo "error: no thread count fits $cpus CPUs" >&2; exit 1; }
 echo "# $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $cpus CPUs, $(build/chomp --version)" >&2
+# A fresh (virtual) machine pays for its first touches of memory, which
+# made the first run of a lent machine's curve slower (doc/PERFORMANCE.md,
+# *Thread scaling*): one unrecorded run on every thread first.
+if [ "${WARMUP:-1}" = 1 ]; then
+  echo "# warm-up: N = $((n > 100 ? n - 10 : n)), ${threads[-1]} threads (not recorded)" >&2
+  build/chomp sieve --max-tiles $((n > 100 ? n - 10 : n)) --threads "${threads[-1]}" --output out/warmup.h5 --force > /dev/null
+fi
 THREADS="${threads[*]}" NAIVE=0 ROUNDS=${ROUNDS:-1} experiments/bench_sieve.sh "$csv" "$n"
 
 # One line per thread count: the last round's row of this N and revision,
@@ -33,16 +44,19 @@ THREADS="${threads[*]}" NAIVE=0 ROUNDS=${ROUNDS:-1} experiments/bench_sieve.sh "
 rev=$(build/chomp --version | sed 's/.*(\(.*\)).*/\1/')
 {
   printf '%7s %9s %9s %8s %6s %9s %9s %9s %9s %9s %9s\n' threads wall_s cpu_s speedup eff filing_s applying_s transp_s scan_s open_s tails_s
-  base=
+  # Speed-up and efficiency against the run with the fewest threads
+  # (THREADS may list them in any order).
+  least=$(printf '%s\n' "${threads[@]}" | sort -n | head -n 1)
+  base=$(awk -F, -v n="$n" -v t="$least" -v r="$rev" '$1 == "chomp" && $2 == n && $3 == t && $8 == r' "$csv" |
+         tail -n 1 | cut -d, -f4)
   for t in "${threads[@]}"; do
     row=$(awk -F, -v n="$n" -v t="$t" -v r="$rev" '$1 == "chomp" && $2 == n && $3 == t && $8 == r' "$csv" | tail -n 1)
     wall=$(cut -d, -f4 <<< "$row")
     cpu=$(cut -d, -f5 <<< "$row")
-    [ -n "$base" ] || base=$wall
     phases=$(sed -n 's/^time by phase: filing marks \([0-9.]*\) s, applying them \([0-9.]*\) s, transposes \([0-9.]*\) s, scanning levels \([0-9.]*\) s, opening windows \([0-9.]*\) s\(, tails \([0-9.]*\) s\)\{0,1\}$/\1 \2 \3 \4 \5 \7/p' \
              "out/bench-chomp-$n-$t.log" | tail -n 1)
-    awk -v t="$t" -v w="$wall" -v c="$cpu" -v b="$base" -v p="$phases" 'BEGIN {
+    awk -v t="$t" -v w="$wall" -v c="$cpu" -v b="$base" -v l="$least" -v p="$phases" 'BEGIN {
       split(p, f, " ");
-      printf "%7d %9.2f %9.2f %8.2f %6.2f %9s %9s %9s %9s %9s %9s\n", t, w, c, b / w, b / w / t, f[1], f[2], f[3], f[4], f[5], f[6] }'
+      printf "%7d %9.2f %9.2f %8.2f %6.2f %9s %9s %9s %9s %9s %9s\n", t, w, c, b / w, b / w * l / t, f[1], f[2], f[3], f[4], f[5], f[6] }'
   done
 } | tee "$csv.table"
