@@ -13,16 +13,20 @@
 ///
 ///     build/benchmarks/chomp_filing_kernel [N=100] [repeats=3] [which=3] [spread=1]
 ///
-/// which: 1 counted only, 2 filed only, 3 both. spread: the window's levels
-/// placed this many times their size apart (more segments, as in the larger
-/// windows of larger runs).
+/// which: a sum of 1 counted, 2 filed, 4 ORed straight into the window's
+/// bitmap (one thread, plain ORs, in the walk's order: filing and applying
+/// in one); 3 by default. spread: the window's levels placed this many
+/// times their size apart (more segments, as in the larger windows of
+/// larger runs).
 ///
 /// N = 100 (2026-12-03, night, one thread): 618.8 million points and 20.1
 /// million ranges, counted in 3.7-4.0 s (5.8-6.3 ns an entry), filed in
 /// 5.6-5.9 s (8.8-9.3 ns); 60.5% of the points in the segment of the point
 /// before. Filing took the same with 784, 3,918 or 10,185 segments (spread
 /// 1, 5, 13: 5.91, 5.99, 5.85 s), so a bucket's staging line costs the same
-/// in L2 as in L1.
+/// in L2 as in L1. (2026-12-04, evening, another machine, the long run
+/// beside it at nice 19, `100 2 7`: counted 4.85-4.94 s, filed 6.88 s,
+/// ORed straight into the bitmap 6.88-6.92 s, its apply included.)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +49,15 @@ struct Counts {
     prev = r >> config::kSegmentBitsLog2;
   }
   void range(std::uint64_t first, std::uint64_t) { ++ranges, sum += first; }
+};
+
+/// Marks ORed straight into the window's bitmap, in the walk's order.
+struct Direct {
+  std::uint64_t* words;
+  void point(std::uint64_t r) { words[r >> 6] |= std::uint64_t{1} << (r & 63); }
+  void range(std::uint64_t first, std::uint64_t count) {
+    for (std::uint64_t r = first; r < first + count; ++r) point(r);
+  }
 };
 
 template <class Sink, class After>
@@ -115,6 +128,12 @@ int main(int argc, char** argv) {
         if (buckets.entries() >= config::kRoundMarks) buckets.prepare(segments);
       });
       std::printf("filed %.3f s (%.2f ns an entry)\n", s, 1e9 * s / entries);
+    }
+    if (which & 4) {
+      std::vector<std::uint64_t> words(static_cast<std::size_t>(bits / 64 + 1), 0);
+      Direct d{words.data()};
+      const double s = walk(table, n, canonical, offsets, d, [] {});
+      std::printf("direct %.3f s (%.2f ns an entry)\n", s, 1e9 * s / entries);
     }
   }
   return static_cast<int>(c.sum & 0);
