@@ -73,12 +73,15 @@ void Sieve::Impl::take_tails_of(int n) {
         store.read_block(n, b, block, bytes);
         // Low levels, a block or two, make most of the rays (their sources
         // reach far): their ranks are shared out in small parts, of 256
-        // (consecutive ranks share runs, and so the rays of their top
-        // corners), and down to single ranks in a level of one block.
-        // There, parts of 256 left levels 1..34 (under 256 losing
-        // positions each) to one thread apiece: at N = 110, 0.9 s of the
-        // 5.1 s that adding levels took on one thread, which no number of
-        // threads shortened (doc/PERFORMANCE.md, *Thread scaling*).
+        // (consecutive ranks share runs, and a thread's decoder of ray
+        // sources seeks from one to the next and shifts the rays of a
+        // shared top corner: a part split between threads loses that), and
+        // down to single ranks in a level of one block (levels up to 49).
+        // With parts of 256, each of levels 1..31 (under 256 losing
+        // positions) was one task and levels 32..49 two to sixteen: at
+        // N = 110 on one thread, levels 1..34 took 0.9 s of the 5.1 s that
+        // adding levels took, most of it out of reach of more threads
+        // (doc/PERFORMANCE.md, *Thread scaling*).
         const std::span<const std::uint64_t> ranks = block;
         const std::size_t grain = store.blocks(n).size() == 1 ? 1 : 256;
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ranks.size(), grain),
