@@ -133,7 +133,11 @@ int main(int argc, char** argv) {
       std::vector<std::uint64_t> words(static_cast<std::size_t>(bits / 64 + 1), 0);
       Direct d{words.data()};
       const double s = walk(table, n, canonical, offsets, d, [] {});
-      std::printf("direct %.3f s (%.2f ns an entry)\n", s, 1e9 * s / entries);
+      // (The bits set, read back so that the ORs are not optimised away.)
+      std::uint64_t set = 0;
+      for (const std::uint64_t w : words) set += static_cast<std::uint64_t>(__builtin_popcountll(w));
+      std::printf("direct %.3f s (%.2f ns an entry), %llu positions marked\n", s, 1e9 * s / entries,
+                  static_cast<unsigned long long>(set));
     }
   }
   return static_cast<int>(c.sum & 0);
