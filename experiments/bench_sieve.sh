@@ -15,7 +15,10 @@
 # (taskset), so that it has as many CPUs as threads: unconfined, a 1-thread
 # run still writes its file on a second CPU. (Where CPUs are hyperthreads,
 # the first t may share cores.) The CSV's cpus column says how many CPUs a
-# run could use (PIN=0 runs every program on all of them).
+# run could use (PIN=0 runs every program on all of them; PIN=last confines
+# a run of t threads to the last t CPUs instead of the first, where the
+# first CPUs of a virtual machine are slower, as they were on both machines
+# of doc/PERFORMANCE.md's *Thread scaling*).
 #
 # Comparing two builds on a noisy machine: alternate them, several rounds,
 # e.g. CHOMPS="build/chomp /tmp/old/build/chomp" ROUNDS=3 NAIVE=0
@@ -62,12 +65,12 @@ if [ "$(head -n 1 "$csv")" != "$header" ]; then
 fi
 pin=${PIN:-1}
 case $pin in
-  0 | 1) ;;
-  *) echo "error: PIN must be 0 or 1, not '$pin'" >&2; exit 1 ;;
+  0 | 1 | last) ;;
+  *) echo "error: PIN must be 0, 1 or last, not '$pin'" >&2; exit 1 ;;
 esac
 # The CPUs this script may use, one per line (from its affinity list, e.g. "0-3,8").
 allowed=()
-if [ "$pin" = 1 ]; then
+if [ "$pin" != 0 ]; then
   command -v taskset >/dev/null || { echo "error: taskset is needed to confine runs (Debian package util-linux), or set PIN=0" >&2; exit 1; }
   mapfile -t allowed < <(taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' |
                          awk -F- '{ last = NF > 1 ? $2 : $1; for (c = $1; c <= last; c++) print c }')
@@ -81,10 +84,14 @@ measure() {  # program n t revision command...
   local log=out/bench-$program-$n-$t$tag.log
   local cpus=$cores
   local -a run=(/usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@")
-  if [ "$pin" = 1 ] && [ "$t" -lt "${#allowed[@]}" ]; then
+  if [ "$pin" != 0 ] && [ "$t" -lt "${#allowed[@]}" ]; then
     cpus=$t
     local list
-    list=$(IFS=,; echo "${allowed[*]:0:t}")
+    if [ "$pin" = last ]; then
+      list=$(IFS=,; echo "${allowed[*]: -t}")
+    else
+      list=$(IFS=,; echo "${allowed[*]:0:t}")
+    fi
     run=(taskset -c "$list" "${run[@]}")
   fi
   "${run[@]}" > "$log" 2>&1
