@@ -16,9 +16,10 @@
 # run still writes its file on a second CPU. (Where CPUs are hyperthreads,
 # the first t may share cores.) The CSV's cpus column says how many CPUs a
 # run could use (PIN=0 runs every program on all of them; PIN=last confines
-# a run of t threads to the last t CPUs instead of the first, where the
-# first CPUs of a virtual machine are slower, as they were on both machines
-# of doc/PERFORMANCE.md's *Thread scaling*).
+# a run of t threads to the last t CPUs instead of the first, for a
+# machine whose first CPUs are busier: the lent 16-CPU machine's CPUs 0-1
+# took more CPU time for the same run, and so did this project's CPU 0
+# while the long run ran beside it; doc/PERFORMANCE.md, *Thread scaling*).
 #
 # Comparing two builds on a noisy machine: alternate them, several rounds,
 # e.g. CHOMPS="build/chomp /tmp/old/build/chomp" ROUNDS=3 NAIVE=0

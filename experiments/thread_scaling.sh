@@ -14,10 +14,10 @@
 # the rest (on the lent 16-CPU machine the runs confined to CPUs 0 and
 # 0-1 took more CPU seconds than a 4-thread run did), compare the runs'
 # CPU seconds before reading the curve, or confine them to the last CPUs
-# with PIN=last (passed on to experiments/bench_sieve.sh). On the lent 16-CPU machine N = 120
-# took about 6 minutes for the five runs together (1 thread 163 s, 16
-# threads 22 s); on this project's 2 cores, 1 thread ~105 s and 2 threads
-# ~55 s. The table goes to stdout and to CSV.table.
+# with PIN=last (passed on to experiments/bench_sieve.sh). On the lent
+# 16-CPU machine N = 120 took about 6 minutes for the five runs together
+# (1 thread 163 s, 16 threads 22 s); on this project's 2 cores, 1 thread
+# ~105 s and 2 threads ~55 s. The table goes to stdout and to CSV.table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-120}
