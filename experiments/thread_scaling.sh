@@ -17,7 +17,7 @@
 # with PIN=last (passed on to experiments/bench_sieve.sh). On the lent
 # 16-CPU machine N = 120 took about 6 minutes for the five runs together
 # (1 thread 163 s, 16 threads 22 s); on this project's 2 cores, 1 thread
-# ~105 s and 2 threads ~55 s. The table goes to stdout and to CSV.table.
+# ~110-140 s and 2 threads ~55-65 s. The table goes to stdout and to CSV.table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-120}
