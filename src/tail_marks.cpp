@@ -8,6 +8,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -98,9 +99,10 @@ std::uint64_t TailMarks::bytes_for(const PartitionTable& table, int max_tiles, i
 
 TailMarks::TailMarks(const PartitionTable& table, int max_tiles, bool canonical_only, int rows)
     : t_(table), max_(max_tiles), rows_(rows), canonical_only_(canonical_only), sources_([&table] {
-        RaySources s{Source(table), Source(table)};
+        RaySources s{{Source(table), Source(table)}, Source(table)};
         s.row[0].set_top_only(true);
         s.row[1].set_top_only(true);
+        s.heavy.set_top_only(true);
         return s;
       }) {
   const std::uint64_t bits = lay_out(table, max_tiles, rows, &base_, &base2_);
@@ -153,16 +155,20 @@ void TailMarks::add_level(int n, std::span<const std::uint64_t> ranks) {
   settle();
 }
 
-void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
-  if (ranks.empty()) return;
-  const std::uint64_t* row = t_.row(n);
-  RaySources& sources = sources_.local();
+TailMarks::Pending& TailMarks::local_pending() {
   Pending& pending = pending_.local();
   if (!pending.held) {
     pending.held.reset(new std::uint64_t[regions_ * kRegionHeld]);
     pending.fill.reset(new std::uint32_t[regions_]());
   }
-  RaySink sink{*this, pending};  // the rays, and the bits of the positions' own tails and contexts
+  return pending;
+}
+
+void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
+  if (ranks.empty()) return;
+  const std::uint64_t* row = t_.row(n);
+  RaySources& sources = sources_.local();
+  RaySink sink{*this, local_pending()};  // the rays, and the bits of the positions' own tails and contexts
   std::uint64_t own = 0;
   // The rays of U (u tiles, rank ru, starting with rows of length c): the
   // partitions U with those rows extended by e = 1..most tiles, into the
@@ -205,10 +211,43 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     else
       src.decode(u, ru);
     if (canonical_only_) most = fits(src.rows(), most);
+    while (most > 0 && cap(most) <= c) --most;  // (caps fall as e grows)
+    // A source with many equal top rows makes every partition of e into
+    // that many parts, for every e: one such source can be most of a low
+    // level's rays (at N = 120, one losing position of level 35 took 0.18 s
+    // on one thread, its level's longest part), so its ray sizes are
+    // shared among threads, each decoding it for itself into a decoder of
+    // its own (`heavy`). Isolated: a thread waiting for them runs only
+    // them, never another part of the level, which would move the
+    // decoders (`src`) and the sink this call is using. Summed over a run
+    // to 120, the longest part of each level took 2.43 s with single
+    // sources indivisible and 0.51 s with this (doc/PERFORMANCE.md,
+    // *Thread scaling*).
+    const int k = src.run_rows(1);
+    std::uint64_t bound = most > 0 ? static_cast<std::uint64_t>(most) * t_.count(most, k) : 0;
+    if (bound >= kSharedRays) {
+      bound = 0;
+      for (int e = 1; e <= most; ++e) bound += t_.count(e, k);
+    }
+    if (bound >= kSharedRays) {
+      std::atomic<std::uint64_t> made{0};
+      tbb::this_task_arena::isolate([&] {
+        tbb::parallel_for(tbb::blocked_range<int>(1, most + 1, 1), [&](const tbb::blocked_range<int>& es) {
+          Source& h = sources_.local().heavy;
+          RaySink part{*this, local_pending()};
+          h.decode(u, ru);
+          for (int e = es.begin(); e != es.end(); ++e) {
+            h.set_first_rows(1, cap(e));
+            h.for_each_extension(e, part, base_of(u + e));
+          }
+          made.fetch_add(part.count, std::memory_order_relaxed);
+        });
+      });
+      sink.count += made.load(std::memory_order_relaxed);
+      return;
+    }
     for (int e = 1; e <= most; ++e) {
-      const int hi = cap(e);
-      if (hi <= c) break;  // (caps fall as e grows)
-      src.set_first_rows(1, hi);
+      src.set_first_rows(1, cap(e));
       src.for_each_extension(e, sink, base_of(u + e));
     }
   };

@@ -139,7 +139,12 @@ class TailMarks {
   // Each thread's decoders of ray sources, one for each row's.
   struct RaySources {
     Source row[2];
+    Source heavy;  // a source whose rays are shared among threads (add_ranks)
   };
+  // A source with at least this many rays (a bound) has them made by
+  // several threads, a range of ray sizes each.
+  static constexpr std::uint64_t kSharedRays = std::uint64_t{1} << 15;
+  Pending& local_pending();
   tbb::enumerable_thread_specific<RaySources> sources_;
 };
 
