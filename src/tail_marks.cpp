@@ -225,11 +225,11 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
     // *Thread scaling*).
     const int k = src.run_rows(1);
     std::uint64_t bound = most > 0 ? static_cast<std::uint64_t>(most) * t_.count(most, k) : 0;
-    if (bound >= kSharedRays) {
+    if (bound >= shared_rays_) {
       bound = 0;
       for (int e = 1; e <= most; ++e) bound += t_.count(e, k);
     }
-    if (bound >= kSharedRays) {
+    if (bound >= shared_rays_) {
       std::atomic<std::uint64_t> made{0};
       tbb::this_task_arena::isolate([&] {
         tbb::parallel_for(tbb::blocked_range<int>(1, most + 1, 1), [&](const tbb::blocked_range<int>& es) {

@@ -102,6 +102,14 @@ class TailMarks {
   /// of two rows).
   bool settled_second(int a, int v, std::uint64_t r) const;
 
+  /// A ray source with at least this many rays (a bound: the partitions
+  /// of each ray size into its top run's rows) has them made by several
+  /// threads, a range of ray sizes each.
+  static constexpr std::uint64_t kSharedRays = std::uint64_t{1} << 15;
+  /// Another threshold (tests: 1 shares every source that is not made in
+  /// closed form).
+  void set_shared_rays(std::uint64_t rays) { shared_rays_ = rays; }
+
   /// Bits set by rays so far (a tail's bit set twice counts twice).
   std::uint64_t rays() const { return rays_.load(std::memory_order_relaxed); }
 
@@ -141,9 +149,7 @@ class TailMarks {
     Source row[2];
     Source heavy;  // a source whose rays are shared among threads (add_ranks)
   };
-  // A source with at least this many rays (a bound) has them made by
-  // several threads, a range of ray sizes each.
-  static constexpr std::uint64_t kSharedRays = std::uint64_t{1} << 15;
+  std::uint64_t shared_rays_ = kSharedRays;
   Pending& local_pending();
   tbb::enumerable_thread_specific<RaySources> sources_;
 };

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "chomp/position.hpp"
@@ -42,6 +43,8 @@ TEST(TailMarks, TheBitsAreSetExactlyWhenAMoveOfTheFirstOrSecondRowWins) {
   // levels 2..28, all of them, or the canonical ones (first row at least as
   // long as the first column) when the bits are kept for canonical
   // positions only (rays that only other positions need are not made).
+  // Again with every ray source that is not made in closed form shared
+  // among threads (add_level runs in parallel), as the heaviest are.
   const int max_n = 28;
   const PartitionTable t(max_n);
   const auto losing = filed_levels(max_n);
@@ -51,8 +54,12 @@ TEST(TailMarks, TheBitsAreSetExactlyWhenAMoveOfTheFirstOrSecondRowWins) {
     const auto& level = losing[static_cast<std::size_t>(n)];
     return std::binary_search(level.begin(), level.end(), t.rank(rows));
   };
-  for (const bool canonical_only : {false, true}) {
+  for (const auto& [shared, canonical_only] : {std::pair{detail::TailMarks::kSharedRays, false},
+                                               std::pair{detail::TailMarks::kSharedRays, true},
+                                               std::pair{std::uint64_t{1}, false}, std::pair{std::uint64_t{1}, true}}) {
+    SCOPED_TRACE(shared == 1 ? "every ray source shared" : "heavy ray sources shared");
     detail::TailMarks tails(t, max_n, canonical_only);
+    tails.set_shared_rays(shared);
     std::uint64_t settled = 0, checked = 0, settled_second = 0, checked_second = 0;
     for (int n = 2; n <= max_n; ++n) {
       tails.add_level(n - 1, losing[static_cast<std::size_t>(n - 1)]);
