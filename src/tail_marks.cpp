@@ -176,6 +176,13 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
   // most)` gives the e that some canonical position needs (0: none).
   const auto make_rays = [&](Source& src, int u, std::uint64_t ru, int c, int most, auto base_of, auto cap,
                              auto fits) {
+    // The rays of sizes e = lo..hi by the kernel, from a decoded U.
+    const auto rays_of = [&](Source& from, RaySink& to, int lo, int hi) {
+      for (int e = lo; e <= hi; ++e) {
+        from.set_first_rows(1, cap(e));
+        from.for_each_extension(e, to, base_of(u + e));
+      }
+    };
     // U = (c, U') with U' shorter than c: each ray is (c + e, U'), whose
     // rank among the partitions of u + e is P(u + e, c + e - 1) + rank(U')
     // (ranking.hpp). Most ray sources are such, one ray a level: no
@@ -236,20 +243,14 @@ void TailMarks::add_ranks(int n, std::span<const std::uint64_t> ranks) {
           Source& h = sources_.local().heavy;
           RaySink part{*this, local_pending()};
           h.decode(u, ru);
-          for (int e = es.begin(); e != es.end(); ++e) {
-            h.set_first_rows(1, cap(e));
-            h.for_each_extension(e, part, base_of(u + e));
-          }
+          rays_of(h, part, es.begin(), es.end() - 1);
           made.fetch_add(part.count, std::memory_order_relaxed);
         });
       });
       sink.count += made.load(std::memory_order_relaxed);
       return;
     }
-    for (int e = 1; e <= most; ++e) {
-      src.set_first_rows(1, cap(e));
-      src.for_each_extension(e, sink, base_of(u + e));
-    }
+    rays_of(src, sink, 1, most);
   };
   // The first row of the first rank, then on as ranks ascend.
   int a = static_cast<int>(std::upper_bound(row, row + n + 1, ranks.front()) - row);
