@@ -21,6 +21,7 @@
 #include "extensions.hpp"
 #include "gap_code.hpp"
 #include "huge_pages.hpp"
+#include "tail_marks.hpp"
 
 using namespace chomp;
 
@@ -310,6 +311,35 @@ void BM_Sieve70(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Sieve70)->Unit(benchmark::kMillisecond);
+
+/// The rows' bits' phase alone (the sieve's "tails"): every losing position
+/// of levels 1..Arg added to the bits of both rows, level by level as the
+/// sieve adds them, on one thread (a source with many rays is shared out
+/// to the arena's threads: here, one). The losing positions come from one
+/// sieve run before the timing. The same bits take every iteration (what
+/// add_ranks does does not depend on them), so that only the first, untimed,
+/// touches their fresh pages: the figure is the rays' enumeration and ORs.
+void BM_TailMarksLevels(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+  Sieve sieve(n);
+  sieve.run({});
+  std::vector<std::vector<std::uint64_t>> levels(static_cast<std::size_t>(n) + 1);
+  for (int m = 1; m <= n; ++m) levels[static_cast<std::size_t>(m)] = sieve.losing().all(m);
+  detail::TailMarks bits(sieve.table(), n, true);
+  const auto add_all = [&] {
+    for (int m = 1; m <= n; ++m) {
+      bits.add_ranks(m, levels[static_cast<std::size_t>(m)]);
+      bits.settle();
+    }
+  };
+  add_all();
+  const std::uint64_t rays = bits.rays();
+  for (auto _ : state) add_all();
+  state.counters["rays"] = static_cast<double>(rays);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rays));
+}
+BENCHMARK(BM_TailMarksLevels)->Arg(90)->Unit(benchmark::kMillisecond);
 
 /// A level of 2^22 losing ranks with gaps like a large level's (geometric,
 /// mean 70, as at 1.4% losing).
