@@ -136,7 +136,7 @@ class TailMarks {
   static constexpr int kRegionShift = 22;
   static constexpr std::uint32_t kRegionHeld = 256;
   struct Pending {
-    std::unique_ptr<std::uint64_t[]> held;
+    std::unique_ptr<std::uint32_t[]> held;  // bits within their region
     std::unique_ptr<std::uint32_t[]> fill;
   };
   struct RaySink;
