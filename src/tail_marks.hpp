@@ -134,6 +134,7 @@ class TailMarks {
   // Bits waiting to be ORed, kRegionHeld a region of 2^kRegionShift bits
   // (512 KiB), per thread; a region's lock while they are.
   static constexpr int kRegionShift = 22;
+  static_assert(kRegionShift <= 32, "a held ray is its 32-bit offset in its region");
   static constexpr std::uint32_t kRegionHeld = 256;
   struct Pending {
     std::unique_ptr<std::uint32_t[]> held;  // bits within their region
