@@ -19,15 +19,16 @@
 /// times their size apart (more segments, as in the larger windows of
 /// larger runs).
 ///
-/// N = 100 (2026-12-03, night, one thread; since bc50fb0, which makes no
-/// new row without a canonical position, 583.5 million points and 16.0
-/// million ranges): 618.8 million points and 20.1 million ranges, counted in 3.7-4.0 s (5.8-6.3 ns an entry), filed in
-/// 5.6-5.9 s (8.8-9.3 ns); 60.5% of the points in the segment of the point
-/// before. Filing took the same with 784, 3,918 or 10,185 segments (spread
-/// 1, 5, 13: 5.91, 5.99, 5.85 s), so a bucket's staging line costs the same
-/// in L2 as in L1. (2026-12-04, evening, another machine, the long run
-/// beside it at nice 19, `100 2 7`: counted 4.85-4.94 s, filed 6.88 s,
-/// ORed straight into the bitmap 6.88-6.92 s, its apply included.)
+/// N = 100 (2026-12-03, night, one thread): 618.8 million points and 20.1
+/// million ranges (583.5 and 16.0 million since bc50fb0, which makes no new
+/// row without a canonical position), counted in 3.7-4.0 s (5.8-6.3 ns an
+/// entry), filed in 5.6-5.9 s (8.8-9.3 ns); 60.5% of the points in the
+/// segment of the point before. Filing took the same with 784, 3,918 or
+/// 10,185 segments (spread 1, 5, 13: 5.91, 5.99, 5.85 s), so a bucket's
+/// staging line costs the same in L2 as in L1. (2026-12-04, evening,
+/// another machine, the long run beside it at nice 19, `100 2 7`: counted
+/// 4.85-4.94 s, filed 6.88 s, ORed straight into the bitmap 6.88-6.92 s,
+/// its apply included.)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
