@@ -46,7 +46,17 @@ void TailMarks::flush_region(Pending& p, std::size_t r, bool lock) {
     }
   const std::uint32_t* held = p.held.get() + r * kRegionHeld;
   std::uint64_t* region = words_ + (r << (kRegionShift - 6));
-  for (std::uint32_t i = 0; i < p.fill[r]; ++i) region[held[i] >> 6] |= std::uint64_t{1} << (held[i] & 63);
+  // The region is seldom in cache: each OR's word is asked for kAhead ORs
+  // before it. chomp_bench --benchmark_filter=TailMarks, one thread,
+  // alternating, seven rounds: medians 292-340 ms against 304-367 ms
+  // without, lower in every round (about 3% of the phase).
+  constexpr std::uint32_t kAhead = 32;
+  const std::uint32_t n = p.fill[r];
+  for (std::uint32_t i = 0; i < n && i < kAhead; ++i) __builtin_prefetch(region + (held[i] >> 6), 1);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) __builtin_prefetch(region + (held[i + kAhead] >> 6), 1);
+    region[held[i] >> 6] |= std::uint64_t{1} << (held[i] & 63);
+  }
   p.fill[r] = 0;
   if (lock) locks_[r].clear(std::memory_order_release);
 }
