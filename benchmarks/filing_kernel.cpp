@@ -71,9 +71,12 @@ double walk(const PartitionTable& table, int n, const std::vector<std::vector<st
   src.set_rows_inferred(2);
   for (int m = 1; m < n; ++m) {
     bool first = true;
-    for (const std::uint64_t r : canonical[static_cast<std::size_t>(m)]) {
+    const std::vector<std::uint64_t>& list = canonical[static_cast<std::size_t>(m)];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::uint64_t r = list[i];
       if (first) src.decode(m, r); else src.seek(r);
       first = false;
+      src.set_next(i + 1 < list.size() ? list[i + 1] : ~std::uint64_t{0});
       for (int k = m + 1; k <= n;) {
         const int top = k <= m + config::kJointExtraTiles ? std::min(n, m + config::kJointExtraTiles) : k;
         src.for_each_extension(k - m, top - m, sink, offsets.data() + k);

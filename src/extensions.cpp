@@ -64,6 +64,7 @@ void Source::decode(int m, std::uint64_t rank) {
   rank_ = rank;
   ++serial_;
   kept_ = 0;
+  next_known_ = false;
   trank_valid_ = 0;
   c_[0] = m + 1;  // sentinel: the first run may be as long as the level allows
   R_[1] = m;
@@ -82,6 +83,7 @@ void Source::seek(std::uint64_t rank) {
   rank_ = rank;
   ++serial_;
   kept_ = t - 1;
+  next_known_ = false;
   if (trank_valid_ > kept_) trank_valid_ = kept_;
   descend(t, c_[t - 1] - 1, rank - C_[t]);
 }

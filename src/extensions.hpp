@@ -222,6 +222,13 @@ class Source {
   /// and no new row): the tails one first-row move above a losing
   /// position's tail (tail_marks.hpp).
   void set_top_only(bool on) { top_only_ = on; }
+  /// The rank of the next source of this level whose extensions will be
+  /// made (the next seek's), until the next decode or seek. A corner that
+  /// source will not share (it shares runs 1..t with this one, so corners
+  /// 1..t) is then not recorded for it. Without it, every corner but the
+  /// last is recorded. A wrong rank costs time, never a mark: a source reuses
+  /// only corners both recorded and shared.
+  void set_next(std::uint64_t rank) { next_rank_ = rank, next_known_ = true; }
   /// At least the extensions with d more tiles that for_each_extension
   /// makes (the blocks of each corner counted as all partitions of d into
   /// at most its rows, a corner too narrow for d not at all, the new row's
@@ -415,6 +422,8 @@ class Source {
   bool canonical_only_ = false;
   int rows_inferred_ = 0;  // set_rows_inferred
   bool top_only_ = false;
+  bool next_known_ = false;      // set_next, since the last decode or seek
+  std::uint64_t next_rank_ = 0;  //   and its rank
   int first_lo_ = 1, first_hi_ = kMaxTiles + 1;  // set_first_rows
   std::uint64_t serial_ = 1;  // counts decode and seek calls
   int kept_ = 0;              // runs the last seek kept (0 after decode)
@@ -510,6 +519,11 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
   const int most = first_hi_ - c_[1];
   const int corners = pruned || top_only_ ? 1 : T_;
   int kept_least = corners;
+  // Corners 1..shared are the next source's too (set_next); hi_ does not
+  // increase, so they are the t with next_rank_ < hi_[t].
+  int shared = T_;
+  if (next_known_)
+    for (shared = 0; shared < T_ && next_rank_ < hi_[shared + 1];) ++shared;
   for (int i = 0; i < D; ++i) {
     const int d = dlo + i;
     Reuse& r = reuse_[static_cast<std::size_t>(d)];
@@ -567,11 +581,12 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
           corner.many(vcap, d, parts, rt + d, 0, bound);
         }
       };
-      if (t == T_ && t > 1) {
+      if ((t == T_ && t > 1) || t > shared) {
         // The last corner: a later source of the level shares at most runs
         // 1..T_-1 with this one (sharing all would make it this one), so
         // no later source shifts its marks, and they are not recorded (a
-        // call for this same source again enumerates them again).
+        // call for this same source again enumerates them again). Nor are
+        // the corners below those the next source shares (set_next).
         for (int d = dlo; d <= dtop; ++d)
           if (kept[d - dlo] < t) blocks(d, sink);
       } else {

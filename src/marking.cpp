@@ -250,14 +250,22 @@ class MarkingPass {
         skip = true;
       }
     }
+    const auto skipped = [&](std::uint64_t r) {
+      return skip && (ts.not_canonical[(r - skip_lo) >> 6] >> ((r - skip_lo) & 63) & 1) != 0;
+    };
     bool decoded = false;
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint64_t r = ts.ranks[i];
-      if (skip && (ts.not_canonical[(r - skip_lo) >> 6] >> ((r - skip_lo) & 63) & 1)) continue;
+      if (skipped(r)) continue;
       if (!decoded)
         ts.source.decode(m, r), decoded = true;
       else
         ts.source.seek(r);
+      // The next source the loop extends, so that corners it does not
+      // share are not recorded for it (none after the part's last).
+      std::size_t j = i + 1;
+      while (j < count && skipped(ts.ranks[j])) ++j;
+      ts.source.set_next(j < count ? ts.ranks[j] : ~std::uint64_t{0});
       for (int k = i == 0 ? from.level : item.lo; k <= item.hi;) {
         // Levels up to config::kJointExtraTiles above the source in one
         // walk over its corners, the others one at a time: those whose

@@ -199,6 +199,53 @@ TEST(Extensions, ReusedCornersOfTheLastSourceMatchAFreshDecode) {
   }
 }
 
+TEST(Extensions, TheNextSourceNamedOrMisnamedChangesNoMark) {
+  // The sieve names each source's successor (set_next), and the corners
+  // that successor does not share are not recorded. A decoder walked
+  // through every third position of level 30 (then every position of
+  // level 24), each source naming the one that follows it, or the one
+  // after that, or the one just above it (both wrong: too far and too
+  // near), or nothing, in turn, asked for d = 3, 20 and 1..40 together:
+  // its marks must equal a fresh decoder's. (A walk that named no
+  // successor recorded every corner: without set_next this test is the
+  // one above.)
+  const int max_n = 70;
+  const PartitionTable t(max_n);
+  std::vector<std::uint64_t> offsets(41);
+  for (int d = 0; d <= 40; ++d) offsets[static_cast<std::size_t>(d)] = static_cast<std::uint64_t>(d) << 40;
+  for (const auto& [m, step] : {std::pair{30, 3}, std::pair{24, 1}}) {
+    for (bool canonical_only : {false, true}) {
+      detail::Source walked(t);
+      walked.set_canonical_only(canonical_only);
+      const std::uint64_t positions = t.positions(m);
+      for (std::uint64_t r = 0, i = 0; r < positions; r += static_cast<std::uint64_t>(step), ++i) {
+        if (r == 0) walked.decode(m, r); else walked.seek(r);
+        const std::uint64_t next = r + static_cast<std::uint64_t>(step);
+        switch (i % 4) {
+          case 0: walked.set_next(next < positions ? next : ~std::uint64_t{0}); break;
+          case 1: walked.set_next(next + static_cast<std::uint64_t>(step)); break;
+          case 2: walked.set_next(r + 1); break;
+          default: break;
+        }
+        for (const auto& [dlo, dhi] : {std::pair{3, 3}, std::pair{20, 20}, std::pair{1, 40}}) {
+          Collect got, want;
+          walked.for_each_extension(dlo, dhi, got, offsets.data() + dlo);
+          for (int d = dlo; d <= dhi; ++d) {
+            detail::Source once(t);
+            once.set_canonical_only(canonical_only);
+            once.decode(m, r);
+            once.for_each_extension(d, want, offsets[static_cast<std::size_t>(d)]);
+          }
+          got.sort();
+          want.sort();
+          ASSERT_EQ(got.points, want.points) << "level " << m << " rank " << r << " + " << dlo << ".." << dhi;
+          ASSERT_EQ(got.ranges, want.ranges) << "level " << m << " rank " << r << " + " << dlo << ".." << dhi;
+        }
+      }
+    }
+  }
+}
+
 TEST(Extensions, LevelsTakenTogetherMatchOneLevelAtATime) {
   // The sieve hands a source's levels up to config::kJointExtraTiles above
   // it to the kernel in one call, which walks each corner once for all of
