@@ -1,8 +1,8 @@
 /// @file filing_kernel.cpp
 /// @brief The sieve's marking kernel alone, called as the sieve calls it:
 /// every canonical losing position of levels 1..N-1 (from an in-memory
-/// sieve to N) walked in rank order with the moves of the first two rows
-/// inferred, extended into the levels up to kJointExtraTiles above it in
+/// sieve to N) walked in rank order, each naming the next (set_next), with
+/// the moves of the first two rows inferred, extended into the levels up to kJointExtraTiles above it in
 /// one call and into each level above them alone, its marks placed in one
 /// window of levels 1..N. Timed on one thread: the marks counted (the
 /// kernel's own cost), and filed into the buckets as a round of the sieve
