@@ -1,15 +1,15 @@
 /// @file filing_kernel.cpp
 /// @brief The sieve's marking kernel alone, called as the sieve calls it:
-/// every canonical losing position of levels 1..N-1 (from an in-memory
-/// sieve to N) walked in rank order, each naming the next (set_next), with
-/// the moves of the first two rows inferred, extended into the levels up to kJointExtraTiles above it in
-/// one call and into each level above them alone, its marks placed in one
-/// window of levels 1..N. Timed on one thread: the marks counted (the
-/// kernel's own cost), and filed into the buckets as a round of the sieve
-/// files them (emptied, not applied, every config::kRoundMarks entries);
-/// the difference is what filing an entry costs. Also counts the points
-/// that land in the segment of the point before (a chain of dependent
-/// stores through that bucket's fill count).
+/// every canonical losing position of levels 1..N-1 (from an in-memory sieve
+/// to N) walked in rank order, each naming the next (set_next), with the
+/// moves of the first two rows inferred, extended into the levels up to
+/// kJointExtraTiles above it in one call and into each level above them
+/// alone, its marks placed in one window of levels 1..N. Timed on one thread:
+/// the marks counted (the kernel's own cost), and filed into the buckets as a
+/// round of the sieve files them (emptied, not applied, every
+/// config::kRoundMarks entries); the difference is what filing an entry
+/// costs. Also counts the points that land in the segment of the point before
+/// (a chain of dependent stores through that bucket's fill count).
 ///
 ///     build/benchmarks/chomp_filing_kernel [N=100] [repeats=3] [which=3] [spread=1]
 ///

@@ -228,7 +228,18 @@ class Source {
   /// 1..t) is then not recorded for it. Without it, every corner but the
   /// last is recorded. A wrong rank costs time, never a mark: a source reuses
   /// only corners both recorded and shared.
-  void set_next(std::uint64_t rank) { next_rank_ = rank, next_known_ = true; }
+  void set_next(std::uint64_t rank) {
+    // It shares runs 1..t when rank < hi_[t], which does not increase with t.
+    int t = 0;
+    while (t < T_ && rank < hi_[t + 1]) ++t;
+    next_shares_ = t, next_known_ = true;
+  }
+  /// Runs the last seek kept from the source before it (0 after a decode):
+  /// the corners it may shift from that source's marks.
+  int kept_runs() const { return kept_; }
+  /// Corners 1..k whose marks with d more tiles are recorded for the next
+  /// source (after a call for d).
+  int recorded_corners(int d) const { return reuse_[static_cast<std::size_t>(d)].corners; }
   /// At least the extensions with d more tiles that for_each_extension
   /// makes (the blocks of each corner counted as all partitions of d into
   /// at most its rows, a corner too narrow for d not at all, the new row's
@@ -260,7 +271,9 @@ class Source {
   /// d at a time, every corner was visited for every d. Corners that the
   /// previous source (the one before the last seek) shared are not
   /// enumerated again: their marks are the previous ones shifted by the
-  /// difference of the two ranks.
+  /// difference of the two ranks (recorded by that source for the corners
+  /// it shared with the successor it named, set_next, or for all but its
+  /// last corner when it named none).
   template <class Sink>
   void for_each_extension(int dlo, int dhi, Sink& sink, const std::uint64_t* offsets);
 
@@ -422,8 +435,8 @@ class Source {
   bool canonical_only_ = false;
   int rows_inferred_ = 0;  // set_rows_inferred
   bool top_only_ = false;
-  bool next_known_ = false;      // set_next, since the last decode or seek
-  std::uint64_t next_rank_ = 0;  //   and its rank
+  bool next_known_ = false;  // set_next, since the last decode or seek
+  int next_shares_ = 0;      //   and the runs that source shares with this one
   int first_lo_ = 1, first_hi_ = kMaxTiles + 1;  // set_first_rows
   std::uint64_t serial_ = 1;  // counts decode and seek calls
   int kept_ = 0;              // runs the last seek kept (0 after decode)
@@ -519,11 +532,7 @@ void Source::extend_levels(int dlo, int dhi, Sink& sink, const std::uint64_t* of
   const int most = first_hi_ - c_[1];
   const int corners = pruned || top_only_ ? 1 : T_;
   int kept_least = corners;
-  // Corners 1..shared are the next source's too (set_next); hi_ does not
-  // increase, so they are the t with next_rank_ < hi_[t].
-  int shared = T_;
-  if (next_known_)
-    for (shared = 0; shared < T_ && next_rank_ < hi_[shared + 1];) ++shared;
+  const int shared = next_known_ ? next_shares_ : T_;  // corners 1..shared are the next source's too
   for (int i = 0; i < D; ++i) {
     const int d = dlo + i;
     Reuse& r = reuse_[static_cast<std::size_t>(d)];
