@@ -147,6 +147,47 @@ TEST(LosingStore, OverlappingRunsAreRefused) {
   EXPECT_THROW(store->finish_level(), std::logic_error);
 }
 
+TEST(LosingStore, ALargeBatchIsCheckedAndCodedInParallelAndReadsBackInOrder) {
+  // A scan's batch of millions of ranks is checked for order and coded,
+  // copied and CRC'd block by block on all threads: one pair out of order
+  // anywhere in it, or two equal ranks at its very end, is refused and
+  // nothing of it is kept; in order, it reads back exactly, with one index
+  // entry for each block in rank order, and the level opens again.
+  ScratchDir dir;
+  const std::string path = dir.file("big.store"), id = new_run_id();
+  const auto all = ranks_like_a_level(700000, 77, 9);
+  std::vector<StoredLevel> records;
+  {
+    const auto store = LosingStore::create(path, id);
+    store->begin_level(1);
+    store->append(std::span(all).first(1000));
+    const auto rest = std::span(all).subspan(1000);
+    std::vector<std::uint64_t> bad(rest.begin(), rest.end());
+    std::swap(bad[345678], bad[345679]);
+    EXPECT_THROW(store->append(bad), std::logic_error);
+    bad.assign(rest.begin(), rest.end());
+    bad.back() = bad[bad.size() - 2];
+    EXPECT_THROW(store->append(bad), std::logic_error);
+    bad.assign(rest.begin(), rest.end());
+    bad.front() = all[999];  // equal to the run's last
+    EXPECT_THROW(store->append(bad), std::logic_error);
+    store->append(rest);
+    records.push_back(store->finish_level());
+    EXPECT_EQ(store->all(1), all);
+    const auto blocks = store->blocks(1);
+    ASSERT_EQ(blocks.size(), (all.size() + config::kStoreBlockRanks - 1) / config::kStoreBlockRanks);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      EXPECT_EQ(blocks[b].first_rank, all[b * config::kStoreBlockRanks]) << "block " << b;
+      if (b) {
+        EXPECT_GT(blocks[b].offset, blocks[b - 1].offset) << "block " << b;
+      }
+    }
+  }
+  // The blocks' CRCs and the level's digest are checked on opening.
+  const auto again = LosingStore::open(path, id, records, false);
+  EXPECT_EQ(again->all(1), all);
+}
+
 TEST(LosingStore, AnAbandonedLevelGivesItsBytesBackAndAReopenCutsOffWhatFollowsTheLastLevel) {
   ScratchDir dir;
   const std::string path = dir.file("s.store"), id = new_run_id();
