@@ -78,9 +78,10 @@ void LosingStore::Impl::write_blocks(std::span<const std::uint64_t> ranks) {
   std::vector<std::uint32_t> crcs(blocks);
   tbb::combinable<GapCode::Histogram> histograms([] { return GapCode::Histogram(GapCode::kHistogramBins, 0); });
   // Each block coded, its CRC and digest taken, then the blocks copied in
-  // order into one buffer: all of it in parallel from kParallelBlocks on,
-  // so that the scan's other threads do not wait for one thread's copies
-  // and CRCs (only the write itself is serial).
+  // order into one buffer: both in parallel from kParallelBlocks on, so
+  // that the scan's other threads do not wait for one thread's copies and
+  // CRCs (what stays serial is the sums of offsets, histograms and
+  // digests, and the write).
   const auto code = [&](std::size_t b) {
     const auto piece = piece_of(b);
     pending.code.code_block(piece, coded[b], &histograms.local());
