@@ -72,47 +72,38 @@ std::string store_path_for(const std::string& result_path) {
 void LosingStore::Impl::write_blocks(std::span<const std::uint64_t> ranks) {
   constexpr std::size_t B = config::kStoreBlockRanks;
   const std::size_t blocks = (ranks.size() + B - 1) / B;
-  const auto piece_of = [&](std::size_t b) { return ranks.subspan(b * B, std::min(B, ranks.size() - b * B)); };
   std::vector<std::vector<std::uint8_t>> coded(blocks);
   std::vector<std::uint64_t> digests(blocks);
-  std::vector<std::uint32_t> crcs(blocks);
   tbb::combinable<GapCode::Histogram> histograms([] { return GapCode::Histogram(GapCode::kHistogramBins, 0); });
-  // Each block coded, its CRC and digest taken, then the blocks copied in
-  // order into one buffer: both in parallel from kParallelBlocks on, so
-  // that the scan's other threads do not wait for one thread's copies and
-  // CRCs (what stays serial is the sums of offsets, histograms and
-  // digests, and the write).
   const auto code = [&](std::size_t b) {
-    const auto piece = piece_of(b);
+    const auto piece = ranks.subspan(b * B, std::min(B, ranks.size() - b * B));
     pending.code.code_block(piece, coded[b], &histograms.local());
-    crcs[b] = crc_of(coded[b].data(), coded[b].size());
     std::uint64_t d = 0;
     for (const std::uint64_t r : piece) d += rank_digest(r);
     digests[b] = d;
   };
-  const auto each_block = [&](auto&& f) {
-    if (blocks >= kParallelBlocks) {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t b = r.begin(); b != r.end(); ++b) f(b);
-      });
-    } else {
-      for (std::size_t b = 0; b < blocks; ++b) f(b);
-    }
-  };
-  each_block(code);
+  if (blocks >= kParallelBlocks) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t b = r.begin(); b != r.end(); ++b) code(b);
+    });
+  } else {
+    for (std::size_t b = 0; b < blocks; ++b) code(b);
+  }
   histograms.combine_each([&](const GapCode::Histogram& h) {
     for (std::size_t i = 0; i < h.size(); ++i) histogram[i] += h[i];
   });
-  std::vector<std::size_t> at(blocks + 1, 0);
-  for (std::size_t b = 0; b < blocks; ++b) at[b + 1] = at[b] + coded[b].size();
-  std::vector<std::uint8_t> out(at[blocks]);
+  std::size_t total = 0;
+  for (const auto& c : coded) total += c.size();
+  std::vector<std::uint8_t> out(total);
+  std::size_t at = 0;
   std::vector<StoreBlock> index(blocks);
-  each_block([&](std::size_t b) {
-    const auto piece = piece_of(b);
-    std::memcpy(out.data() + at[b], coded[b].data(), coded[b].size());
-    index[b] = StoreBlock{piece.front(), piece.back(), end + at[b], static_cast<std::uint32_t>(piece.size()),
-                          static_cast<std::uint32_t>(coded[b].size()), crcs[b]};
-  });
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const auto piece = ranks.subspan(b * B, std::min(B, ranks.size() - b * B));
+    std::memcpy(out.data() + at, coded[b].data(), coded[b].size());
+    index[b] = StoreBlock{piece.front(), piece.back(), end + at, static_cast<std::uint32_t>(piece.size()),
+                          static_cast<std::uint32_t>(coded[b].size()), crc_of(coded[b].data(), coded[b].size())};
+    at += coded[b].size();
+  }
   write_all(out.data(), out.size(), end);
   end += out.size();
   pending.blocks.insert(pending.blocks.end(), index.begin(), index.end());
@@ -242,27 +233,15 @@ void LosingStore::append(std::span<const std::uint64_t> ranks) {
   Impl& s = *impl_;
   if (!s.writing) throw std::logic_error(s.where() + ": append before begin_level");
   if (ranks.empty()) return;
-  // The ranks must increase, from the run's last one on: checked in
-  // parallel for a scan's large batches.
-  bool increasing = !s.run_started || ranks.front() > s.run_last;
-  const auto rising = [&](std::size_t lo, std::size_t hi) {
-    bool ok = true;
-    for (std::size_t i = lo; i < hi; ++i) ok &= ranks[i - 1] < ranks[i];
-    return ok;
-  };
-  constexpr std::size_t kChunk = std::size_t{1} << 16;
-  if (ranks.size() < 4 * kChunk) {
-    increasing = increasing && rising(1, ranks.size());
-  } else {
-    std::atomic<bool> ok{true};
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(1, ranks.size(), kChunk), [&](const tbb::blocked_range<std::size_t>& r) {
-      if (!rising(r.begin(), r.end())) ok.store(false, std::memory_order_relaxed);
-    });
-    increasing = increasing && ok.load();
+  std::uint64_t last = s.run_last;
+  bool started = s.run_started;
+  for (const std::uint64_t r : ranks) {
+    if (started && r <= last)
+      throw std::logic_error(s.where() + ": level " + std::to_string(s.writing) + "'s ranks must increase");
+    last = r, started = true;
   }
-  if (!increasing) throw std::logic_error(s.where() + ": level " + std::to_string(s.writing) + "'s ranks must increase");
   s.run_started = true;
-  s.run_last = ranks.back();
+  s.run_last = last;
   constexpr std::size_t B = config::kStoreBlockRanks;
   std::size_t i = 0;
   if (!s.carry.empty()) {

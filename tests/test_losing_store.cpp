@@ -147,14 +147,15 @@ TEST(LosingStore, OverlappingRunsAreRefused) {
   EXPECT_THROW(store->finish_level(), std::logic_error);
 }
 
-TEST(LosingStore, ALargeBatchIsCheckedAndCodedInParallelAndReadsBackInOrder) {
-  // A scan's batch (up to millions of ranks; 699,000 here) is checked for
-  // order in chunks and coded, CRC'd and copied block by block, on all
-  // threads: one pair out of order (at chunk edges and between them), two
-  // equal ranks at its very end, or a first rank equal to the run's last,
-  // is refused and nothing of it is kept; in order, it reads back exactly
-  // (every block's CRC checked), with one index entry for each block in
-  // rank order, its digest matching its ranks, and the level opens again.
+TEST(LosingStore, ALargeBatchIsCheckedWholeAndReadsBackInOrder) {
+  // A scan's batch (up to millions of ranks; 699,000 here, its blocks
+  // coded in parallel): one pair out of order anywhere in it (at the first
+  // pair, at the edges of chunks of 2^16 and halves that a parallel check
+  // would take, and between them), two equal ranks at its very end, or a
+  // first rank equal to the run's last, is refused and nothing of it is
+  // kept; in order, it reads back exactly (every block's CRC checked),
+  // with one index entry for each block in rank order, its digest matching
+  // its ranks, and the level opens again.
   ScratchDir dir;
   const std::string path = dir.file("big.store"), id = new_run_id();
   const auto all = ranks_like_a_level(700000, 77, 9);
