@@ -156,12 +156,12 @@ TEST(LosingStore, ALargeBatchIsCheckedWholeAndReadsBackInOrder) {
   // kept; in order, it reads back exactly (every block's CRC checked),
   // with one index entry for each block in rank order, its digest matching
   // its ranks, and the level opens again.
-  ScratchDir dir;
-  const std::string path = dir.file("big.store"), id = new_run_id();
   const auto all = ranks_like_a_level(700000, 77, 9);
-  std::vector<StoredLevel> records;
+  ScratchDir dir;
+  const std::string id = new_run_id();
+  StoredLevel level;
   {
-    const auto store = LosingStore::create(path, id);
+    const auto store = LosingStore::create(dir.file("big.store"), id);
     store->begin_level(1);
     store->append(std::span(all).first(1000));
     const auto rest = std::span(all).subspan(1000);
@@ -180,7 +180,7 @@ TEST(LosingStore, ALargeBatchIsCheckedWholeAndReadsBackInOrder) {
     bad.front() = all[999];  // equal to the run's last
     EXPECT_THROW(store->append(bad), std::logic_error);
     store->append(rest);
-    records.push_back(store->finish_level());
+    level = store->finish_level();
     EXPECT_EQ(store->all(1), all);
     const auto blocks = store->blocks(1);
     ASSERT_EQ(blocks.size(), (all.size() + config::kStoreBlockRanks - 1) / config::kStoreBlockRanks);
@@ -193,7 +193,7 @@ TEST(LosingStore, ALargeBatchIsCheckedWholeAndReadsBackInOrder) {
   }
   // Opened again from its record: the blocks read back (their CRCs
   // checked), and the digest summed at the write matches the ranks.
-  const auto again = LosingStore::open(path, id, records, false);
+  const auto again = LosingStore::open(dir.file("big.store"), id, std::span<const StoredLevel>(&level, 1), false);
   EXPECT_EQ(again->all(1), all);
   EXPECT_NO_THROW(again->check_level(1, all.back() + 1));
 }
