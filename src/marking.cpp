@@ -253,19 +253,22 @@ class MarkingPass {
     const auto skipped = [&](std::uint64_t r) {
       return skip && (ts.not_canonical[(r - skip_lo) >> 6] >> ((r - skip_lo) & 63) & 1) != 0;
     };
+    // The index of the first source the loop extends at or after i.
+    const auto extended_from = [&](std::size_t i) {
+      while (i < count && skipped(ts.ranks[i])) ++i;
+      return i;
+    };
     bool decoded = false;
-    for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t i = extended_from(0), next; i < count; i = next) {
       const std::uint64_t r = ts.ranks[i];
-      if (skipped(r)) continue;
       if (!decoded)
         ts.source.decode(m, r), decoded = true;
       else
         ts.source.seek(r);
       // The next source the loop extends, so that corners it does not
       // share are not recorded for it (none after the part's last).
-      std::size_t j = i + 1;
-      while (j < count && skipped(ts.ranks[j])) ++j;
-      ts.source.set_next(j < count ? ts.ranks[j] : ~std::uint64_t{0});
+      next = extended_from(i + 1);
+      ts.source.set_next(next < count ? ts.ranks[next] : ~std::uint64_t{0});
       for (int k = i == 0 ? from.level : item.lo; k <= item.hi;) {
         // Levels up to config::kJointExtraTiles above the source in one
         // walk over its corners, the others one at a time: those whose
