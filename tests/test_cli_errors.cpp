@@ -393,7 +393,8 @@ TEST(CliErrors, ACheckpointThatWouldCrowdTheStoreIsNotSaved) {
 }
 
 // The example: a run to 170 fits 20G, in slices; and the bucket
-// memory the plan prints grows with --threads (each thread files its own).
+// memory the plan prints grows with --threads (each thread files its own);
+// more threads than cores plan quietly (the calibration once let TBB warn).
 TEST(CliErrors, PlanFor170In20GAndBucketsPerThread) {
   ScratchDir dir;
   const ProcessResult far = run_chomp({"sieve", "-n", "170", "--memory-limit", "20G", "--dry-run", "-o", dir.file("a.h5")});
@@ -403,6 +404,7 @@ TEST(CliErrors, PlanFor170In20GAndBucketsPerThread) {
   const auto buckets = [&](const std::string& threads) {
     const ProcessResult r = run_chomp({"sieve", "-n", "40", "-t", threads, "--dry-run", "-o", dir.file("b.h5")});
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("TBB"), std::string::npos) << "-t " << threads << ": " << r.err;
     std::smatch m;
     EXPECT_TRUE(std::regex_search(r.out, m, std::regex("mark buckets ([0-9.]+) ([KMG])iB"))) << r.out;
     const double unit = m[2] == "K" ? 1.0 / 1024 : m[2] == "G" ? 1024.0 : 1.0;

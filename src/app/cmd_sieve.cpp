@@ -150,6 +150,9 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   const DiskPlan disk = plan_disk(max_tiles);
   if (!options.checkpoint.empty()) options.store_bytes_planned = disk.store_bytes;
   const std::uint64_t free_disk = free_bytes_beside(a.output);
+  // In force from here: the dry run's calibration runs the asked threads
+  // too (without it, TBB warned on stderr when they outnumbered the cores).
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   if (a.dry_run) {
     print_plan(std::cout, max_tiles, plan, disk, budget, free_disk, processes);
     // A resumed run's time is that of the levels it has left.
@@ -175,7 +178,6 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   if (!disk_warning.empty()) std::cerr << "chomp: warning: " << disk_warning << '\n';
   if (a.dry_run) return 0;
 
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const StopSignals stop_signals;
   SieveRun run(SieveRunRequest{a.output, store_path, max_tiles, store_losing, options, cluster.processes(),
                                command_line()},
