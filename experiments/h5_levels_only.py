@@ -82,7 +82,8 @@ def main() -> int:
             data = column[:through]
             d = levels.create_dataset(name, data=data, maxshape=(None,) + data.shape[1:],
                                       chunks=column.chunks, compression=column.compression,
-                                      compression_opts=column.compression_opts, shuffle=column.shuffle)
+                                      compression_opts=column.compression_opts, shuffle=column.shuffle,
+                                      fletcher32=column.fletcher32)
             for key, value in column.attrs.items():
                 d.attrs[key] = value
         for key, value in f.attrs.items():
@@ -105,7 +106,7 @@ def main() -> int:
                 "them: row lengths row_1 >= row_2 >= row_3 >= 0 with tiles = their sum; chomp verify checks "
                 "them against three-rowed Chomp solved on its own")
             for c, v in sample.items():
-                grp.create_dataset(c, data=v)
+                grp.create_dataset(c, data=v, fletcher32=True)
     return 0
 
 

@@ -15,6 +15,7 @@ import unittest
 from pathlib import Path
 
 import h5py
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 CHOMP = os.environ.get("CHOMP_BIN", str(ROOT / "build" / "chomp"))
@@ -54,6 +55,17 @@ class LevelsOnlyCopy(unittest.TestCase):
         self.assertIn("a copy with the levels only", r.stderr)
         self.assertIn("independent of the engine", r.stderr)
         self.assertRegex(r.stdout, r"\n +60 +20106 +\d+  ok\n")
+
+    def test_the_levels_keep_their_values_and_checksums(self):
+        # The copy's columns are the run's rows, Fletcher-32 checksummed as
+        # the run's are, and so is the verifiable sample (doc/FILE_FORMAT.md).
+        with h5py.File(self.run_file, "r") as f, h5py.File(self.copy, "r") as g:
+            for name, column in f["levels"].items():
+                self.assertTrue(column.fletcher32, name)
+                self.assertTrue(g["levels"][name].fletcher32, name)
+                np.testing.assert_array_equal(g["levels"][name][()], column[()], err_msg=name)
+            for name, column in g["verifiable/three_row_losing"].items():
+                self.assertTrue(column.fletcher32, name)
 
     def test_a_changed_sample_fails(self):
         bad = Path(self.tmp.name) / "changed.h5"
