@@ -44,6 +44,17 @@ struct Column {
   const char* description;
 };
 
+/// A column's description in a table of 3D Chomp (dimensions = 3), where a
+/// level is a cube count and its positions are plane partitions.
+std::string description_3d(const Column& c) {
+  const std::string name = c.name;
+  if (name == "tiles") return "cube count n of the level (3D Chomp)";
+  if (name == "positions") return "PL(n): number of 3D positions (plane partitions of n) with n cubes";
+  if (name == "losing") return "L(n): number of losing 3D positions with n cubes";
+  if (name == "marks") return "moves examined at the level (the 3D sieve decides each position by its moves)";
+  return c.description;
+}
+
 // The order is the file's column order; LevelFileWriter::append follows it.
 // Columns after the first seven are new in format_version 3 (optional when
 // older files are read).
@@ -122,7 +133,8 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
     write_attr(group.get(), "description",
                "one row per tile count n = 1..max_tiles, appended as each level completes");
     for (const Column& c : columns()) {
-      impl_->columns.push_back(make_series(group.get(), c.name, c.file_type, kRowChunk, false, c.description,
+      const std::string description = prov.dimensions == 3 ? description_3d(c) : c.description;
+      impl_->columns.push_back(make_series(group.get(), c.name, c.file_type, kRowChunk, false, description,
                                            std::string("cannot create /levels/") + c.name + " in " + path));
       if (std::string(c.name).find("seconds") != std::string::npos)
         write_attr(impl_->columns.back().get(), "units", "s");
