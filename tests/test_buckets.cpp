@@ -49,7 +49,8 @@ void file_and_compare(MarkBuckets& b, std::size_t segments, int points, int rang
       const std::uint64_t first = rng() % bits;
       const std::uint64_t count = std::min<std::uint64_t>(1 + rng() % most, bits - first);
       b.range(first, count);
-      chomp::detail::set_bit_range(want.data(), first, count);
+      // Bit by bit, not through set_bit_range (which applying uses).
+      for (std::uint64_t r = first; r < first + count; ++r) want[r / 64] |= std::uint64_t{1} << (r % 64);
       marks += count;
     }
     b.flush();
@@ -73,6 +74,23 @@ TEST(MarkBuckets, EveryEntryStagedInLinesLands) {
   file_and_compare(b, 37, 100000, 5000, 3, 2);  // the pool kept, filing after flushes
   file_and_compare(b, 37, 100000, 5000, 1, 7, 3);  // rounds without a prepare between
   file_and_compare(b, 100, 300000, 10000, 2, 8, 2);
+}
+
+// Every run of bits inside four words (starts and ends on and beside the
+// word edges included) sets exactly its bits, ORed over what was there.
+TEST(MarkBuckets, SetBitRangeSetsExactlyItsRun) {
+  for (std::uint64_t first = 0; first < 256; ++first) {
+    for (std::uint64_t count = 0; first + count <= 256; ++count) {
+      std::uint64_t words[4] = {0, 0x8000000000000001ULL, 0, 0};
+      detail::set_bit_range(words, first, count);
+      for (std::uint64_t bit = 0; bit < 256; ++bit) {
+        const bool before = bit == 64 || bit == 127;
+        const bool want = before || (bit >= first && bit < first + count);
+        ASSERT_EQ((words[bit / 64] >> (bit % 64)) & 1, want ? 1U : 0U)
+            << "first " << first << ", count " << count << ", bit " << bit;
+      }
+    }
+  }
 }
 
 TEST(AtomicSink, KeepsAndCountsOnlyTheMarksOfItsBits) {

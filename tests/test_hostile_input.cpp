@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,8 @@ TEST(HostileInput, EveryNumericOptionIsDecimalOnly) {
     for (std::size_t i = refused.size(); i < runs.size(); ++i) {
       SCOPED_TRACE(o.before[0] + " " + o.option + (i == refused.size() ? "=010" : "=08"));
       const ProcessResult r = runs[i]->wait();
+      EXPECT_EQ(r.signal, 0) << r.err;
+      EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << "exit " << r.exit_code << ": " << r.err;
       EXPECT_EQ(r.err.find("Could not convert"), std::string::npos) << r.err;
       if (r.exit_code == 2) {
         EXPECT_NE(r.err.find("too "), std::string::npos) << "only out of range: " << r.err;
@@ -304,8 +307,8 @@ TEST(HostileInput, VerifyFailsOnADamagedCompleteFile) {
 }
 
 // The command printed to continue a stopped run carries every parameter:
-// run as printed, it continues the same run (here: one stopped before its
-// first level, whose file holds none).
+// run as printed (its arguments after the program), it continues the same
+// run to a complete file.
 TEST(HostileInput, ThePrintedResumeCommandCarriesEveryParameter) {
   ScratchDir dir;
   const std::string out = dir.file("run.h5");
@@ -315,7 +318,23 @@ TEST(HostileInput, ThePrintedResumeCommandCarriesEveryParameter) {
   const ProcessResult r = p.wait();
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_EQ(r.err.find("1..0"), std::string::npos) << r.err;
-  const std::string line = r.err.substr(r.err.find("to continue: "));
+  const std::size_t at = r.err.find("to continue: ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string line = r.err.substr(at + 13, r.err.find('\n', at) - at - 13);
   for (const char* part : {"--max-tiles 70", "--store-losing 12", "--threads 1", "--memory-limit 1G", "--resume"})
     EXPECT_NE(line.find(part), std::string::npos) << part << " missing from " << line;
+  // Its words (the scratch path has no spaces or quotes), less the program's path.
+  ASSERT_EQ(line.find_first_of("'\""), std::string::npos) << line;
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) words.push_back(w);
+  ASSERT_GE(words.size(), 2u) << line;
+  words.erase(words.begin());
+  words.push_back("-q");
+  const ProcessResult resumed = run_chomp(words);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const LevelTable t = read_level_file(out);
+  EXPECT_TRUE(t.complete());
+  EXPECT_EQ(t.tiles.size(), 70u);
+  EXPECT_EQ(t.number_attributes.at("store_losing"), 12);
 }

@@ -238,14 +238,15 @@ TEST(Resume, AMemoryLimitOf32MiBHoldsWithTheSameLevels) {
 
 // Many kills at random moments of a short run: early (while the file is
 // made), during small levels whose writes take a large share of the time,
-// and late. Each is resumed and compared with an uninterrupted run.
-// CHOMP_KILL_ROUNDS sets the number of rounds (default 6).
+// and late. Each is resumed and compared with an uninterrupted run, timed
+// with the killed runs' threads; at least one kill must land before its run
+// ends. CHOMP_KILL_ROUNDS sets the number of rounds (default 6).
 TEST(Resume, KillsAtRandomMomentsAlwaysResume) {
   ScratchDir dir;
   const int max = kFullSize ? 62 : 45;
   const std::string ref = dir.file("ref.h5");
   const auto start = std::chrono::steady_clock::now();
-  const ProcessResult r = run_chomp({"sieve", "-n", std::to_string(max), "-t", "1", "-q", "-o", ref});
+  const ProcessResult r = run_chomp({"sieve", "-n", std::to_string(max), "-t", "2", "-q", "-o", ref});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double run_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -253,6 +254,7 @@ TEST(Resume, KillsAtRandomMomentsAlwaysResume) {
   const auto seed = test_seed();
   SCOPED_TRACE("CHOMP_TEST_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
+  int landed = 0;
   for (int round = 0; round < rounds; ++round) {
     const std::string out = dir.file("run" + std::to_string(round) + ".h5");
     const int delay_us = std::uniform_int_distribution<int>(0, static_cast<int>(run_ms * 1000))(rng);
@@ -261,13 +263,17 @@ TEST(Resume, KillsAtRandomMomentsAlwaysResume) {
       ChompProcess run({"sieve", "-n", std::to_string(max), "-t", "2", "-q", "-o", out});
       std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
       run.send(SIGKILL);
-      run.wait();
+      if (run.wait().signal == SIGKILL) ++landed;
     }
     const ProcessResult resumed = run_chomp({"sieve", "--resume", "-n", std::to_string(max), "-t", "1", "-q", "-o", out});
     ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
     expect_same_levels(ref, out);
     expect_complete(read_level_file(out), max);
   }
+  if (rounds > 0) {
+    EXPECT_GE(landed, 1) << "no kill landed before its run ended";
+  }
+  RecordProperty("kills_landed", landed);
 }
 
 // Kills while a resume reads the store back (it checks every finished
@@ -584,31 +590,30 @@ TEST(Resume, OneAndTwoThreadsWriteTheSameLevels) {
 // The progress line of a long run: level k/N, the level's percent, the time
 // elapsed, the window, and an ETA of the level and of the run; a quiet run
 // prints none. (CHOMP_PROGRESS_INTERVAL makes lines to a file come every
-// 0.2 s instead of every 30 s; the first 3 s print nothing.)
+// 0.2 s instead of every 30 s; CHOMP_PROGRESS_QUIET=0 lets them start at
+// once, where a run prints nothing in its first 3 s.)
 TEST(Progress, ALongRunShowsLevelPercentElapsedAndEtaAndAQuietOneNothing) {
   ScratchDir dir;
-  const int max = kFullSize ? 96 : 80;
+  const int max = kFullSize ? 86 : 72;
+  // CHOMP_PROGRESS_QUIET=0: the line from the start (a run shows none in
+  // its first seconds), every 0.2 s; so every run, fast or slow, shows it.
   auto run = [&](const std::string& name, int n, const std::string& extra) {
     const std::string err = dir.file(name + ".err");
-    const std::string cmd = "CHOMP_PROGRESS_INTERVAL=0.2 '" + std::string(CHOMP_BINARY) + "' sieve -n " +
+    const std::string cmd = "CHOMP_PROGRESS_QUIET=0 CHOMP_PROGRESS_INTERVAL=0.2 '" + chomp_binary() + "' sieve -n " +
                             std::to_string(n) + " -t 2 -o '" + dir.file(name + ".h5") + "' " + extra +
                             " >/dev/null 2>'" + err + "'";
     const int rc = std::system(cmd.c_str());
     EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << cmd;
     return read_text(err);
   };
-  const auto started = std::chrono::steady_clock::now();
   const std::string err = run("loud", max, "");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const std::regex line("level (\\d+)/" + std::to_string(max) +
                         " \u00b7 +\\d+% \u00b7 [0-9:s ]+ elapsed( \u00b7 window \\d+\\.\\.\\d+)?"
                         " \u00b7 ETA (level [0-9:s ]+, )?run [0-9:s ]+\n");
   const auto lines = std::distance(std::sregex_iterator(err.begin(), err.end(), line), std::sregex_iterator());
-  if (seconds > 5) {
-    EXPECT_GT(lines, 0) << err;
-  }
-  // A quiet run past the first seconds, which would have shown lines.
-  EXPECT_EQ(run("quiet", max - 6, "-q").find("level "), std::string::npos);
+  EXPECT_GT(lines, 0) << err;
+  // A quiet run, which would have shown lines from its start.
+  EXPECT_EQ(run("quiet", max, "-q").find("level "), std::string::npos);
 }
 
 // ---- The window's checkpoint (src/checkpoint.cpp) ----
@@ -645,9 +650,11 @@ std::string stop_inside_a_window(const ScratchDir& dir, const std::string& name,
 }  // namespace
 
 // A stop inside a window saves its bitmaps and the pass's progress; the
-// resumed run continues the pass from them (twice here: the second stop
-// lands in the continued pass) and writes the levels, marks and losing
-// ranks of an uninterrupted run. The checkpoint is gone once used.
+// resumed run continues the pass from them and writes the levels, marks
+// and losing ranks of an uninterrupted run. A second stop, 200 ms into the
+// continued pass, usually lands in it and is continued in turn; a
+// continued pass with too little left may finish first, which the test
+// allows (recorded as second_stop_landed). The checkpoint is gone once used.
 TEST(Checkpoint, StopsInsideAWindowAreContinuedToTheSameLevelsAndMarks) {
   ScratchDir dir;
   ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
@@ -665,6 +672,7 @@ TEST(Checkpoint, StopsInsideAWindowAreContinuedToTheSameLevelsAndMarks) {
     } else {
       EXPECT_EQ(r.exit_code, 0) << r.err;  // it had little left to do
     }
+    RecordProperty("second_stop_landed", r.exit_code == 143 ? 1 : 0);
   }
   const ProcessResult last = run_chomp(checkpoint_run(dir, "run", {"--resume"}));
   ASSERT_EQ(last.exit_code, 0) << last.err;
