@@ -324,7 +324,9 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "first), 0 (as --file-all-marks); fewer when their bits do not fit")
       ->transform(whole_number(0, 2))
       ->capture_default_str();
-  sub.add_flag("--dry-run", a->dry_run, "Print the memory and disk plan and a time estimate on stdout, check it, and exit (for the estimate it first sieves up to 92 levels: a few seconds)");
+  sub.add_flag("--dry-run", a->dry_run,
+               "Print the memory and disk plan and a time estimate on stdout, check it, and exit (for the "
+               "estimate it first sieves up to 92 levels: a few seconds)");
   sub.add_option("--processes", a->processes,
                  "With --dry-run: plan for K MPI processes, the memory per process (an MPI run takes its count "
                  "from mpirun)")
