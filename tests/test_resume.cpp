@@ -387,6 +387,11 @@ TEST(Resume, SigtermStopsCleanlyAndStoredPositionsSurvive) {
   run.send(SIGTERM);
   const ProcessResult r = run.wait();
   EXPECT_EQ(r.exit_code, 143) << r.err;
+  // Heard at once, said once, before the stop's own report.
+  const std::size_t heard = r.err.find("chomp: SIGTERM: stopping once the work in hand is saved");
+  EXPECT_NE(heard, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("chomp: SIGTERM: stopping", heard + 1), std::string::npos) << r.err;
+  EXPECT_LT(heard, r.err.find("stopped by SIGTERM")) << r.err;
   EXPECT_NE(r.err.find("stopped by SIGTERM"), std::string::npos) << r.err;
   EXPECT_EQ(read_level_file(out).status(), "interrupted");
 

@@ -266,7 +266,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
 /// A process other than the leader of an MPI run: takes its share of the
 /// leader's run and stops with the others on SIGINT or SIGTERM.
 int follow_sieve(const SieveArgs& a, ClusterRun& cluster) {
-  const StopSignals stop_signals;
+  const StopSignals stop_signals(false);  // the leader says it
   try {
     return cluster.follow(a.threads, StopSignals::flag());
   } catch (const SieveInterrupted&) {

@@ -3,6 +3,10 @@
 
 #include "stop_signals.hpp"
 
+#include <unistd.h>
+
+#include <cstddef>
+
 namespace chomp::app {
 
 namespace {
@@ -13,16 +17,39 @@ std::atomic<bool> g_stop{false};
 std::atomic<int> g_stop_signal{0};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
+// Whether the handler says at once that the stop was heard (the leader of
+// a run; not the other processes of an MPI run), and whether it starts a
+// line first (stderr a terminal, where a progress line may be half drawn).
+std::atomic<bool> g_announce{true};
+std::atomic<bool> g_new_line{false};
+
+// write() is safe in a signal handler; the stop itself may take a while
+// (the round in hand, then a window's checkpoint of gigabytes), and a user
+// who heard nothing might press Ctrl-C again and lose that checkpoint.
+void announce(const char* text) {
+  std::size_t n = 0;
+  while (text[n]) ++n;
+  if (g_new_line.load()) (void)!write(2, "\n", 1);
+  (void)!write(2, text, n);
+}
+
 extern "C" void on_stop_signal(int sig) {
   g_stop_signal.store(sig);
   g_stop.store(true);
+  if (!g_announce.load()) return;
+  announce(sig == SIGINT ? "chomp: SIGINT: stopping once the work in hand is saved (a second SIGINT ends the "
+                           "program at once; --resume continues from what was saved)\n"
+                         : "chomp: SIGTERM: stopping once the work in hand is saved (a second SIGTERM ends the "
+                           "program at once; --resume continues from what was saved)\n");
 }
 
 }  // namespace
 
-StopSignals::StopSignals() {
+StopSignals::StopSignals(bool announce) {
   g_stop.store(false);
   g_stop_signal.store(0);
+  g_announce.store(announce);
+  g_new_line.store(isatty(2) != 0);
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);

@@ -13,10 +13,12 @@ namespace chomp::app {
 /// Installs the stop handlers for the scope of a run and lowers the stop
 /// flag. SIGINT or SIGTERM raises the flag, which the run polls to stop the
 /// level in progress. SA_RESETHAND: a second Ctrl-C kills at once, for a
-/// user who will not wait.
+/// user who will not wait. With `announce` (all but the other processes
+/// of an MPI run), the handler says on stderr at once that the stop was
+/// heard: saving a window's checkpoint can take a minute.
 class StopSignals {
  public:
-  StopSignals();
+  explicit StopSignals(bool announce = true);
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
