@@ -52,6 +52,9 @@ std::string description_3d(const Column& c) {
   if (name == "positions") return "PL(n): number of 3D positions (plane partitions of n) with n cubes";
   if (name == "losing") return "L(n): number of losing 3D positions with n cubes";
   if (name == "marks") return "moves examined at the level (the 3D sieve decides each position by its moves)";
+  if (name == "losing_fraction") return "L(n) / PL(n)";
+  if (name == "hypothesis_ratio")
+    return "L(n) / (PL(n) / ln PL(n)); NaN where ln PL(n) = 0 (the 2D conjecture's ratio, computed for 3D Chomp)";
   return c.description;
 }
 
@@ -131,7 +134,8 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
     Handle group = check(H5Gcreate2(f, "levels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
                          "cannot create group /levels in " + path);
     write_attr(group.get(), "description",
-               "one row per tile count n = 1..max_tiles, appended as each level completes");
+               prov.dimensions == 3 ? "one row per cube count n = 1..max_tiles, appended as each level completes"
+                                    : "one row per tile count n = 1..max_tiles, appended as each level completes");
     for (const Column& c : columns()) {
       const std::string description = prov.dimensions == 3 ? description_3d(c) : c.description;
       impl_->columns.push_back(make_series(group.get(), c.name, c.file_type, kRowChunk, false, description,

@@ -77,7 +77,7 @@ TEST(GrundyResume, SigtermStopsCleanlyAndResumeEqualsAnUninterruptedRun) {
   const ProcessResult r = run.wait();
   ASSERT_EQ(r.exit_code, 143) << "the run ended before the signal? " << r.err;
   EXPECT_TRUE(contains(r.err, "stopped by SIGTERM during level ")) << r.err;
-  EXPECT_TRUE(contains(r.err, "chomp: SIGTERM: stopping once the work in hand is saved")) << r.err;
+  EXPECT_TRUE(contains(r.err, "chomp: SIGTERM heard: stopping cleanly")) << r.err;
   EXPECT_TRUE(contains(r.err, "(status \"interrupted\")")) << r.err;
   int saved = 0;
   {

@@ -333,6 +333,8 @@ TEST(Sieve3d, CliWritesTheLevelTableWithDimensions3) {
   EXPECT_NE(dataset_description(out, "/levels/tiles").find("cube count"), std::string::npos);
   EXPECT_NE(dataset_description(out, "/levels/positions").find("plane partitions"), std::string::npos);
   EXPECT_NE(dataset_description(out, "/levels/marks").find("moves examined"), std::string::npos);
+  EXPECT_NE(dataset_description(out, "/levels/hypothesis_ratio").find("PL(n) / ln PL(n)"), std::string::npos);
+  EXPECT_EQ(dataset_description(out, "/levels/losing_fraction"), "L(n) / PL(n)");
   // The printed table has the same counts (level 3: 6 positions, 3 losing).
   char row[64];
   std::snprintf(row, sizeof row, "%6d %16d %14d ", 3, 6, 3);

@@ -3,8 +3,10 @@
 
 #include "stop_signals.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 
 namespace chomp::app {
@@ -17,9 +19,12 @@ std::atomic<bool> g_stop{false};
 std::atomic<int> g_stop_signal{0};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
-// Whether the handler says at once that the stop was heard (the leader of
-// a run; not the other processes of an MPI run), and whether it starts a
-// line first (stderr a terminal, where a progress line may be half drawn).
+// Whether the handler says at once that the stop was heard: the leader of
+// a run (not the other processes of an MPI run), and only where stderr is
+// a terminal or a regular file. A pipe's reader may be gone (Ctrl-C ends
+// `tee` too), and a write to it would raise SIGPIPE and end the program
+// before it saved anything. On a terminal it starts a line of its own,
+// where a progress line may be half drawn.
 std::atomic<bool> g_announce{true};
 std::atomic<bool> g_new_line{false};
 
@@ -34,13 +39,15 @@ void announce(const char* text) {
 }
 
 extern "C" void on_stop_signal(int sig) {
+  const int saved_errno = errno;
   g_stop_signal.store(sig);
   g_stop.store(true);
-  if (!g_announce.load()) return;
-  announce(sig == SIGINT ? "chomp: SIGINT: stopping once the work in hand is saved (a second SIGINT ends the "
-                           "program at once; --resume continues from what was saved)\n"
-                         : "chomp: SIGTERM: stopping once the work in hand is saved (a second SIGTERM ends the "
-                           "program at once; --resume continues from what was saved)\n");
+  if (g_announce.load())
+    announce(sig == SIGINT ? "chomp: SIGINT heard: stopping cleanly, which can take a minute (a second SIGINT "
+                             "ends the program at once; --resume continues either way)\n"
+                           : "chomp: SIGTERM heard: stopping cleanly, which can take a minute (a second SIGTERM "
+                             "ends the program at once; --resume continues either way)\n");
+  errno = saved_errno;
 }
 
 }  // namespace
@@ -48,8 +55,10 @@ extern "C" void on_stop_signal(int sig) {
 StopSignals::StopSignals(bool announce) {
   g_stop.store(false);
   g_stop_signal.store(0);
-  g_announce.store(announce);
-  g_new_line.store(isatty(2) != 0);
+  struct stat st {};
+  const bool terminal = isatty(2) != 0;
+  g_announce.store(announce && (terminal || (fstat(2, &st) == 0 && S_ISREG(st.st_mode))));
+  g_new_line.store(terminal);
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);

@@ -15,7 +15,8 @@ namespace chomp::app {
 /// level in progress. SA_RESETHAND: a second Ctrl-C kills at once, for a
 /// user who will not wait. With `announce` (all but the other processes
 /// of an MPI run), the handler says on stderr at once that the stop was
-/// heard: saving a window's checkpoint can take a minute.
+/// heard, where stderr is a terminal or a file (not a pipe, whose reader
+/// may be gone): saving a window's checkpoint can take a minute.
 class StopSignals {
  public:
   explicit StopSignals(bool announce = true);
