@@ -42,21 +42,10 @@ struct Column {
   hid_t file_type;
   hid_t mem_type;
   const char* description;
+  /// In a table of 3D Chomp (dimensions = 3), where a level is a cube
+  /// count and its positions are plane partitions; null: the same.
+  const char* description_3d = nullptr;
 };
-
-/// A column's description in a table of 3D Chomp (dimensions = 3), where a
-/// level is a cube count and its positions are plane partitions.
-std::string description_3d(const Column& c) {
-  const std::string name = c.name;
-  if (name == "tiles") return "cube count n of the level (3D Chomp)";
-  if (name == "positions") return "PL(n): number of 3D positions (plane partitions of n) with n cubes";
-  if (name == "losing") return "L(n): number of losing 3D positions with n cubes";
-  if (name == "marks") return "moves examined at the level (the 3D sieve decides each position by its moves)";
-  if (name == "losing_fraction") return "L(n) / PL(n)";
-  if (name == "hypothesis_ratio")
-    return "L(n) / (PL(n) / ln PL(n)); NaN where ln PL(n) = 0 (the 2D conjecture's ratio, computed for 3D Chomp)";
-  return c.description;
-}
 
 // The order is the file's column order; LevelFileWriter::append follows it.
 // Columns after the first seven are new in format_version 3 (optional when
@@ -64,18 +53,22 @@ std::string description_3d(const Column& c) {
 constexpr std::size_t kColumns = 11;
 const std::array<Column, kColumns>& columns() {
   static const std::array<Column, kColumns> cols{{
-      {"tiles", H5T_STD_U32LE, H5T_NATIVE_UINT32, "tile count n of the level"},
+      {"tiles", H5T_STD_U32LE, H5T_NATIVE_UINT32, "tile count n of the level", "cube count n of the level (3D Chomp)"},
       {"positions", H5T_STD_U64LE, H5T_NATIVE_UINT64,
-       "p(n): number of positions (partitions of n) with n tiles"},
-      {"losing", H5T_STD_U64LE, H5T_NATIVE_UINT64, "L(n): number of losing positions with n tiles"},
-      {"losing_fraction", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, "L(n) / p(n)"},
+       "p(n): number of positions (partitions of n) with n tiles",
+       "PL(n): number of 3D positions (plane partitions of n) with n cubes"},
+      {"losing", H5T_STD_U64LE, H5T_NATIVE_UINT64, "L(n): number of losing positions with n tiles",
+       "L(n): number of losing 3D positions with n cubes"},
+      {"losing_fraction", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, "L(n) / p(n)", "L(n) / PL(n)"},
       {"hypothesis_ratio", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-       "L(n) / (p(n) / ln p(n)); NaN where ln p(n) = 0; conjectured to tend to 0.286"},
+       "L(n) / (p(n) / ln p(n)); NaN where ln p(n) = 0; conjectured to tend to 0.286",
+       "L(n) / (PL(n) / ln PL(n)); NaN where ln PL(n) = 0 (the 2D conjecture's ratio, computed for 3D Chomp)"},
       {"seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
        "wall-clock seconds of the level's own work: its slices, the marks of the levels below it in its "
        "window, its transposes and scan (not the pass that opened its window: window_seconds)"},
       {"marks", H5T_STD_U64LE, H5T_NATIVE_UINT64,
-       "winning marks applied at the level (positions marked from smaller losing ones, with repeats)"},
+       "winning marks applied at the level (positions marked from smaller losing ones, with repeats)",
+       "moves examined at the level (the 3D sieve decides each position by its moves)"},
       {"window_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
        "wall-clock seconds of the pass that opened the level's window, shared by the window's levels and "
        "recorded with its first level only (0 for the others)"},
@@ -137,7 +130,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
                prov.dimensions == 3 ? "one row per cube count n = 1..max_tiles, appended as each level completes"
                                     : "one row per tile count n = 1..max_tiles, appended as each level completes");
     for (const Column& c : columns()) {
-      const std::string description = prov.dimensions == 3 ? description_3d(c) : c.description;
+      const char* description = prov.dimensions == 3 && c.description_3d ? c.description_3d : c.description;
       impl_->columns.push_back(make_series(group.get(), c.name, c.file_type, kRowChunk, false, description,
                                            std::string("cannot create /levels/") + c.name + " in " + path));
       if (std::string(c.name).find("seconds") != std::string::npos)

@@ -31,10 +31,9 @@ std::atomic<bool> g_new_line{false};
 // write() is safe in a signal handler; the stop itself may take a while
 // (the round in hand, then a window's checkpoint of gigabytes), and a user
 // who heard nothing might press Ctrl-C again and lose that checkpoint.
-void announce(const char* text) {
+void say(const char* text) {
   std::size_t n = 0;
   while (text[n]) ++n;
-  if (g_new_line.load()) (void)!write(2, "\n", 1);
   (void)!write(2, text, n);
 }
 
@@ -42,11 +41,12 @@ extern "C" void on_stop_signal(int sig) {
   const int saved_errno = errno;
   g_stop_signal.store(sig);
   g_stop.store(true);
-  if (g_announce.load())
-    announce(sig == SIGINT ? "chomp: SIGINT heard: stopping cleanly, which can take a minute (a second SIGINT "
-                             "ends the program at once; --resume continues either way)\n"
-                           : "chomp: SIGTERM heard: stopping cleanly, which can take a minute (a second SIGTERM "
-                             "ends the program at once; --resume continues either way)\n");
+  if (g_announce.load()) {
+    const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    if (g_new_line.load()) say("\n");
+    say("chomp: "), say(name), say(" heard: stopping cleanly, which can take a minute (a second "), say(name);
+    say(" ends the program at once; --resume continues either way)\n");
+  }
   errno = saved_errno;
 }
 
