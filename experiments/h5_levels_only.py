@@ -12,7 +12,8 @@ For a file with its store beside it, it also records the losing positions of
 at most three rows of every level (from `chomp show RUN.h5 --three-rows`) in
 /verifiable/three_row_losing (columns tiles, row_1, row_2, row_3), which
 `chomp verify` checks in the copy against three-rowed Chomp solved on its own
-(doc/FILE_FORMAT.md).
+(doc/FILE_FORMAT.md). A 3D run (root attribute dimensions = 3) has no such
+sample: its store holds plane partitions, and the copy is the table alone.
 
 A run still going (or stopped) can be copied up to a level it finished with
 --through K: the copy holds exactly levels 1..K, says so (max_tiles = K,
@@ -56,6 +57,7 @@ def main() -> int:
         status = f.attrs.get("status", "")
         status = status.decode() if isinstance(status, bytes) else str(status)
         has_store = int(f.attrs.get("format_version", 0)) >= 3
+        two_d = int(f.attrs.get("dimensions", 2)) == 2
     if args.through is None:
         if not complete:
             print(f"error: {args.run} is not a complete run (attribute complete != 1); "
@@ -67,7 +69,7 @@ def main() -> int:
         if not 1 <= through <= finished:
             print(f"error: --through {through}: {args.run} has finished levels 1..{finished}", file=sys.stderr)
             return 1
-    sample = three_row_losing(args.chomp, args.run, through) if has_store else None
+    sample = three_row_losing(args.chomp, args.run, through) if has_store and two_d else None
     with h5py.File(args.run, "r", swmr=True) as f, h5py.File(args.out, "w-") as g:
         if "losing_positions" in f:
             # Only the levels copied: a level above K would be a level the copy does not hold.

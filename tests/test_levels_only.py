@@ -135,6 +135,26 @@ class LevelsOnlyCopy(unittest.TestCase):
         self.assertEqual(shown.returncode, 0, shown.stderr)
         self.assertEqual(run("verify", str(snap)).returncode, 0)
 
+    def test_a_3d_run_is_copied_without_a_2d_sample(self):
+        # A 3D store holds plane partitions, which `chomp show --three-rows`
+        # refuses: the copy is the table alone, every row and attribute kept.
+        run_file = Path(self.tmp.name) / "run3d.h5"
+        r = run("sieve", "--dimensions", "3", "-n", "14", "-o", str(run_file), "-q")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        copy = Path(self.tmp.name) / "run3d-levels-only.h5"
+        subprocess.run([sys.executable, str(ROOT / "experiments" / "h5_levels_only.py"), str(run_file), str(copy),
+                        "--chomp", CHOMP], check=True)
+        with h5py.File(run_file, "r") as f, h5py.File(copy, "r") as g:
+            self.assertEqual(int(g.attrs["levels_only"]), 1)
+            self.assertEqual(int(g.attrs["dimensions"]), 3)
+            self.assertNotIn("verifiable", g)
+            # PL(14) = 4167 plane partitions, 419 of them losing (data/levels3d-40.csv).
+            self.assertEqual(int(g["levels/positions"][13]), 4167)
+            self.assertEqual(int(g["levels/losing"][13]), 419)
+            for name, column in f["levels"].items():
+                np.testing.assert_array_equal(g["levels"][name][()], column[()], err_msg=name)
+            self.assertIn("3D", g["levels/tiles"].attrs["description"])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
