@@ -61,6 +61,9 @@ struct GrundyLevel {
 
 /// Called after each level, from the computing thread.
 using GrundyLevelFn = std::function<void(const GrundyLevel&)>;
+/// Called now and then during a level with the fraction of its ranks done,
+/// from any of oneTBB's threads, several at once: it must be thread-safe.
+using GrundyProgressFn = std::function<void(int tiles, double fraction)>;
 
 /// Thrown by GrundyTable's constructor when its stop flag is raised: the
 /// level in progress is dropped, and every level finished before it has
@@ -81,9 +84,10 @@ class GrundyTable {
   /// and std::bad_alloc when the values do not fit in memory. A stop flag
   /// (set from a signal handler, say) is looked at between levels and by
   /// every block of ranks inside one, so a raised flag ends the level in
-  /// progress within a block's work and throws GrundyInterrupted.
+  /// progress within a block's work and throws GrundyInterrupted. progress,
+  /// if given, hears how far each level is (every 64 blocks of 2,048 ranks).
   explicit GrundyTable(int max_tiles, const GrundyLevelFn& on_level = {},
-                       const std::atomic<bool>* stop = nullptr);
+                       const std::atomic<bool>* stop = nullptr, const GrundyProgressFn& progress = {});
   ~GrundyTable();
   GrundyTable(GrundyTable&&) noexcept;
   GrundyTable& operator=(GrundyTable&&) noexcept;

@@ -20,6 +20,7 @@
 #include "chomp/resume.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "level_eta.hpp"
 #include "run_claim.hpp"
 #include "stop_signals.hpp"
 
@@ -215,10 +216,20 @@ int run_grundy(const GrundyArgs& a) {
                      : "no level was finished; " + a.output + " holds none") +
            " (status \"" + status + "\")";
   };
+  // The progress line: a level's work is its positions times its moves.
+  std::vector<double> positions(static_cast<std::size_t>(max_tiles) + 1, 0.0);
+  {
+    const PartitionTable partitions(max_tiles);
+    for (int k = 1; k <= max_tiles; ++k)
+      positions[static_cast<std::size_t>(k)] = static_cast<double>(partitions.positions(k));
+  }
+  LevelProgress progress(pull_work(positions), a.quiet);
   try {
     const GrundyTable table(
         max_tiles,
         [&](const GrundyLevel& l) {
+          progress.level_done(l.tiles);
+          progress.clear();
           const std::size_t i = static_cast<std::size_t>(l.tiles) - 1;
           if (l.tiles <= restored) check_recomputed_level(*resume, l, a.output);
           if (i < losing.size() && losing[i] != l.zeros()) {
@@ -250,8 +261,9 @@ int run_grundy(const GrundyArgs& a) {
             std::fflush(stdout);
           }
         },
-        StopSignals::flag());
+        StopSignals::flag(), [&](int n, double fraction) { progress.update(n, fraction); });
   } catch (const GrundyInterrupted&) {
+    progress.clear();
     const int done = static_cast<int>(levels.size());
     std::cerr << "chomp: stopped by " << StopSignals::name()
               << (resume && !wrote ? " before resuming" : " during level " + std::to_string(done + 1)) << "; "
@@ -259,13 +271,17 @@ int run_grundy(const GrundyArgs& a) {
     std::cerr << "chomp: to continue: " << resume_command(a, max_tiles, check_sieve) << '\n';
     return StopSignals::exit_code();
   } catch (const SieveDisagrees& e) {
+    progress.clear();
     std::cerr << "chomp: error: " << e.what() << "; the run stops there: " << stop_message("failed") << '\n';
     return 1;
   } catch (const std::bad_alloc&) {
+    progress.clear();
     throw;
   } catch (const ResumeRefused&) {
+    progress.clear();
     throw;  // a saved level computed again differs; the file is unchanged
   } catch (const std::exception& e) {
+    progress.clear();
     if (!wrote) throw;
     // A failed write leaves the last version of the file (status "running").
     if (dynamic_cast<const H5Error*>(&e) == nullptr) {
@@ -279,6 +295,7 @@ int run_grundy(const GrundyArgs& a) {
                              " are saved in " + a.output + "; once the problem is fixed, continue with: " +
                              resume_command(a, max_tiles, check_sieve));
   }
+  progress.clear();
   write_grundy_file(a.output, max_tiles, levels, prov, "complete");
   const double seconds = since(t0);
   std::cerr << "wrote " << a.output << " (levels 1.." << max_tiles << ", " << threads_text(threads) << ", ";
@@ -322,7 +339,7 @@ const RegisterCommand reg(12, "grundy",
       ->check(byte_size());
   sub.add_flag("--dry-run", a->dry_run, "Print the memory the run takes and whether it fits, and exit");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(whole_number(1, 4096));
-  sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
+  sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table or the progress line");
   sub.footer(
       "Convention: a board in a sum never has its poisoned tile taken, so the single\n"
       "poisoned tile has value 0 and G = mex over the moves other than taking (1,1);\n"

@@ -331,7 +331,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "With --dry-run: plan for K MPI processes, the memory per process (an MPI run takes its count "
                  "from mpirun)")
       ->transform(whole_number(1, 1 << 20));
-  sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table");
+  sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table or the progress line");
   sub.add_option("--dimensions", a->dimensions,
                  "2: Chomp on a board of tiles (the default); 3: Chomp with cubes, every 3D position (plane "
                  "partition) up to --max-tiles cubes (at most 63), in the same table with root attribute "

@@ -14,23 +14,23 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <system_error>
 
 #include "chomp/losing_store.hpp"
+#include "chomp/plane_ranking.hpp"
 #include "chomp/sieve3d.hpp"
 #include "chomp/sieve_run.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "level_eta.hpp"
 #include "run_claim.hpp"
 #include "run_guards.hpp"
 #include "sieve_args.hpp"
 #include "sieve_cluster.hpp"
 #include "sieve_plan.hpp"
 #include "sieve_progress.hpp"
-#include "status_line.hpp"
 #include "stop_signals.hpp"
 
 namespace chomp::app {
@@ -122,22 +122,17 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   if (!run.resuming()) run.name_file();
   const Sieve3d& sieve = run.make_sieve3d(StopSignals::flag());
 
-  std::mutex line_mutex;
-  StatusLine line;
-  const auto show = [&](const std::string& text) {
-    const std::lock_guard guard(line_mutex);
-    if (!a.quiet && line.elapsed() >= 3.0) line.show(text);
-  };
-  const auto clear = [&] {
-    const std::lock_guard guard(line_mutex);
-    line.clear();
-  };
+  // The progress line: a level's work is its positions times its moves.
+  std::vector<double> positions;
+  for (const std::uint64_t pl : plane_partition_counts(max_cubes)) positions.push_back(static_cast<double>(pl));
+  LevelProgress progress(pull_work(positions), a.quiet);
+  const auto clear = [&] { progress.clear(); };
   try {
     if (run.resuming()) {
       run.restore(
           [&](int n, int levels) {
-            show("checking level " + std::to_string(n) + " of " + std::to_string(levels) + ", " +
-                 clock_text(line.elapsed()));
+            progress.show("checking level " + std::to_string(n) + " of " + std::to_string(levels) + ", " +
+                          clock_text(progress.elapsed()));
           },
           StopSignals::flag());
       clear();
@@ -149,20 +144,17 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
         std::cerr << "no finished level to restore";
       std::cerr << "; continuing to level " << max_cubes << " with " << threads_text(threads) << '\n';
     }
+    progress.level_done(run.restored_levels());
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "cubes", "positions", "losing", "%losing", "ratio", "seconds");
     run.run(
         [&](const LevelResult& r) {
+          progress.level_done(r.tiles);
           if (a.quiet) return;
           clear();
           print_row(r);
         },
-        [&](int n, double fraction) {
-          char text[96];
-          std::snprintf(text, sizeof text, "level %d/%d \u00b7 %3.0f%% \u00b7 %s elapsed", n, max_cubes, 100 * fraction,
-                        clock_text(line.elapsed()).c_str());
-          show(text);
-        });
+        [&](int n, double fraction) { progress.update(n, fraction); });
   } catch (const SieveInterrupted&) {
     clear();
     if (!run.stopped()) {

@@ -1,0 +1,78 @@
+/// @file level_eta.cpp
+/// @brief The progress line and ETA of runs whose levels' relative work is
+/// known (level_eta.hpp).
+
+#include "level_eta.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "sieve_progress.hpp"
+
+namespace chomp::app {
+namespace {
+/// An ETA beyond this (a pace that has all but stopped) is shown as this.
+constexpr double kLongestEta = 1e8;
+}  // namespace
+
+std::vector<double> pull_work(const std::vector<double>& positions) {
+  std::vector<double> work(positions.size(), 0.0);
+  for (std::size_t n = 0; n < positions.size(); ++n) work[n] = positions[n] * static_cast<double>(n);
+  return work;
+}
+
+std::string level_eta_text(const std::vector<double>& work, int n, double fraction, double seconds) {
+  const std::size_t i = static_cast<std::size_t>(n);
+  if (n < 1 || i >= work.size() || work[i] <= 0 || fraction < 0.02 || seconds < 0.2) return "";
+  fraction = std::min(fraction, 1.0);
+  const double pace = seconds / (fraction * work[i]);  // seconds per unit of work
+  const double level_left = pace * (1 - fraction) * work[i];
+  double later = 0;
+  for (std::size_t m = i + 1; m < work.size(); ++m) later += work[m];
+  const double run_left = std::min(level_left + pace * later, kLongestEta);
+  return " \u00b7 ETA level " + clock_text(level_left) + ", run " + clock_text(run_left);
+}
+
+LevelProgress::LevelProgress(std::vector<double> work, bool quiet) : work_(std::move(work)), quiet_(quiet) {
+  if (const char* v = std::getenv("CHOMP_PROGRESS_QUIET")) {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && s >= 0) quiet_seconds_ = s;
+  }
+}
+
+void LevelProgress::level_done(int n) {
+  const std::lock_guard lock(mutex_);
+  done_ = n;
+  level_started_ = line_.elapsed();
+}
+
+void LevelProgress::update(int n, double fraction) {
+  if (quiet_) return;
+  const std::lock_guard lock(mutex_);
+  const double now = line_.elapsed();
+  if (now < quiet_seconds_) return;
+  const int max = static_cast<int>(work_.size()) - 1;
+  char head[96];
+  std::snprintf(head, sizeof head, "level %d/%d \u00b7 %3.0f%% \u00b7 %s elapsed", n, max, 100 * fraction,
+                clock_text(now).c_str());
+  // A level whose start this line did not see (its predecessor's end was
+  // not reported) has no pace to read.
+  const std::string eta = n == done_ + 1 ? level_eta_text(work_, n, fraction, now - level_started_) : "";
+  line_.show(head + eta);
+}
+
+void LevelProgress::show(const std::string& text) {
+  if (quiet_) return;
+  const std::lock_guard lock(mutex_);
+  if (line_.elapsed() >= quiet_seconds_) line_.show(text);
+}
+
+void LevelProgress::clear() {
+  const std::lock_guard lock(mutex_);
+  line_.clear();
+}
+
+}  // namespace chomp::app
