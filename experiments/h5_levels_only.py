@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Copies a chomp sieve result file's table without its losing ranks, with a
-verifiable sample.
+verifiable sample for 2D runs.
 
 Files of format 2 keep the losing ranks of every level under /resume (about
 1 GB at n = 130); files of format 3 keep them in a store file beside them

@@ -96,10 +96,15 @@ void GrundyTable::Impl::solve_level(int n, const std::atomic<bool>* stop, const 
   std::vector<const std::uint8_t*> level_data(static_cast<std::size_t>(n) + 1, nullptr);
   for (int m = 1; m < n; ++m) level_data[static_cast<std::size_t>(m)] = vals[static_cast<std::size_t>(m)].data();
   level_ptr = level_data.data();
-  std::atomic<std::uint64_t> valued_total{0}, blocks_done{0};
+  // How far the level is: the positions valued (a solved one and its
+  // transpose), of p(n). A count of ranks would misread it: the high ranks
+  // (long first rows) are mostly transposes, passed over in a moment, so
+  // the thread that takes them races ahead.
+  std::atomic<std::uint64_t> valued_total{0}, reports{0};
+  constexpr std::uint64_t kReportRanks = 2048;
 
   tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, p, 2048), [&](const tbb::blocked_range<std::uint64_t>& br) {
-    // A stop skips the blocks not yet begun; the level is then dropped whole.
+    // A stop skips the rest of the level, which is then dropped whole.
     if (stopped()) return;
     Histogram& h = hist.local();
     Rows lam;
@@ -107,8 +112,22 @@ void GrundyTable::Impl::solve_level(int n, const std::atomic<bool>* stop, const 
     std::array<int, kMaxTiles + 2> S{}, Tt{}, col{}, run_end{};
     std::array<std::uint64_t, kMaxTiles + 2> C{};
     std::array<const std::uint8_t*, kMaxTiles + 1> addr{};
-    std::uint64_t valued = 0;  // positions given a value in this block
+    std::uint64_t valued = 0;  // positions given a value since the last report
+    // Every 2,048 ranks: the positions valued go to the level's count, and
+    // every 64th report to `progress`; and a stop is looked at. (The
+    // partitioner hands a thread chunks of up to a hundredth of the level,
+    // 1.5 million ranks at n = 100, so the chunks alone are too coarse.)
+    const auto report = [&] {
+      const std::uint64_t done = valued_total.fetch_add(valued, std::memory_order_relaxed) + valued;
+      valued = 0;
+      if (progress && (reports.fetch_add(1, std::memory_order_relaxed) + 1) % 64 == 0)
+        progress(n, static_cast<double>(done) / static_cast<double>(p));
+    };
     for (std::uint64_t rank = br.begin(); rank != br.end(); ++rank) {
+      if (rank != br.begin() && (rank - br.begin()) % kReportRanks == 0) {
+        report();
+        if (stopped()) return;
+      }
       lam.clear();
       T.unrank_into(n, n, rank, lam);
       const int r = static_cast<int>(lam.size());
@@ -182,13 +201,7 @@ void GrundyTable::Impl::solve_level(int n, const std::atomic<bool>* stop, const 
         ++valued;
       }
     }
-    // How far the level is: the positions valued (a solved one and its
-    // transpose), of p(n). A count of ranks would read 50% within a tenth
-    // of the level: its low ranks (short first rows) are mostly transposes,
-    // passed over.
-    const std::uint64_t done = valued_total.fetch_add(valued, std::memory_order_relaxed) + valued;
-    if (progress && (blocks_done.fetch_add(1, std::memory_order_relaxed) + 1) % 64 == 0)
-      progress(n, static_cast<double>(done) / static_cast<double>(p));
+    report();
   });
   if (stopped()) throw GrundyInterrupted("stopped during level " + std::to_string(n));
   Histogram total{};

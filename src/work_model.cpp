@@ -41,4 +41,23 @@ double model_work(const PartitionTable& table, const std::vector<PlannedWindow>&
   return work;
 }
 
+std::vector<double> pull_work(const std::vector<double>& positions) {
+  std::vector<double> work(positions.size(), 0.0);
+  for (std::size_t n = 0; n < positions.size(); ++n) work[n] = positions[n] * static_cast<double>(n);
+  return work;
+}
+
+bool pace_eta(const std::vector<double>& work, int n, double fraction, double seconds, PaceEta& out) {
+  const std::size_t i = static_cast<std::size_t>(n);
+  if (n < 1 || i >= work.size() || work[i] <= 0 || fraction < 0.02 || seconds < 0.2) return false;
+  fraction = std::min(fraction, 1.0);
+  const double pace = seconds / (fraction * work[i]);  // seconds per unit of work
+  const double level_left = pace * (1 - fraction) * work[i];
+  double later = 0;
+  for (std::size_t m = i + 1; m < work.size(); ++m) later += work[m];
+  out.level_left = std::min(level_left, kLongestEta);
+  out.run_left = std::min(level_left + pace * later, kLongestEta);
+  return true;
+}
+
 }  // namespace chomp

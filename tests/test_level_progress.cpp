@@ -61,7 +61,8 @@ std::vector<Line> progress_lines(const ScratchDir& dir, const std::string& args,
 
 /// The lines' facts: levels 1..max, percents up to 100, some ETA, and each
 /// ETA's run at least its level's, equal to it (to the rounding of a second)
-/// on the last level, which has no level after it.
+/// on the last level, which has no level after it. (The ETA's arithmetic
+/// has its own test: WorkModel.PaceEtaProjectsTheLevelsPaceOverTheWorkLeft.)
 void expect_sound(const std::vector<Line>& lines, int max, const std::string& err) {
   ASSERT_FALSE(lines.empty()) << err;
   int with_eta = 0;
@@ -90,12 +91,10 @@ TEST(LevelProgress, GrundyShowsLevelPercentElapsedAndEtaAndAQuietRunNothing) {
   const std::string base = "grundy -n " + std::to_string(max) + " -t 2 --force -o '" + dir.file("g.h5") + "'";
   const std::vector<Line> lines = progress_lines(dir, base, max, err);
   expect_sound(lines, max, err);
-  // An ETA early in the run reaches past the level it is in.
-  bool later = false;
-  for (const Line& l : lines) later = later || (l.eta && l.level < max && l.run_left > l.level_left);
-  EXPECT_TRUE(later) << err;
-  // A quiet run, which would have shown lines from its start.
-  progress_lines(dir, "grundy -n 50 -t 2 -q --force -o '" + dir.file("q.h5") + "'", 50, err);
+  // A quiet run, which without -q shows lines from its start.
+  const std::string small = "grundy -n 50 -t 2 --force -o '" + dir.file("q.h5") + "'";
+  EXPECT_FALSE(progress_lines(dir, small, 50, err).empty()) << err;
+  progress_lines(dir, small + " -q", 50, err);
   EXPECT_EQ(err.find("level "), std::string::npos) << err;
 }
 

@@ -137,7 +137,7 @@ class LevelsOnlyCopy(unittest.TestCase):
 
     def test_a_3d_run_is_copied_without_a_2d_sample(self):
         # A 3D store holds plane partitions, which `chomp show --three-rows`
-        # refuses: the copy is the table alone, every row and attribute kept.
+        # refuses: the copy is the table alone, every row and root attribute kept.
         run_file = Path(self.tmp.name) / "run3d.h5"
         r = run("sieve", "--dimensions", "3", "-n", "14", "-o", str(run_file), "-q")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -153,6 +153,8 @@ class LevelsOnlyCopy(unittest.TestCase):
             self.assertEqual(int(g["levels/losing"][13]), 419)
             for name, column in f["levels"].items():
                 np.testing.assert_array_equal(g["levels"][name][()], column[()], err_msg=name)
+            for key, value in f.attrs.items():
+                self.assertEqual(g.attrs[key], value, key)
             self.assertIn("3D", g["levels/tiles"].attrs["description"])
 
 

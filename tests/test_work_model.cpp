@@ -157,5 +157,34 @@ TEST(WorkModel, APlanFromALaterLevelIsTheRestOfTheRunsWindows) {
   }
 }
 
+// The ETA of grundy and 3D runs: the level's seconds per unit of work so
+// far, over the rest of the level and every later level.
+TEST(WorkModel, PaceEtaProjectsTheLevelsPaceOverTheWorkLeft) {
+  const std::vector<double> work = pull_work({1, 1, 1, 4 / 3.0});  // 0, 1, 2, 4
+  ASSERT_EQ(work.size(), 4u);
+  EXPECT_DOUBLE_EQ(work[0], 0);
+  EXPECT_DOUBLE_EQ(work[2], 2);
+  EXPECT_DOUBLE_EQ(work[3], 4);
+  PaceEta eta;
+  // A quarter of level 2 (work 2) in 1 s: 2 s a unit; 1.5 units left in it,
+  // then 4 in level 3.
+  ASSERT_TRUE(pace_eta(work, 2, 0.25, 1.0, eta));
+  EXPECT_DOUBLE_EQ(eta.level_left, 3.0);
+  EXPECT_DOUBLE_EQ(eta.run_left, 11.0);
+  // The last level: the run ends with it.
+  ASSERT_TRUE(pace_eta(work, 3, 0.5, 2.0, eta));
+  EXPECT_DOUBLE_EQ(eta.level_left, 2.0);
+  EXPECT_DOUBLE_EQ(eta.run_left, 2.0);
+  // No pace yet: under 2% of the level or 0.2 s of it; no such level.
+  EXPECT_FALSE(pace_eta(work, 2, 0.01, 5.0, eta));
+  EXPECT_FALSE(pace_eta(work, 2, 0.5, 0.1, eta));
+  EXPECT_FALSE(pace_eta(work, 0, 0.5, 1.0, eta));
+  EXPECT_FALSE(pace_eta(work, 4, 0.5, 1.0, eta));
+  // A pace that has all but stopped: both capped.
+  ASSERT_TRUE(pace_eta(work, 2, 0.02, 1e9, eta));
+  EXPECT_DOUBLE_EQ(eta.level_left, kLongestEta);
+  EXPECT_DOUBLE_EQ(eta.run_left, kLongestEta);
+}
+
 }  // namespace
 }  // namespace chomp

@@ -83,9 +83,9 @@ class GrundyTable {
   /// each. Throws std::invalid_argument for max_tiles outside 1..kMaxTiles
   /// and std::bad_alloc when the values do not fit in memory. A stop flag
   /// (set from a signal handler, say) is looked at between levels and by
-  /// every block of ranks inside one, so a raised flag ends the level in
-  /// progress within a block's work and throws GrundyInterrupted. progress,
-  /// if given, hears how far each level is (every 64 blocks of 2,048 ranks).
+  /// every 2,048 ranks inside one, so a raised flag ends the level in
+  /// progress within 2,048 ranks' work and throws GrundyInterrupted.
+  /// progress, if given, hears how far each level is, every 64 x 2,048 ranks.
   explicit GrundyTable(int max_tiles, const GrundyLevelFn& on_level = {},
                        const std::atomic<bool>* stop = nullptr, const GrundyProgressFn& progress = {});
   ~GrundyTable();

@@ -82,4 +82,22 @@ double model_work(const PartitionTable& table, const PlannedWindow& w, double r0
 double model_work(const PartitionTable& table, const std::vector<PlannedWindow>& windows, double r0 = kRatioAt100,
                   int k0 = 100);
 
+/// The work of levels 0..N for a pull that tries every move of every
+/// position (chomp grundy, the 3D sieve), in one unit: positions(n) x n (a
+/// position of n tiles or cubes has at most n - 1 moves). `positions` holds
+/// p(n) or PL(n) for n = 0..N.
+std::vector<double> pull_work(const std::vector<double>& positions);
+
+/// Seconds left in level n and in the whole run (levels n..N of `work`),
+/// from the level's pace so far: `fraction` of it done in `seconds`. Both
+/// are at most kLongestEta (a pace that has all but stopped).
+struct PaceEta {
+  double level_left = 0;
+  double run_left = 0;
+};
+inline constexpr double kLongestEta = 1e8;
+/// False (no pace to read yet) under 2% of the level or 0.2 s of it, or
+/// for a level outside 1..N.
+bool pace_eta(const std::vector<double>& work, int n, double fraction, double seconds, PaceEta& out);
+
 }  // namespace chomp

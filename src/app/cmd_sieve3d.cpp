@@ -147,6 +147,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
     progress.level_done(run.restored_levels());
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "cubes", "positions", "losing", "%losing", "ratio", "seconds");
+    std::fflush(stdout);  // before the progress lines, in a log of both
     run.run(
         [&](const LevelResult& r) {
           progress.level_done(r.tiles);

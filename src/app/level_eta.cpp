@@ -4,7 +4,6 @@
 
 #include "level_eta.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -12,27 +11,11 @@
 #include "sieve_progress.hpp"
 
 namespace chomp::app {
-namespace {
-/// An ETA beyond this (a pace that has all but stopped) is shown as this.
-constexpr double kLongestEta = 1e8;
-}  // namespace
-
-std::vector<double> pull_work(const std::vector<double>& positions) {
-  std::vector<double> work(positions.size(), 0.0);
-  for (std::size_t n = 0; n < positions.size(); ++n) work[n] = positions[n] * static_cast<double>(n);
-  return work;
-}
 
 std::string level_eta_text(const std::vector<double>& work, int n, double fraction, double seconds) {
-  const std::size_t i = static_cast<std::size_t>(n);
-  if (n < 1 || i >= work.size() || work[i] <= 0 || fraction < 0.02 || seconds < 0.2) return "";
-  fraction = std::min(fraction, 1.0);
-  const double pace = seconds / (fraction * work[i]);  // seconds per unit of work
-  const double level_left = pace * (1 - fraction) * work[i];
-  double later = 0;
-  for (std::size_t m = i + 1; m < work.size(); ++m) later += work[m];
-  const double run_left = std::min(level_left + pace * later, kLongestEta);
-  return " \u00b7 ETA level " + clock_text(level_left) + ", run " + clock_text(run_left);
+  PaceEta eta;
+  if (!pace_eta(work, n, fraction, seconds, eta)) return "";
+  return " \u00b7 ETA level " + clock_text(eta.level_left) + ", run " + clock_text(eta.run_left);
 }
 
 LevelProgress::LevelProgress(std::vector<double> work, bool quiet) : work_(std::move(work)), quiet_(quiet) {

@@ -2,27 +2,22 @@
 /// @brief The progress line, with an ETA, of runs whose levels' relative
 /// work is known beforehand (`chomp grundy`, `chomp sieve --dimensions 3`):
 /// the pace of the level in progress, in seconds per unit of work, projected
-/// over the rest of that level and every level after it.
+/// over the rest of that level and every level after it (the arithmetic is
+/// chomp/work_model.hpp's pace_eta).
 #pragma once
 
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "chomp/work_model.hpp"
 #include "status_line.hpp"
 
 namespace chomp::app {
 
-/// The work of levels 0..N in any one unit, for a pull that tries every
-/// move of every position: positions(n) x n (a position of n tiles or
-/// cubes has at most n - 1 moves). `positions` holds p(n) or PL(n) for
-/// n = 0..N.
-std::vector<double> pull_work(const std::vector<double>& positions);
-
 /// " · ETA level M:SS, run H:MM:SS" for level n of a run whose levels'
-/// work is `work` (index n, up to the run's last level), a fraction of level
-/// n done in `seconds`; "" before a pace can be read (under 2% of the level
-/// or under 0.2 s of it).
+/// work is `work` (chomp/work_model.hpp: pace_eta), or "" before a pace can
+/// be read.
 std::string level_eta_text(const std::vector<double>& work, int n, double fraction, double seconds);
 
 /// "level n/N · 54% · 1:02 elapsed · ETA level 0:40, run 5:10" on stderr

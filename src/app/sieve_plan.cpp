@@ -139,8 +139,8 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
   out << " (" << plan.losing << " losing positions in all)\n  disk: store ~" << bytes(plan.store_bytes)
       << ", result file ~" << bytes(plan.result_bytes);
   if (free_disk) out << "; " << bytes(free_disk) << " free now";
-  out << "\n  time: not estimated in 3D (doc/THREE_D.md: level 40 took about 10 minutes on 2 cores, and a level "
-         "takes about 1.8 times the one below)\n";
+  out << "\n  time: not estimated in 3D (doc/THREE_D.md: level 40 took about 2 minutes on 2 cores, and a level "
+         "takes about 1.6 times the one below)\n";
 }
 
 void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk) {
