@@ -61,7 +61,8 @@ struct GrundyLevel {
 
 /// Called after each level, from the computing thread.
 using GrundyLevelFn = std::function<void(const GrundyLevel&)>;
-/// Called now and then during a level with the fraction of its ranks done,
+/// Called now and then during a level with the fraction of its positions
+/// valued so far (a solved position and its transpose count two),
 /// from any of oneTBB's threads, several at once: it must be thread-safe.
 using GrundyProgressFn = std::function<void(int tiles, double fraction)>;
 
