@@ -85,15 +85,14 @@ std::string resume_command(const GrundyArgs& a, int max_tiles, const std::string
   return c + " --resume";
 }
 
-/// Levels the dry run computes to time the run: 1..58 take a second or two
+/// Levels the dry run computes to time the run: 1..58 take a few seconds
 /// on two threads, their last levels long enough to time.
 constexpr int kCalibrationTiles = 58;
 
 /// The dry run's time: levels 1..kCalibrationTiles computed now, then the
 /// levels above at the pace of the last five of those, a level's work being
-/// p(n) n (its positions times their moves). Calibrated at 58 on this
-/// machine, the run to 100 was estimated within 10% of the table in
-/// doc/GRUNDY.md.
+/// p(n) n (its positions times their moves): calibrated_run_seconds. It
+/// runs short, more so the larger N (doc/GRUNDY.md).
 std::string time_estimate(int max_tiles, int threads) {
   const int k = std::min(max_tiles, kCalibrationTiles);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
@@ -103,16 +102,13 @@ std::string time_estimate(int max_tiles, int threads) {
   const PartitionTable partitions(max_tiles);
   std::vector<double> positions(static_cast<std::size_t>(max_tiles) + 1, 0.0);
   for (int n = 1; n <= max_tiles; ++n) positions[static_cast<std::size_t>(n)] = static_cast<double>(partitions.positions(n));
-  const std::vector<double> work = pull_work(positions);
-  double timed = 0, timed_work = 0, rest = 0;
-  for (const GrundyLevel& l : calibration.levels())
-    if (l.tiles > k - 5) timed += l.seconds, timed_work += work[static_cast<std::size_t>(l.tiles)];
-  for (int n = k + 1; n <= max_tiles; ++n) rest += work[static_cast<std::size_t>(n)];
-  const double estimate = seconds + (timed_work > 0 ? timed / timed_work * rest : 0);
+  std::vector<double> level_seconds(static_cast<std::size_t>(k) + 1, 0.0);
+  for (const GrundyLevel& l : calibration.levels()) level_seconds[static_cast<std::size_t>(l.tiles)] = l.seconds;
+  const double estimate = calibrated_run_seconds(pull_work(positions), level_seconds, k, seconds);
   return "time: about " + clock_text(estimate) + " with " + threads_text(threads) + " (calibrated now: levels 1.." +
          std::to_string(k) + " in " + seconds_text(seconds) + " s" +
          (max_tiles > k ? ", the levels above at the pace of levels " + std::to_string(k - 4) + ".." +
-                              std::to_string(k) + " for p(n) n each"
+                              std::to_string(k) + " for p(n) n each; larger runs take somewhat longer"
                         : "") +
          ")";
 }
@@ -190,10 +186,11 @@ int run_grundy(const GrundyArgs& a) {
   if (a.dry_run) {
     std::printf("%s; budget %s (%s): %s\n", plan.c_str(), human_bytes(static_cast<double>(budget)).c_str(),
                 budget_source.c_str(), budget == 0 || bytes <= budget ? "fits" : "does not fit");
+    if (budget > 0 && bytes > budget) return 1;
     std::fflush(stdout);
     const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
     std::printf("%s\n", time_estimate(max_tiles, threads).c_str());
-    return budget == 0 || bytes <= budget ? 0 : 1;
+    return 0;
   }
   if (budget > 0 && bytes > budget)
     throw UsageError(plan + ", more than the budget of " + human_bytes(static_cast<double>(budget)) + " (" +
@@ -368,8 +365,8 @@ const RegisterCommand reg(12, "grundy",
                  "(default: nine tenths of the available memory)")
       ->check(byte_size());
   sub.add_flag("--dry-run", a->dry_run,
-               "Print the memory the run takes and whether it fits, and its time estimated from levels 1..58 "
-               "computed now (a second or two), and exit");
+               "Print the memory the run takes and whether it fits, and (if it does) its time estimated from "
+               "levels 1..58 computed now (a few seconds), and exit");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(whole_number(1, 4096));
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table or the progress line");
   sub.footer(
