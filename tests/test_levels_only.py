@@ -25,6 +25,12 @@ def run(*args):
     return subprocess.run([CHOMP, *args], capture_output=True, text=True)
 
 
+def levels_only(run_file, copy, *extra, check=True):
+    """experiments/h5_levels_only.py RUN COPY --chomp CHOMP EXTRA..."""
+    return subprocess.run([sys.executable, str(ROOT / "experiments" / "h5_levels_only.py"), str(run_file), str(copy),
+                           "--chomp", CHOMP, *extra], check=check, capture_output=not check, text=True)
+
+
 class LevelsOnlyCopy(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -33,8 +39,7 @@ class LevelsOnlyCopy(unittest.TestCase):
         cls.copy = Path(cls.tmp.name) / "levels-only.h5"
         r = run("sieve", "-n", "60", "-o", str(cls.run_file), "-q")
         assert r.returncode == 0, r.stderr
-        subprocess.run([sys.executable, str(ROOT / "experiments" / "h5_levels_only.py"), str(cls.run_file),
-                        str(cls.copy), "--chomp", CHOMP], check=True)
+        levels_only(cls.run_file, cls.copy)
 
     @classmethod
     def tearDownClass(cls):
@@ -94,18 +99,15 @@ class LevelsOnlyCopy(unittest.TestCase):
                 c.resize((50,))
             f.attrs["complete"] = 0
             f.attrs["status"] = "interrupted"
-        script = [sys.executable, str(ROOT / "experiments" / "h5_levels_only.py"), str(stopped)]
-        refused = subprocess.run(script + [str(Path(self.tmp.name) / "no.h5"), "--chomp", CHOMP],
-                                 capture_output=True, text=True)
+        refused = levels_only(stopped, Path(self.tmp.name) / "no.h5", check=False)
         self.assertEqual(refused.returncode, 1)
         self.assertIn("--through K copies levels 1..K of its 50 finished levels", refused.stderr)
         self.assertFalse((Path(self.tmp.name) / "no.h5").exists())
-        past = subprocess.run(script + [str(Path(self.tmp.name) / "no.h5"), "--chomp", CHOMP, "--through", "51"],
-                              capture_output=True, text=True)
+        past = levels_only(stopped, Path(self.tmp.name) / "no.h5", "--through", "51", check=False)
         self.assertEqual(past.returncode, 1)
         self.assertIn("has finished levels 1..50", past.stderr)
         snap = Path(self.tmp.name) / "snapshot.h5"
-        subprocess.run(script + [str(snap), "--chomp", CHOMP, "--through", "45"], check=True)
+        levels_only(stopped, snap, "--through", "45")
         with h5py.File(snap, "r") as f, h5py.File(self.run_file, "r") as whole:
             self.assertEqual(int(f.attrs["max_tiles"]), 45)
             self.assertEqual(int(f.attrs["complete"]), 1)
@@ -126,8 +128,7 @@ class LevelsOnlyCopy(unittest.TestCase):
         r = run("sieve", "-n", "40", "--store-losing", "30", "-o", str(run_file), "-q")
         self.assertEqual(r.returncode, 0, r.stderr)
         snap = Path(self.tmp.name) / "stored-25.h5"
-        subprocess.run([sys.executable, str(ROOT / "experiments" / "h5_levels_only.py"), str(run_file), str(snap),
-                        "--chomp", CHOMP, "--through", "25"], check=True)
+        levels_only(run_file, snap, "--through", "25")
         with h5py.File(snap, "r") as f:
             self.assertEqual(int(f.attrs["store_losing"]), 25)
             self.assertEqual(sorted(f["losing_positions"]), [f"level_{n:03d}" for n in range(1, 26)])
@@ -142,8 +143,7 @@ class LevelsOnlyCopy(unittest.TestCase):
         r = run("sieve", "--dimensions", "3", "-n", "14", "-o", str(run_file), "-q")
         self.assertEqual(r.returncode, 0, r.stderr)
         copy = Path(self.tmp.name) / "run3d-levels-only.h5"
-        subprocess.run([sys.executable, str(ROOT / "experiments" / "h5_levels_only.py"), str(run_file), str(copy),
-                        "--chomp", CHOMP], check=True)
+        levels_only(run_file, copy)
         with h5py.File(run_file, "r") as f, h5py.File(copy, "r") as g:
             self.assertEqual(int(g.attrs["levels_only"]), 1)
             self.assertEqual(int(g.attrs["dimensions"]), 3)
