@@ -61,12 +61,14 @@ bool pace_eta(const std::vector<double>& work, int n, double fraction, double se
 }
 
 double calibrated_run_seconds(const std::vector<double>& work, const std::vector<double>& level_seconds, int k,
-                              double seconds) {
-  double timed = 0, timed_work = 0, rest = 0;
+                              int from) {
+  double timed = 0, timed_work = 0, own = 0, rest = 0;
   for (int n = std::max(1, k - 4); n <= k && static_cast<std::size_t>(n) < level_seconds.size(); ++n)
     timed += level_seconds[static_cast<std::size_t>(n)], timed_work += work[static_cast<std::size_t>(n)];
-  for (std::size_t n = static_cast<std::size_t>(k) + 1; n < work.size(); ++n) rest += work[n];
-  return seconds + (timed_work > 0 ? timed / timed_work * rest : 0);
+  for (int n = std::max(1, from); n <= k && static_cast<std::size_t>(n) < level_seconds.size(); ++n)
+    own += level_seconds[static_cast<std::size_t>(n)];
+  for (std::size_t n = static_cast<std::size_t>(std::max(k + 1, from)); n < work.size(); ++n) rest += work[n];
+  return own + (timed_work > 0 ? timed / timed_work * rest : 0);
 }
 
 }  // namespace chomp

@@ -315,18 +315,25 @@ TEST(Resume3d, ADamagedStoreIsRefusedAndTheFilesLeftAsTheyWere) {
   }
 }
 
-// --dry-run prints the memory (the losing sets, the level being built) and
-// the disk, and writes nothing; for a file to resume it takes L(n) from it.
+// --dry-run prints the memory (the losing sets, the level being built), the
+// disk and, for a run that fits, the time from levels 1..30 computed then
+// (the arithmetic: WorkModel.ACalibratedRunPricesTheLevelsAboveAtTheLastFiveLevelsPace),
+// and writes nothing; for a file to resume it takes L(n) from it and
+// prices the levels left.
 TEST(Resume3d, DryRunPrintsTheMemoryAndDiskAndWritesNothing) {
   ScratchDir dir;
   const std::string out = dir.file("a.h5");
-  const ProcessResult r = run_chomp(sieve3d({"-n", "45", "--dry-run", "--memory-limit", "1T", "-o", out}));
+  const ProcessResult r = run_chomp(sieve3d({"-n", "45", "--dry-run", "--memory-limit", "1T", "-t", "2", "-o", out}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("plan: 3D levels 1..45"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("losing sets of levels 1..44 "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("building level 45 "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("L(n) of levels 1..45 estimated"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("disk: store ~"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("time: about [0-9:]+( s)? on 2 threads \\(calibrated now: levels "
+                                                  "1\\.\\.30 in [0-9.]+ s, the levels above at the pace of levels "
+                                                  "26\\.\\.30 for PL\\(n\\) n each")))
+      << r.out;
   EXPECT_TRUE(dir.entries().empty());
   // The figures are the library's plan.
   const Sieve3dPlan plan = plan_sieve3d(45);
@@ -339,6 +346,7 @@ TEST(Resume3d, DryRunPrintsTheMemoryAndDiskAndWritesNothing) {
   EXPECT_EQ(small.exit_code, 2) << small.err;
   EXPECT_NE(small.out.find("plan: 3D levels 1..45"), std::string::npos) << small.out;
   EXPECT_NE(small.err.find("does not fit --memory-limit (1.0 GiB)"), std::string::npos) << small.err;
+  EXPECT_NE(small.out.find("time: not estimated (the run does not fit)"), std::string::npos) << small.out;
   EXPECT_TRUE(dir.entries().empty());
 
   // A file to resume: its levels' L(n) are known.
@@ -348,6 +356,7 @@ TEST(Resume3d, DryRunPrintsTheMemoryAndDiskAndWritesNothing) {
   ASSERT_EQ(resume.exit_code, 0) << resume.err;
   EXPECT_NE(resume.out.find("L(n) of levels 1..12 from the file, of 13..30 estimated"), std::string::npos)
       << resume.out;
+  EXPECT_NE(resume.out.find(" for levels 13..30 on "), std::string::npos) << resume.out;
   EXPECT_EQ(read_text(out), bytes);
 }
 

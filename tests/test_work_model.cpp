@@ -186,19 +186,22 @@ TEST(WorkModel, PaceEtaProjectsTheLevelsPaceOverTheWorkLeft) {
   EXPECT_DOUBLE_EQ(eta.run_left, kLongestEta);
 }
 
-// A dry run's time (grundy): the calibration's own seconds, then the levels
-// above it at the pace of its last five levels.
+// A dry run's time (grundy, 3D): the calibration's levels, then the
+// levels above it at the pace of its last five levels.
 TEST(WorkModel, ACalibratedRunPricesTheLevelsAboveAtTheLastFiveLevelsPace) {
   const std::vector<double> work = {0, 1, 1, 1, 1, 2, 2, 2, 10, 20};  // levels 1..9
-  // Levels 1..7 computed in 5 s in all; levels 3..7 took 0.2 s a unit of
-  // work (level 1 and 2, slower, are not in the pace).
+  // Levels 1..7 took 3.6 s in all; levels 3..7 0.2 s a unit of work
+  // (levels 1 and 2, slower, are not in the pace).
   const std::vector<double> level_seconds = {0, 1, 1, 0.2, 0.2, 0.4, 0.4, 0.4};
-  EXPECT_DOUBLE_EQ(calibrated_run_seconds(work, level_seconds, 7, 5.0), 5.0 + 0.2 * 30);
-  // A run no larger than the calibration: the calibration's time.
-  EXPECT_DOUBLE_EQ(calibrated_run_seconds(std::vector<double>(work.begin(), work.begin() + 8), level_seconds, 7, 5.0),
-                   5.0);
+  EXPECT_NEAR(calibrated_run_seconds(work, level_seconds, 7), 3.6 + 0.2 * 30, 1e-9);
+  // A run no larger than the calibration: what its levels took.
+  EXPECT_NEAR(calibrated_run_seconds(std::vector<double>(work.begin(), work.begin() + 8), level_seconds, 7), 3.6, 1e-9);
+  // A resumed run with levels 1..5 done: levels 6, 7 as they took, 8, 9 at
+  // the pace; with 1..8 done, level 9 alone.
+  EXPECT_NEAR(calibrated_run_seconds(work, level_seconds, 7, 6), 0.8 + 0.2 * 30, 1e-9);
+  EXPECT_NEAR(calibrated_run_seconds(work, level_seconds, 7, 9), 0.2 * 20, 1e-9);
   // Fewer than five levels calibrated: all of them set the pace.
-  EXPECT_DOUBLE_EQ(calibrated_run_seconds(work, {0, 0.5, 1.0}, 2, 1.5), 1.5 + 0.75 * (1 + 1 + 2 + 2 + 2 + 10 + 20));
+  EXPECT_NEAR(calibrated_run_seconds(work, {0, 0.5, 1.0}, 2), 1.5 + 0.75 * (1 + 1 + 2 + 2 + 2 + 10 + 20), 1e-9);
 }
 
 }  // namespace

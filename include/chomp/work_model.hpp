@@ -100,11 +100,11 @@ inline constexpr double kLongestEta = 1e8;
 /// for a level outside 1..N.
 bool pace_eta(const std::vector<double>& work, int n, double fraction, double seconds, PaceEta& out);
 
-/// A dry run's time for levels 1..N of `work` (N = work.size() - 1): levels
-/// 1..k computed then and there in `seconds` in all, level n in
-/// level_seconds[n] (n = 1..k), and levels k+1..N at the pace of levels
-/// k-4..k in seconds per unit of work.
+/// A dry run's time for levels from..N of `work` (N = work.size() - 1):
+/// levels 1..k were computed then and there, level n in level_seconds[n]
+/// (n = 1..k); the levels from..k take what they took, and the levels
+/// above k the pace of levels k-4..k in seconds per unit of work.
 double calibrated_run_seconds(const std::vector<double>& work, const std::vector<double>& level_seconds, int k,
-                              double seconds);
+                              int from = 1);
 
 }  // namespace chomp

@@ -104,7 +104,8 @@ std::string time_estimate(int max_tiles, int threads) {
   for (int n = 1; n <= max_tiles; ++n) positions[static_cast<std::size_t>(n)] = static_cast<double>(partitions.positions(n));
   std::vector<double> level_seconds(static_cast<std::size_t>(k) + 1, 0.0);
   for (const GrundyLevel& l : calibration.levels()) level_seconds[static_cast<std::size_t>(l.tiles)] = l.seconds;
-  const double estimate = calibrated_run_seconds(pull_work(positions), level_seconds, k, seconds);
+  // (A resumed run computes its saved levels again: all of them count.)
+  const double estimate = calibrated_run_seconds(pull_work(positions), level_seconds, k);
   return "time: about " + clock_text(estimate) + " with " + threads_text(threads) + " (calibrated now: levels 1.." +
          std::to_string(k) + " in " + seconds_text(seconds) + " s" +
          (max_tiles > k ? ", the levels above at the pace of levels " + std::to_string(k - 4) + ".." +

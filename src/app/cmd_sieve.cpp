@@ -326,7 +326,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->capture_default_str();
   sub.add_flag("--dry-run", a->dry_run,
                "Print the memory and disk plan and a time estimate on stdout, check it, and exit (for the "
-               "estimate it first sieves up to 92 levels: a few seconds)");
+               "estimate it first sieves up to 92 levels, with --dimensions 3 up to 30 cubes: a few seconds)");
   sub.add_option("--processes", a->processes,
                  "With --dry-run: plan for K MPI processes, the memory per process (an MPI run takes its count "
                  "from mpirun)")

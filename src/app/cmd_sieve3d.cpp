@@ -93,7 +93,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   const Sieve3dPlan plan = plan_sieve3d(max_cubes, known);
   const std::uint64_t free_disk = free_bytes_beside(a.output);
   if (a.dry_run)
-    print_plan3d(std::cout, max_cubes, plan, budget, free_disk, threads);
+    print_plan3d(std::cout, max_cubes, plan, budget, free_disk, threads, known.size());
   else
     print_plan3d_line(max_cubes, plan, budget, free_disk);
   refuse_unless_fits_3d(max_cubes, plan, budget);

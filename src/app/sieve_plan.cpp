@@ -3,13 +3,18 @@
 
 #include "sieve_plan.hpp"
 
+#include <tbb/global_control.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <vector>
 
 #include "chomp/provenance.hpp"
+#include "chomp/plane_ranking.hpp"
 #include "chomp/ranking.hpp"
+#include "chomp/sieve3d.hpp"
 #include "chomp/work_model.hpp"
 #include "cli_checks.hpp"
 #include "sieve_progress.hpp"
@@ -121,7 +126,7 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
 }
 
 void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, const Budget& b,
-                  std::uint64_t free_disk, int threads) {
+                  std::uint64_t free_disk, int threads, std::size_t done) {
   const auto bytes = [](std::uint64_t v) { return human_bytes(static_cast<double>(v)); };
   out << "plan: 3D levels 1.." << max_cubes << ", " << threads_text(threads) << "\n  memory: " << bytes(plan.total())
       << " of a budget of " << bytes(b.sieve) << " (" << b.source << ", " << bytes(b.limit)
@@ -139,8 +144,35 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
   out << " (" << plan.losing << " losing positions in all)\n  disk: store ~" << bytes(plan.store_bytes)
       << ", result file ~" << bytes(plan.result_bytes);
   if (free_disk) out << "; " << bytes(free_disk) << " free now";
-  out << "\n  time: not estimated in 3D (doc/THREE_D.md: level 40 took about 2 minutes on 2 cores, and a level "
-         "takes about 1.6 times the one below)\n";
+  out << "\n  time: ";
+  if (plan.total() > b.sieve) {
+    out << "not estimated (the run does not fit)\n";
+    return;
+  }
+  out.flush();  // the plan before the seconds of calibration
+  // Levels 1..30 computed now (a few seconds), the levels above at the pace
+  // of levels 26..30 for PL(n) n each (positions times moves).
+  constexpr int kCalibrationCubes = 30;
+  const int k = std::min(max_cubes, kCalibrationCubes);
+  std::vector<double> level_seconds(static_cast<std::size_t>(k) + 1, 0.0);
+  {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    Sieve3d calibration(k);
+    for (int n = 1; n <= k; ++n) level_seconds[static_cast<std::size_t>(n)] = calibration.next_level().seconds;
+  }
+  std::vector<double> positions;
+  for (const std::uint64_t pl : plane_partition_counts(max_cubes)) positions.push_back(static_cast<double>(pl));
+  const int from = static_cast<int>(done) + 1;
+  const double estimate = calibrated_run_seconds(pull_work(positions), level_seconds, k, from);
+  double calibrated = 0;
+  for (const double s : level_seconds) calibrated += s;
+  out << "about " << clock_text(estimate) << (from > 1 ? " for levels " + std::to_string(from) + ".." + std::to_string(max_cubes) : "")
+      << " on " << threads_text(threads) << " (calibrated now: levels 1.." << k << " in " << seconds_text(calibrated)
+      << " s";
+  if (max_cubes > k)
+    out << ", the levels above at the pace of levels " << k - 4 << ".." << k
+        << " for PL(n) n each; larger runs take longer, the run to 40 1.4 times this estimate in doc/THREE_D.md";
+  out << ")\n";
 }
 
 void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk) {

@@ -31,9 +31,10 @@ void print_time_estimate(std::ostream& out, int max_tiles, const MemoryPlan& pla
 
 /// A 3D run's plan in full (--dry-run with --dimensions 3, on stdout):
 /// the losing sets and the last level, which levels' L(n) are estimated,
-/// the store and the result file.
+/// the store and the result file, and, when it fits, the time of its
+/// levels done + 1..max_cubes from levels 1..30 computed now.
 void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, const Budget& b,
-                  std::uint64_t free_disk, int threads);
+                  std::uint64_t free_disk, int threads, std::size_t done);
 
 /// A 3D run's plan in one line on stderr.
 void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk);
