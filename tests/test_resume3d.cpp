@@ -352,11 +352,11 @@ TEST(Resume3d, DryRunPrintsTheMemoryAndDiskAndWritesNothing) {
   // A file to resume: its levels' L(n) are known.
   ASSERT_EQ(run_chomp(sieve3d({"-n", "12", "-q", "-o", out})).exit_code, 0);
   const std::string bytes = read_text(out);
-  const ProcessResult resume = run_chomp(sieve3d({"-n", "30", "--resume", "--dry-run", "-o", out}));
+  const ProcessResult resume = run_chomp(sieve3d({"-n", "32", "--resume", "--dry-run", "-o", out}));
   ASSERT_EQ(resume.exit_code, 0) << resume.err;
-  EXPECT_NE(resume.out.find("L(n) of levels 1..12 from the file, of 13..30 estimated"), std::string::npos)
+  EXPECT_NE(resume.out.find("L(n) of levels 1..12 from the file, of 13..32 estimated"), std::string::npos)
       << resume.out;
-  EXPECT_NE(resume.out.find(" for levels 13..30 on "), std::string::npos) << resume.out;
+  EXPECT_NE(resume.out.find(" for levels 13..32 on "), std::string::npos) << resume.out;
   EXPECT_EQ(read_text(out), bytes);
 }
 

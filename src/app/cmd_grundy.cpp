@@ -96,14 +96,14 @@ constexpr int kCalibrationTiles = 58;
 std::string time_estimate(int max_tiles, int threads) {
   const int k = std::min(max_tiles, kCalibrationTiles);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  const auto t0 = std::chrono::steady_clock::now();
   const GrundyTable calibration(k);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const PartitionTable partitions(max_tiles);
   std::vector<double> positions(static_cast<std::size_t>(max_tiles) + 1, 0.0);
   for (int n = 1; n <= max_tiles; ++n) positions[static_cast<std::size_t>(n)] = static_cast<double>(partitions.positions(n));
   std::vector<double> level_seconds(static_cast<std::size_t>(k) + 1, 0.0);
-  for (const GrundyLevel& l : calibration.levels()) level_seconds[static_cast<std::size_t>(l.tiles)] = l.seconds;
+  double seconds = 0;  // the calibration's levels
+  for (const GrundyLevel& l : calibration.levels())
+    level_seconds[static_cast<std::size_t>(l.tiles)] = l.seconds, seconds += l.seconds;
   // (A resumed run computes its saved levels again: all of them count.)
   const double estimate = calibrated_run_seconds(pull_work(positions), level_seconds, k);
   return "time: about " + clock_text(estimate) + " with " + threads_text(threads) + " (calibrated now: levels 1.." +

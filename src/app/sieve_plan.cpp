@@ -149,9 +149,17 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
     out << "not estimated (the run does not fit)\n";
     return;
   }
+  const int from = static_cast<int>(done) + 1;
+  if (from > max_cubes) {
+    out << "none (levels 1.." << max_cubes << " are in the file)\n";
+    return;
+  }
   out.flush();  // the plan before the seconds of calibration
   // Levels 1..30 computed now (a few seconds), the levels above at the pace
-  // of levels 26..30 for PL(n) n each (positions times moves).
+  // of levels 26..30 for PL(n) n each (positions times moves). It leaves
+  // out each level's store write and a resumed run's checks of its saved
+  // levels, and levels grow faster than PL(n) n (doc/THREE_D.md): it runs
+  // short, the more so the larger the run.
   constexpr int kCalibrationCubes = 30;
   const int k = std::min(max_cubes, kCalibrationCubes);
   std::vector<double> level_seconds(static_cast<std::size_t>(k) + 1, 0.0);
@@ -162,16 +170,17 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
   }
   std::vector<double> positions;
   for (const std::uint64_t pl : plane_partition_counts(max_cubes)) positions.push_back(static_cast<double>(pl));
-  const int from = static_cast<int>(done) + 1;
   const double estimate = calibrated_run_seconds(pull_work(positions), level_seconds, k, from);
   double calibrated = 0;
   for (const double s : level_seconds) calibrated += s;
-  out << "about " << clock_text(estimate) << (from > 1 ? " for levels " + std::to_string(from) + ".." + std::to_string(max_cubes) : "")
-      << " on " << threads_text(threads) << " (calibrated now: levels 1.." << k << " in " << seconds_text(calibrated)
+  out << "about " << clock_text(estimate);
+  if (from > 1) out << " for levels " << from << ".." << max_cubes;
+  out << " on " << threads_text(threads) << " (calibrated now: levels 1.." << k << " in " << seconds_text(calibrated)
       << " s";
   if (max_cubes > k)
     out << ", the levels above at the pace of levels " << k - 4 << ".." << k
-        << " for PL(n) n each; larger runs take longer, the run to 40 1.4 times this estimate in doc/THREE_D.md";
+        << " for PL(n) n each; it runs short for larger runs: the run to 40 took 1.4 times its estimate, "
+           "doc/THREE_D.md";
   out << ")\n";
 }
 
