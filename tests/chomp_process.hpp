@@ -77,6 +77,18 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
+/// "1:02:03", "4:05" or "37 s" (the program's clock texts) in seconds.
+inline double clock_seconds(const std::string& t) {
+  if (t.size() > 2 && t.compare(t.size() - 2, 2, " s") == 0) return std::stod(t);
+  double s = 0;
+  for (std::size_t start = 0;;) {
+    const std::size_t colon = t.find(':', start);
+    s = 60 * s + std::stod(t.substr(start, colon - start));
+    if (colon == std::string::npos) return s;
+    start = colon + 1;
+  }
+}
+
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

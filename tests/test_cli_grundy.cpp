@@ -142,14 +142,7 @@ TEST(GrundyCommand, DryRunEstimatesTheTimeFromLevelsComputedNow) {
     std::smatch m;
     EXPECT_TRUE(std::regex_search(r.out, m, time_line)) << r.out;
     if (m.empty()) return -1.0;
-    const std::string t = m[1];  // "1:02:03", "4:05" or "37 s"
-    if (t.size() > 2 && t.compare(t.size() - 2, 2, " s") == 0) return std::stod(t);
-    double v = 0;
-    for (std::size_t i = 0, c; i <= t.size(); i = c + 1) {
-      c = std::min(t.find(':', i), t.size());
-      v = 60 * v + std::stod(t.substr(i, c - i));
-    }
-    return v;
+    return clock_seconds(m[1]);
   };
   const double s100 = seconds_of("100"), s72 = seconds_of("72");
   EXPECT_GT(s100, 5 * std::max(1.0, s72));

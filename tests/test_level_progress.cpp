@@ -19,19 +19,6 @@ using namespace chomp::testing;
 
 namespace {
 
-/// "1:02:03", "4:05" or "37 s" (clock_text) in seconds.
-double clock_seconds(const std::string& t) {
-  if (t.size() > 2 && t.compare(t.size() - 2, 2, " s") == 0) return std::stod(t);
-  double s = 0;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t colon = t.find(':', start);
-    s = 60 * s + std::stod(t.substr(start, colon - start));
-    if (colon == std::string::npos) return s;
-    start = colon + 1;
-  }
-}
-
 struct Line {
   int level = 0, percent = 0;
   bool eta = false;

@@ -97,15 +97,12 @@ std::string time_estimate(int max_tiles, int threads) {
   const int k = std::min(max_tiles, kCalibrationTiles);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const GrundyTable calibration(k);
-  const PartitionTable partitions(max_tiles);
-  std::vector<double> positions(static_cast<std::size_t>(max_tiles) + 1, 0.0);
-  for (int n = 1; n <= max_tiles; ++n) positions[static_cast<std::size_t>(n)] = static_cast<double>(partitions.positions(n));
   std::vector<double> level_seconds(static_cast<std::size_t>(k) + 1, 0.0);
   double seconds = 0;  // the calibration's levels
   for (const GrundyLevel& l : calibration.levels())
     level_seconds[static_cast<std::size_t>(l.tiles)] = l.seconds, seconds += l.seconds;
   // (A resumed run computes its saved levels again: all of them count.)
-  const double estimate = calibrated_run_seconds(pull_work(positions), level_seconds, k);
+  const double estimate = calibrated_run_seconds(partition_work(max_tiles), level_seconds, k);
   return "time: about " + clock_text(estimate) + " with " + threads_text(threads) + " (calibrated now: levels 1.." +
          std::to_string(k) + " in " + seconds_text(seconds) + " s" +
          (max_tiles > k ? ", the levels above at the pace of levels " + std::to_string(k - 4) + ".." +
@@ -245,13 +242,7 @@ int run_grundy(const GrundyArgs& a) {
            " (status \"" + status + "\")";
   };
   // The progress line: a level's work is its positions times its moves.
-  std::vector<double> positions(static_cast<std::size_t>(max_tiles) + 1, 0.0);
-  {
-    const PartitionTable partitions(max_tiles);
-    for (int k = 1; k <= max_tiles; ++k)
-      positions[static_cast<std::size_t>(k)] = static_cast<double>(partitions.positions(k));
-  }
-  LevelProgress progress(pull_work(positions), a.quiet);
+  LevelProgress progress(partition_work(max_tiles), a.quiet);
   try {
     const GrundyTable table(
         max_tiles,

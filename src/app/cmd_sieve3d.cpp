@@ -19,7 +19,6 @@
 #include <system_error>
 
 #include "chomp/losing_store.hpp"
-#include "chomp/plane_ranking.hpp"
 #include "chomp/sieve3d.hpp"
 #include "chomp/sieve_run.hpp"
 #include "cli_checks.hpp"
@@ -123,9 +122,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   const Sieve3d& sieve = run.make_sieve3d(StopSignals::flag());
 
   // The progress line: a level's work is its positions times its moves.
-  std::vector<double> positions;
-  for (const std::uint64_t pl : plane_partition_counts(max_cubes)) positions.push_back(static_cast<double>(pl));
-  LevelProgress progress(pull_work(positions), a.quiet);
+  LevelProgress progress(plane_partition_work(max_cubes), a.quiet);
   const auto clear = [&] { progress.clear(); };
   try {
     if (run.resuming()) {

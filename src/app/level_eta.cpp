@@ -8,9 +8,24 @@
 #include <cstdlib>
 #include <utility>
 
+#include "chomp/plane_ranking.hpp"
+#include "chomp/ranking.hpp"
 #include "sieve_progress.hpp"
 
 namespace chomp::app {
+
+std::vector<double> partition_work(int max_tiles) {
+  const PartitionTable partitions(max_tiles);
+  std::vector<double> positions(static_cast<std::size_t>(max_tiles) + 1, 0.0);
+  for (int n = 1; n <= max_tiles; ++n) positions[static_cast<std::size_t>(n)] = static_cast<double>(partitions.positions(n));
+  return pull_work(positions);
+}
+
+std::vector<double> plane_partition_work(int max_cubes) {
+  std::vector<double> positions;
+  for (const std::uint64_t pl : plane_partition_counts(max_cubes)) positions.push_back(static_cast<double>(pl));
+  return pull_work(positions);
+}
 
 std::string level_eta_text(const std::vector<double>& work, int n, double fraction, double seconds) {
   PaceEta eta;

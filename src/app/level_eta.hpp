@@ -15,6 +15,11 @@
 
 namespace chomp::app {
 
+/// pull_work (chomp/work_model.hpp) of levels 0..N of 2D Chomp (p(n)
+/// positions each, for grundy) and of 3D Chomp (PL(n)).
+std::vector<double> partition_work(int max_tiles);
+std::vector<double> plane_partition_work(int max_cubes);
+
 /// " · ETA level M:SS, run H:MM:SS" for level n of a run whose levels'
 /// work is `work` (chomp/work_model.hpp: pace_eta), or "" before a pace can
 /// be read.

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "chomp/provenance.hpp"
-#include "chomp/plane_ranking.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp/sieve3d.hpp"
 #include "chomp/work_model.hpp"
 #include "cli_checks.hpp"
+#include "level_eta.hpp"
 #include "sieve_progress.hpp"
 
 namespace chomp::app {
@@ -168,9 +168,7 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
     Sieve3d calibration(k);
     for (int n = 1; n <= k; ++n) level_seconds[static_cast<std::size_t>(n)] = calibration.next_level().seconds;
   }
-  std::vector<double> positions;
-  for (const std::uint64_t pl : plane_partition_counts(max_cubes)) positions.push_back(static_cast<double>(pl));
-  const double estimate = calibrated_run_seconds(pull_work(positions), level_seconds, k, from);
+  const double estimate = calibrated_run_seconds(plane_partition_work(max_cubes), level_seconds, k, from);
   double calibrated = 0;
   for (const double s : level_seconds) calibrated += s;
   out << "about " << clock_text(estimate);
