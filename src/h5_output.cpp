@@ -429,16 +429,15 @@ bool LevelFileReader::has_store() const {
 
 std::string LevelFileReader::store_path() const {
   if (!has_store()) return {};
-  // The store the file names, beside it; or, when the pair was renamed
-  // together (run.h5 and run.store to mine.h5 and mine.store), the store
-  // with the file's own name.
-  const std::filesystem::path named =
-      std::filesystem::path(path_).parent_path() / impl_->table.text_attributes.at("store_file");
-  std::error_code ec;
-  if (std::filesystem::exists(named, ec)) return named.string();
+  // The store with the file's own name (mine.store beside mine.h5) when
+  // there is one: the pair was copied or renamed together, and a copy's
+  // store is its own, not its original's (which a resumed copy would
+  // otherwise write into). Else the store the file names, beside it: the
+  // file alone was renamed or copied.
   const std::string own = store_path_for(path_);
+  std::error_code ec;
   if (std::filesystem::exists(own, ec)) return own;
-  return named.string();
+  return (std::filesystem::path(path_).parent_path() / impl_->table.text_attributes.at("store_file")).string();
 }
 
 std::string LevelFileReader::run_id() const {

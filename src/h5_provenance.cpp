@@ -7,8 +7,10 @@
 #include <oneapi/tbb/version.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <ctime>
+#include <string>
 
 #include "build_info.hpp"
 #include "h5_util.hpp"
@@ -31,9 +33,21 @@ std::string inferred_marks_text(int rows) {
 }
 
 int inferred_rows_of(const std::string& text) {
-  if (text == "row 1") return 1;
-  if (text == "rows 1-2") return 2;
+  // The latest way comes first: "row 1 from level 13; rows 1-2 below".
+  const std::string way = text.substr(0, std::min(text.find(" from level "), text.find(';')));
+  if (way == "row 1") return 1;
+  if (way == "rows 1-2") return 2;
   return 0;
+}
+
+std::string continued_inferred_marks(const std::string& before, int rows, int first_level) {
+  const std::string was = before.empty() ? "none" : before;
+  if (first_level <= 1) return inferred_marks_text(rows);
+  if (inferred_rows_of(was) == rows) return was;
+  // An unchanged way's own text ("rows 1-2") becomes "rows 1-2 below".
+  const bool one_way = was.find(" from level ") == std::string::npos;
+  return inferred_marks_text(rows) + " from level " + std::to_string(first_level) + "; " + was +
+         (one_way ? " below" : "");
 }
 
 std::string host_name() {

@@ -152,7 +152,9 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   p.run_id = reader.run_id();
   p.dimensions = dims;
   // Files from before the attribute filed them.
-  s.inferred_rows = inferred_rows_of(text_attribute(t, "inferred_marks"));
+  p.inferred_marks = text_attribute(t, "inferred_marks");
+  if (p.inferred_marks.empty()) p.inferred_marks = "none";
+  s.inferred_rows = inferred_rows_of(p.inferred_marks);
 }
 
 Resume::~Resume() = default;

@@ -43,8 +43,11 @@ Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
   }
   prov.threads = threads;
   prov.memory_budget = r.options.memory_budget;
-  if (r.dimensions == 2)
-    prov.inferred_marks = inferred_marks_text(inferred_rows(r.max_tiles, r.options, r.processes));
+  if (r.dimensions == 2) {
+    const int rows = inferred_rows(r.max_tiles, r.options, r.processes);
+    prov.inferred_marks = resume ? continued_inferred_marks(prov.inferred_marks, rows, resume->state().levels + 1)
+                                 : inferred_marks_text(rows);
+  }
   prov.processes = r.processes;
   return prov;
 }

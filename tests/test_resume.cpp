@@ -487,6 +487,44 @@ TEST(Resume, ExistingOutputNeedsForceOrResume) {
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"fresh.h5", "fresh.store", "run.h5", "run.store"}));
 }
 
+// A run copied with its store (run.h5 and run.store to copy.h5 and
+// copy.store) resumes into its own store: the original's stays as it was,
+// and the copy ends as an uninterrupted run to the same level does. A file
+// copied without its store is refused with the command that fixes it,
+// before anything is written: it must not append to the original's store.
+TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
+  ScratchDir dir;
+  ASSERT_EQ(run_chomp({"sieve", "-n", "20", "-t", "1", "-q", "-o", dir.file("run.h5")}).exit_code, 0);
+  std::filesystem::copy_file(dir.file("run.h5"), dir.file("copy.h5"));
+  std::filesystem::copy_file(dir.file("run.store"), dir.file("copy.store"));
+  std::filesystem::copy_file(dir.file("run.h5"), dir.file("alone.h5"));
+  const std::string h5_bytes = read_text(dir.file("run.h5")), store_bytes = read_text(dir.file("run.store"));
+
+  const ProcessResult copy = run_chomp({"sieve", "--resume", "-n", "26", "-t", "1", "-q", "-o", dir.file("copy.h5")});
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  EXPECT_EQ(read_text(dir.file("run.store")), store_bytes);
+  EXPECT_EQ(read_text(dir.file("run.h5")), h5_bytes);
+  ASSERT_EQ(run_chomp({"sieve", "-n", "26", "-t", "1", "-q", "-o", dir.file("whole.h5")}).exit_code, 0);
+  const LevelTable copied = read_level_file(dir.file("copy.h5")), whole = read_level_file(dir.file("whole.h5"));
+  EXPECT_EQ(copied.losing, whole.losing);
+  EXPECT_EQ(copied.losing_digest, whole.losing_digest);
+  EXPECT_EQ(copied.text_attributes.at("store_file"), "copy.store");
+  const ProcessResult checked = run_chomp({"verify", dir.file("copy.h5")});
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+
+  const ProcessResult alone = run_chomp({"sieve", "--resume", "-n", "26", "-t", "1", "-q", "-o", dir.file("alone.h5")});
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_NE(alone.err.find("cp " + dir.file("run.store") + " " + dir.file("alone.store")), std::string::npos)
+      << alone.err;
+  EXPECT_EQ(read_text(dir.file("run.store")), store_bytes);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("alone.store")));
+  EXPECT_EQ(read_level_file(dir.file("alone.h5")).tiles.size(), 20U);
+  // Read alone, it still finds the store it names.
+  const ProcessResult shown = run_chomp({"show", dir.file("alone.h5")});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.out.find("  store "), std::string::npos) << shown.out;  // no note that it could not be read
+}
+
 // A second run on the file a run is writing (a batch job submitted twice) is
 // refused, --force included; the running file can be read meanwhile.
 TEST(Resume, SecondRunOnTheSameOutputIsRefusedWhileTheFirstWrites) {
@@ -855,14 +893,18 @@ TEST(Checkpoint, ADamagedCheckpointIsIgnoredAndAnotherThreadCountContinuesOne) {
 // their bits holds none of their marks: a run that files them (here
 // --file-all-marks on --resume), or infers the first row's only
 // (--inferred-rows 1), cannot go on from it, says so, and marks the window again, to the
-// same losing positions and the file's attribute naming its last leg's
-// way. A run that files them leaves a file that a plain --resume goes on
-// filing (the attribute keeps it).
+// same losing positions and the file's attribute naming each leg's way
+// and the level it took over from (the `marks` column counts two things).
 TEST(Checkpoint, AWindowWithoutFirstRowMarksIsNotContinuedByARunThatFilesThem) {
   ScratchDir dir;
   ASSERT_EQ(run_chomp(checkpoint_run(dir, "whole")).exit_code, 0);
   EXPECT_EQ(read_level_file(dir.file("whole.h5")).text_attributes.at("inferred_marks"), "rows 1-2");
+  // The level the resumed leg starts from: the first the stopped run had not finished.
+  const auto next_level = [&](const std::string& name) {
+    return std::to_string(read_level_file(dir.file(name + ".h5")).tiles.size() + 1);
+  };
   stop_inside_a_window(dir, "fewer");
+  const std::string fewer_from = next_level("fewer");
   const ProcessResult fewer = run_chomp(checkpoint_run(dir, "fewer", {"--resume", "--inferred-rows", "1"}));
   ASSERT_EQ(fewer.exit_code, 0) << fewer.err;
   EXPECT_NE(fewer.err.find("its window leaves the moves of rows 1-2 to their bits, which this run does not hold "
@@ -870,8 +912,10 @@ TEST(Checkpoint, AWindowWithoutFirstRowMarksIsNotContinuedByARunThatFilesThem) {
             std::string::npos)
       << fewer.err;
   EXPECT_EQ(read_level_file(dir.file("fewer.h5")).losing, read_level_file(dir.file("whole.h5")).losing);
-  EXPECT_EQ(read_level_file(dir.file("fewer.h5")).text_attributes.at("inferred_marks"), "row 1");
+  EXPECT_EQ(read_level_file(dir.file("fewer.h5")).text_attributes.at("inferred_marks"),
+            "row 1 from level " + fewer_from + "; rows 1-2 below");
   stop_inside_a_window(dir, "run");
+  const std::string filed_from = next_level("run");
   const ProcessResult filed = run_chomp(checkpoint_run(dir, "run", {"--resume", "--file-all-marks"}));
   ASSERT_EQ(filed.exit_code, 0) << filed.err;
   EXPECT_NE(filed.err.find("its window leaves the moves of rows 1-2 to their bits, which this run does not hold"),
@@ -881,7 +925,7 @@ TEST(Checkpoint, AWindowWithoutFirstRowMarksIsNotContinuedByARunThatFilesThem) {
   const LevelTable a = read_level_file(dir.file("whole.h5")), b = read_level_file(dir.file("run.h5"));
   EXPECT_EQ(a.losing, b.losing);
   EXPECT_EQ(a.losing_digest, b.losing_digest);
-  EXPECT_EQ(b.text_attributes.at("inferred_marks"), "none");
+  EXPECT_EQ(b.text_attributes.at("inferred_marks"), "none from level " + filed_from + "; rows 1-2 below");
   // The last levels (the resumed leg's) count more marks than the inferring run's.
   EXPECT_GT(b.marks.back(), a.marks.back());
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.window")));

@@ -90,3 +90,22 @@ TEST(ResumeLibrary, StopsWhileCheckingLevelsAndReportsEachOne) {
   EXPECT_EQ(last, 6);
   EXPECT_EQ(out.rows(), 6U);
 }
+
+// The attribute inferred_marks of a file whose legs counted `marks` two
+// ways names each way and the level it took over from, latest first; the
+// rows a resumed run may infer are the latest way's.
+TEST(Provenance, InferredMarksNameEachLegsWayAndWhereItBegan) {
+  EXPECT_EQ(continued_inferred_marks("rows 1-2", 2, 13), "rows 1-2");
+  EXPECT_EQ(continued_inferred_marks("rows 1-2", 0, 1), "none");
+  EXPECT_EQ(continued_inferred_marks("", 0, 9), "none");  // files from before the attribute filed every mark
+  const std::string twice = continued_inferred_marks("rows 1-2", 1, 13);
+  EXPECT_EQ(twice, "row 1 from level 13; rows 1-2 below");
+  EXPECT_EQ(inferred_rows_of(twice), 1);
+  EXPECT_EQ(continued_inferred_marks(twice, 1, 20), twice);
+  const std::string thrice = continued_inferred_marks(twice, 0, 20);
+  EXPECT_EQ(thrice, "none from level 20; row 1 from level 13; rows 1-2 below");
+  EXPECT_EQ(inferred_rows_of(thrice), 0);
+  EXPECT_EQ(inferred_rows_of("rows 1-2 from level 5; none below"), 2);
+  EXPECT_EQ(inferred_rows_of("row 1"), 1);
+  EXPECT_EQ(inferred_rows_of("rows 1-3"), 0);  // unknown: none
+}

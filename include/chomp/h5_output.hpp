@@ -161,7 +161,9 @@ class LevelFileReader {
   int format_version() const;
   /// True when the file names its store (format_version >= 3).
   bool has_store() const;
-  /// The store file's path (store_file, resolved beside the result file).
+  /// The store file's path: the store with the result file's own name
+  /// (store_path_for) when it exists, else store_file resolved beside the
+  /// result file.
   std::string store_path() const;
   std::string run_id() const;
   /// What the file records of levels 1..levels in the store.

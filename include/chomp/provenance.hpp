@@ -22,17 +22,24 @@ struct Provenance {
   std::string start_utc;
   std::string resume_history;  ///< empty for a run that was never resumed
   int dimensions = 2;  ///< 2: tiles (partitions); 3: cubes (plane partitions, sieve3d.hpp)
-  /// "rows 1-2" or "row 1": the last leg inferred the marks of
-  /// moves of those rows from bits (src/tail_marks.hpp), and its levels'
-  /// `marks` leave them out; "none": it filed them (as every run before
-  /// this attribute).
+  /// "rows 1-2" or "row 1": the run inferred the marks of moves of those
+  /// rows from bits (src/tail_marks.hpp), and its levels' `marks` leave
+  /// them out; "none": it filed them (as every run before this attribute).
+  /// A resumed leg that infers fewer rows than the legs before it says
+  /// from which level on: "none from level 13; rows 1-2 below".
   std::string inferred_marks = "none";
 };
 
 /// Provenance::inferred_marks for a run that infers the moves of its top
-/// `rows` rows, and back ("none" and anything unknown: 0).
+/// `rows` rows, and back: the rows of the latest way a text names ("none"
+/// and anything unknown: 0).
 std::string inferred_marks_text(int rows);
 int inferred_rows_of(const std::string& text);
+/// The attribute of a file whose levels 1..first_level-1 were counted as
+/// `before` says, continued by a leg that infers `rows` rows: `before`
+/// itself when the leg's way is the same, else the leg's way from
+/// first_level on, then `before` ("none from level 13; rows 1-2 below").
+std::string continued_inferred_marks(const std::string& before, int rows, int first_level);
 
 /// Library and machine facts for provenance.
 std::string utc_now();

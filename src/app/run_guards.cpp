@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -35,8 +37,11 @@ RunLock::RunLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CL
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
-  if (fd_ < 0 || fcntl(fd_, F_OFD_SETLK, &fl) != 0)
+  if (fd_ < 0) throw std::runtime_error("cannot open " + path + " to lock it: " + std::strerror(errno));
+  if (fcntl(fd_, F_OFD_SETLK, &fl) != 0) {
+    close(fd_);
     throw std::runtime_error("another chomp is writing " + path + " (a second run on the same --output?)");
+  }
 }
 
 RunLock::~RunLock() {

@@ -74,6 +74,17 @@ std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
     } catch (const ResumeMismatch& e) {
       throw UsageError(e.what());
     }
+    // A resumed run writes the store with its output's name (the one it
+    // locks): a file copied or renamed without its store names another
+    // file's, which it must not write into.
+    const std::string own = store_path_for(a.output), named = resume->state().store_path;
+    std::error_code ec;
+    if (named != own && std::filesystem::exists(named, ec))
+      throw UsageError("cannot resume " + printable(a.output, 200) + ": its store is " + printable(named, 200) +
+                       ", which has another file's name (this file was copied or renamed without it), and a "
+                       "resumed run writes the store named after its output, " + printable(own, 200) +
+                       ". Copy the store to that name (cp " + shell_quote(named) + " " + shell_quote(own) +
+                       ") to continue this file, or resume the file the store belongs to");
     for (const std::string& note : resume->state().notes) std::cerr << "note: " << note << '\n';
   } else if (a.resume) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";
