@@ -325,6 +325,11 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
       const h5::Attributes attrs = h5::read_attributes(f, path);
       for (const auto& [name, kind] : root_schema()) h5::expect_kind(attrs, name, kind, path);
       const auto program = attrs.text.find("program");
+      // The program's other files (`chomp grundy`, `chomp rectangles`) say what they are.
+      if (const auto kind = attrs.text.find("format"); kind != attrs.text.end())
+        throw H5Error(path + " is not a table of `chomp sieve`: its root attribute format = \"" + kind->second +
+                      "\" marks a file of another command" +
+                      (kind->second == "chomp-grundy" ? " (`chomp grundy`; `chomp show` reads it)" : ""));
       if (program == attrs.text.end() || program->second != "chomp" || !attrs.numbers.count("format_version"))
         throw H5Error(path + " is not a chomp result file (no program = \"chomp\" and format_version attributes)");
       t.text_attributes = attrs.text;

@@ -161,7 +161,8 @@ std::unique_ptr<LosingStore> LosingStore::open(const std::string& path, const st
     const int e = errno;
     if (e == ENOENT)
       throw StoreError("store " + path + " is missing: the result file's losing positions are kept there; "
-                       "give it back (move it beside the result file), or start over with --force");
+                       "give it back (move it beside the result file), or, to run again, start over with "
+                       "`chomp sieve --force`");
     throw StoreError("cannot open store " + path + ": " + errno_text(e));
   }
   struct stat st {};

@@ -76,6 +76,16 @@ TEST(GrundyCommand, ValueZeroCountsEqualTheSievesLosingCountsAtEveryLevel) {
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_TRUE(contains(json.out, "\"tiles\": 3, \"positions\": 3, \"largest_value\": 2, \"counts\": [1, 0, 2]"))
       << json.out;
+  // --three-rows lists a sieve file's losing positions: refused, not ignored.
+  const ProcessResult rows = run_chomp({"show", s.file("g.h5"), "--three-rows"});
+  EXPECT_EQ(rows.exit_code, 2) << rows.err;
+  EXPECT_TRUE(contains(rows.err, "is a `chomp grundy` file: --three-rows lists")) << rows.err;
+  EXPECT_TRUE(rows.out.empty()) << rows.out;
+  const ProcessResult verified = run_chomp({"verify", s.file("g.h5")});
+  EXPECT_EQ(verified.exit_code, 1);
+  EXPECT_TRUE(contains(verified.err, "is not a table of `chomp sieve`: its root attribute format = \"chomp-grundy\" "
+                                     "marks a file of another command (`chomp grundy`; `chomp show` reads it)"))
+      << verified.err;
 
   // --check-sieve: the run compares every level and says so.
   const ProcessResult checked =

@@ -166,6 +166,15 @@ TEST(Verify, RefusesFilesWithoutAStoreAndLevelsPastTheEnd) {
   const ProcessResult past = run_chomp({"verify", finished_run(), "--from", "51"});
   EXPECT_EQ(past.exit_code, 2);
   EXPECT_NE(past.err.find("past the file's last level (50)"), std::string::npos) << past.err;
+  // --to past the end checks through the end, and says so.
+  const ProcessResult beyond = run_chomp({"verify", finished_run(), "--from", "50", "--to", "51", "--no-moves"});
+  EXPECT_EQ(beyond.exit_code, 0) << beyond.err;
+  EXPECT_NE(beyond.err.find("note: --to 51 is past the file's last level (50): levels through 50 are checked"),
+            std::string::npos)
+      << beyond.err;
+  const ProcessResult both = run_chomp({"verify", finished_run(), "--no-moves", "--moves", "5"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--moves excludes --no-moves"), std::string::npos) << both.err;
   const ProcessResult backwards = run_chomp({"verify", finished_run(), "--from", "30", "--to", "20"});
   EXPECT_EQ(backwards.exit_code, 2);
   EXPECT_NE(backwards.err.find("--to 20 is below --from 30"), std::string::npos) << backwards.err;

@@ -61,6 +61,15 @@ class LevelsOnlyCopy(unittest.TestCase):
         self.assertIn("independent of the engine", r.stderr)
         self.assertRegex(r.stdout, r"\n +60 +20106 +\d+  ok\n")
 
+    def test_show_three_rows_of_the_copy_is_that_of_the_run(self):
+        # The copy has no store: --three-rows prints the sample it records,
+        # line for line what the run's store gives.
+        from_run, from_copy = run("show", str(self.run_file), "--three-rows"), run("show", str(self.copy), "--three-rows")
+        self.assertEqual(from_copy.returncode, 0, from_copy.stderr)
+        self.assertEqual(from_run.returncode, 0, from_run.stderr)
+        self.assertIn("\n5,2,2,1\n5,3,1,1\n5,3,2,0\n", from_copy.stdout)
+        self.assertEqual(from_copy.stdout, from_run.stdout)
+
     def test_the_levels_keep_their_values_and_checksums(self):
         # The copy's columns are the run's rows, Fletcher-32 checksummed as
         # the run's are, and so is the verifiable sample (doc/FILE_FORMAT.md).

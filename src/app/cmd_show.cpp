@@ -26,13 +26,27 @@ struct ShowArgs {
 };
 
 /// The losing positions of at most three rows of every level, from the
-/// store, as CSV: what a levels-only copy records as its verifiable sample.
+/// store, as CSV: what a levels-only copy records as its verifiable sample
+/// (and, for such a copy, that sample itself).
 int show_three_rows(const ShowArgs& a, const LevelFileReader& reader) {
   const int rows = static_cast<int>(reader.table().tiles.size());
   if (const auto d = reader.table().number_attributes.find("dimensions");
       d != reader.table().number_attributes.end() && d->second == 3)
     throw UsageError(a.file + " is a table of 3D Chomp (root attribute dimensions = 3): --three-rows lists 2D "
                      "positions of at most three rows, which its store does not hold");
+  if (reader.table().number_attributes.count("levels_only")) {
+    bool present = false;
+    const auto recorded = read_three_row_record(a.file, rows, present);
+    if (!present)
+      throw std::runtime_error(a.file + " is a levels-only copy without the sample of three-row positions "
+                               "(/verifiable/three_row_losing); --three-rows needs the file the run wrote, with "
+                               "its store");
+    std::printf("tiles,row_1,row_2,row_3\n");
+    for (int n = 1; n <= rows; ++n)  // each level's sorted, as three_row_positions(n)
+      for (const ThreeRows& p : recorded[static_cast<std::size_t>(n - 1)])
+        std::printf("%d,%d,%d,%d\n", n, p[0], p[1], p[2]);
+    return 0;
+  }
   if (!reader.has_store())
     throw std::runtime_error(a.file + " names no store: --three-rows reads the losing positions from the store "
                              "of the run itself");
@@ -142,7 +156,12 @@ int show_grundy(const ShowArgs& a) {
 }
 
 int run_show(const ShowArgs& a) {
-  if (is_grundy_file(a.file)) return show_grundy(a);
+  if (is_grundy_file(a.file)) {
+    if (a.three_rows)
+      throw UsageError(a.file + " is a `chomp grundy` file: --three-rows lists the losing positions of a "
+                       "`chomp sieve` file (its Grundy values are shown without it)");
+    return show_grundy(a);
+  }
   const LevelFileReader reader(a.file);
   if (a.three_rows) return show_three_rows(a, reader);
   const LevelTable& t = reader.table();
@@ -240,7 +259,8 @@ const RegisterCommand reg(17, "show", "Print a result file's table and provenanc
   auto* json = sub.add_flag("--json", a->json, "The table and every root attribute as JSON on stdout")->excludes(csv);
   sub.add_flag("--three-rows", a->three_rows,
                "The losing positions of at most three rows of every level, from the store, as CSV "
-               "(tiles,row_1,row_2,row_3): the verifiable sample a levels-only copy keeps")
+               "(tiles,row_1,row_2,row_3): the verifiable sample a levels-only copy keeps (read from such a copy "
+               "itself)")
       ->excludes(csv)
       ->excludes(json);
   sub.footer("The table has one row per finished level; seconds are the level's own and its\n"

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "chomp/losing_store.hpp"
 #include "chomp/position.hpp"
@@ -25,7 +26,7 @@ namespace {
 struct VerifyArgs {
   std::string file;
   int from = 1;
-  int to = 255;
+  int to = 0;  // 0: the file's last level
   std::uint64_t every = 0;  // 0: a sample of about kTransposeSample a level
   std::uint64_t moves = 0;  // 0: a sample of about kMoveSample losing positions and ranks a level
   bool no_moves = false;
@@ -62,6 +63,21 @@ std::string three_row_problem(const std::vector<ThreeRows>& recorded, const std:
   return {};
 }
 
+/// The levels --from..--to name in a file of `rows` levels: through the
+/// last one by default, and through it, with a note, when --to is past it
+/// (a script's fixed --to on a run still going); --from must be a level.
+std::pair<int, int> levels_to_check(const VerifyArgs& a, int rows) {
+  if (a.from > rows)
+    throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
+                     ")");
+  if (a.to > rows)
+    std::fprintf(stderr, "note: --to %d is past the file's last level (%d): levels through %d are checked\n", a.to,
+                 rows, rows);
+  const int to = a.to > 0 ? std::min(a.to, rows) : rows;
+  if (to < a.from) throw UsageError("--to " + std::to_string(to) + " is below --from " + std::to_string(a.from));
+  return {a.from, to};
+}
+
 /// A levels-only copy: the losing positions of at most three rows it
 /// records for each level, against three-rowed Chomp solved on its own.
 int verify_levels_only(const VerifyArgs& a, const LevelTable& t) {
@@ -72,10 +88,7 @@ int verify_levels_only(const VerifyArgs& a, const LevelTable& t) {
     throw std::runtime_error(a.file + " names no store of losing positions and records no verifiable sample "
                              "(/verifiable/three_row_losing); verify the file the run itself wrote, with its "
                              "store beside it");
-  if (a.from > rows)
-    throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
-                     ")");
-  const int to = std::min(a.to, rows);
+  const int to = levels_to_check(a, rows).second;
   const auto solved = three_row_losing(to);
   std::printf("%6s %14s %14s  %s\n", "tiles", "losing", "3-row losing", "result");
   int failed = 0;
@@ -119,12 +132,7 @@ int run_verify(const VerifyArgs& a) {
                              std::to_string(reader.format_version()) +
                              "); verify the file the run itself wrote, with its store beside it");
   }
-  if (a.from > rows)
-    throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
-                     ")");
-  if (a.to < a.from)
-    throw UsageError("--to " + std::to_string(a.to) + " is below --from " + std::to_string(a.from));
-  const int to = std::min(a.to, rows);
+  const int to = levels_to_check(a, rows).second;
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const PartitionTable table(rows);
@@ -235,11 +243,11 @@ const RegisterCommand reg(15, "verify", "Check a sieve result file's levels with
   sub.add_option("--every", a->every,
                  "Look up the transpose of every K-th losing position (1: all; default: about 10,000 a level)")
       ->transform(whole_number(1, std::uint64_t{1} << 40));
-  sub.add_option("--moves", a->moves,
+  auto* moves = sub.add_option("--moves", a->moves,
                  "Check the rule move by move on every K-th losing position and every K-th rank of each level "
                  "(1: all; default: about 500 of each a level)")
       ->transform(whole_number(1, std::uint64_t{1} << 40));
-  sub.add_flag("--no-moves", a->no_moves, "Do not check the rule (the store and transposition only)");
+  sub.add_flag("--no-moves", a->no_moves, "Do not check the rule (the store and transposition only)")->excludes(moves);
   sub.add_flag("--finished", a->finished, "Check the finished levels of a run that did not complete");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
   sub.footer("Reads each finished level's losing ranks from the run's store (beside the file)\n"
