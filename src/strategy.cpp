@@ -4,6 +4,8 @@
 #include "chomp/strategy.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -227,13 +229,17 @@ std::unique_ptr<Strategy> make_strategy(Level level, int rows, int cols, std::ui
     case Level::easy: return std::make_unique<Easy>(seed);
     case Level::medium: return std::make_unique<Medium>(seed);
     case Level::hard: return std::make_unique<Hard>(rows, cols, seed);
-    case Level::perfect:
-      if (count_subpositions(box_shape(rows, cols)) > kPerfectMaxPositions)
+    case Level::perfect: {
+      // The count saturates at 2^64 - 1: a board that large "holds more than 10^19".
+      const std::uint64_t held = count_subpositions(box_shape(rows, cols));
+      if (held > kPerfectMaxPositions)
         throw std::length_error("perfect play is offered on boards of at most " +
                                 std::to_string(kPerfectMaxPositions) + " positions (e.g. 14 x 14, 8 x 27); " +
                                 std::to_string(rows) + " x " + std::to_string(cols) + " holds " +
-                                std::to_string(count_subpositions(box_shape(rows, cols))));
+                                (held == std::numeric_limits<std::uint64_t>::max() ? std::string("more than 10^19")
+                                                                                   : std::to_string(held)));
       return std::make_unique<Perfect>(rows, cols, seed);
+    }
   }
   throw std::invalid_argument("unknown level");
 }

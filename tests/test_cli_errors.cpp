@@ -92,6 +92,13 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "--memory-limit", "99999999999999T"}, 2, "does not fit 64 bits"},
       {{"sieve", "--memory-limit", "1M", "-n", "50"}, 2, "the smallest --memory-limit that works is"},
       {{"sieve", "-n", "255"}, 2, "does not fit nine tenths of the memory"},  // far beyond any machine
+      // --checkpoint-every (NaN passed CLI11's range and meant: never save)
+      {{"sieve", "--checkpoint-every", "nan"}, 2, "'nan' is not a decimal number"},
+      {{"sieve", "--checkpoint-every", "inf"}, 2, "is not a decimal number"},
+      {{"sieve", "--checkpoint-every", "-1"}, 2, "'-1' is not a decimal number; give digits with at most one point"},
+      {{"sieve", "--checkpoint-every", "1e3"}, 2, "is not a decimal number"},
+      {{"sieve", "--checkpoint-every", "1.2.3"}, 2, "is not a decimal number"},
+      {{"sieve", "--checkpoint-every", "2000000"}, 2, "'2000000' is too large: at most 1e+06"},
       // --output
       {{"sieve", "-o", ""}, 2, "empty file name"},
       {{"sieve", "-o", "a\nb.h5"}, 2, "control character"},
@@ -159,12 +166,21 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
 TEST(CliErrors, UnwritablePathsFailCleanly) {
   ScratchDir dir;
   std::ofstream(dir.file("plain-file")) << "x";
-  for (const std::string& out : {dir.file("no/such/folder/run.h5"), dir.file("plain-file/run.h5")}) {
-    const ProcessResult r = run_chomp({"sieve", "-n", "10", "-q", "-o", out});
-    EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_NE(r.err.find("cannot create store " + store_path_for(out)), std::string::npos) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << "the plan and the error: " << r.err;
-  }
+  // A missing folder, or a file in its place, is named before any plan,
+  // a dry run's too, and nothing is made.
+  for (const auto& [out, what] : {std::pair{dir.file("no/such/folder/run.h5"), "does not exist; make it first"},
+                                  std::pair{dir.file("plain-file/run.h5"), "is not a folder; make it first"}})
+    for (const char* command : {"sieve", "grundy"})
+      for (const bool dry : {false, true}) {
+        std::vector<std::string> args{command, "-n", "10", "-q", "-o", out};
+        if (dry) args.push_back("--dry-run");
+        if (dry && std::string(command) == "grundy") continue;  // its dry run writes nothing and needs no folder
+        const ProcessResult r = run_chomp(args);
+        EXPECT_EQ(r.exit_code, 2) << command << ' ' << out << ' ' << r.err;
+        EXPECT_NE(r.err.find("the folder of --output " + out + " " + what), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "the error alone: " << r.err;
+      }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"plain-file"});
   // A folder this process may not write to: by permissions when not root
   // (root ignores them), by a read-only mount when root.
   const std::filesystem::path locked = dir.path() / "locked";

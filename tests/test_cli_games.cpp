@@ -81,6 +81,14 @@ TEST(RectanglesCommand, TableCsvAndHdf5) {
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_TRUE(forced.out.empty());
   EXPECT_EQ(chomp::read_rectangles_h5(h5).max_cols, 4);
+  // The sieve's readers name the file's kind rather than a missing group.
+  for (const char* command : {"verify", "show"}) {
+    const ProcessResult other = run_chomp({command, h5});
+    EXPECT_EQ(other.exit_code, 1) << command;
+    EXPECT_TRUE(contains(other.err, "is not a table of `chomp sieve`: its root attribute format = \"chomp "
+                                    "rectangles\" marks a file of another command"))
+        << other.err;
+  }
   const ProcessResult big = run_chomp({"rectangles", "--max-rows", "30", "--max-cols", "30"});
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_EQ(count_lines(big.err), 1);
@@ -91,6 +99,10 @@ TEST(CountCommand, CountsAndOverflow) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "C(23, 8) = 490314"));
   EXPECT_TRUE(contains(r.out, "C(21, 7) = 116280"));
+  EXPECT_TRUE(contains(r.out, "board 8 x 15 (8 rows, 15 columns)")) << r.out;
+  const ProcessResult one = run_chomp({"count", "--rows", "1", "--cols", "3"});
+  EXPECT_TRUE(contains(one.out, "board 1 x 3 (1 row, 3 columns)")) << one.out;
+  EXPECT_TRUE(contains(one.out, "with exactly 1 row and 3 columns: C(2, 0) = 1")) << one.out;
   const ProcessResult over = run_chomp({"count", "--rows", "40", "--cols", "40"});
   EXPECT_EQ(over.exit_code, 2);
   EXPECT_TRUE(contains(over.err, "does not fit in 64 bits"));
@@ -129,6 +141,15 @@ TEST(PlayCommand, RefusesWhatItCannotOffer) {
   const ProcessResult big = run_chomp({"play", "--rows", "16", "--cols", "16", "--level", "perfect"});
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_TRUE(contains(big.err, "perfect play is offered")) << big.err;
+  EXPECT_TRUE(contains(big.err, "16 x 16 holds 601080390")) << big.err;  // C(32, 16)
+  // C(80, 40) is about 1.1e23: its count saturates, and is not printed as 2^64 - 1.
+  const ProcessResult huge = run_chomp({"play", "--rows", "40", "--cols", "40", "--level", "perfect"});
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_TRUE(contains(huge.err, "40 x 40 holds more than 10^19")) << huge.err;
   EXPECT_EQ(run_chomp({"play", "--level", "expert"}).exit_code, 2);
+  // A sum's boards give their own sizes: --rows beside them is refused, not ignored.
+  const ProcessResult sized = run_chomp({"play", "--boards", "3x4 + 2x5", "--rows", "5"});
+  EXPECT_EQ(sized.exit_code, 2);
+  EXPECT_TRUE(contains(sized.err, "--rows excludes --boards")) << sized.err;
   EXPECT_EQ(run_chomp({"play", "--rows", "41"}).exit_code, 2);
 }

@@ -51,7 +51,7 @@ std::vector<NumericOption> numeric_options() {
   return {
       {{"sieve", "--dry-run"}, "--max-tiles"},   {{"sieve", "--dry-run", "-n", "30"}, "--threads"},
       {{"sieve", "--dry-run", "-n", "30"}, "--store-losing"}, {{"sieve", "--dry-run", "-n", "30"}, "--slices"},
-      {{"sieve", "--dry-run", "-n", "30"}, "--slice-from"},  {{"sieve", "--dry-run", "-n", "30"}, "--processes"},
+      {{"sieve", "--dry-run", "-n", "30", "--slices", "2"}, "--slice-from"},  {{"sieve", "--dry-run", "-n", "30"}, "--processes"},
       {{"verify", run}, "--from"},               {{"verify", run}, "--to"},
       {{"verify", run}, "--every"},              {{"verify", run}, "--moves"},
       {{"verify", run}, "--threads"},            {{"count", "--cols", "3"}, "--rows"},

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -92,6 +93,23 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, const std::strin
         return {};
       },
       "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+CLI::Validator decimal_number(double hi) {
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%g", hi);
+  const std::string range = std::string("0 to ") + bound;
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        const std::size_t point = value.find('.');
+        const std::string digits =
+            point == std::string::npos ? value : value.substr(0, point) + value.substr(point + 1);
+        if (digits.empty() || !all_digits(digits))  // a second point is left in digits
+          return in_quotes(value) + " is not a decimal number; give digits with at most one point, from " + range;
+        if (std::strtod(value.c_str(), nullptr) > hi) return in_quotes(value) + " is too large: at most " + bound;
+        return {};
+      },
+      "NUMBER in " + range);
 }
 
 CLI::Validator output_file_name() {

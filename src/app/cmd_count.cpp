@@ -30,10 +30,12 @@ std::uint64_t checked_binomial(int n, int k, const char* what, const CountArgs& 
 int run_count(const CountArgs& a) {
   const std::uint64_t all = checked_binomial(a.rows + a.cols, a.rows, "positions", a);
   const std::uint64_t full = checked_binomial(a.rows + a.cols - 2, a.rows - 1, "full-size positions", a);
-  std::printf("board %d x %d (%d rows, %d columns)\n", a.rows, a.cols, a.rows, a.cols);
+  std::printf("board %d x %d (%d %s, %d %s)\n", a.rows, a.cols, a.rows, a.rows == 1 ? "row" : "rows", a.cols,
+              a.cols == 1 ? "column" : "columns");
   std::printf("positions, the empty board included: C(%d, %d) = %llu\n", a.rows + a.cols, a.rows,
               static_cast<unsigned long long>(all));
-  std::printf("positions with exactly %d rows and %d columns: C(%d, %d) = %llu\n", a.rows, a.cols,
+  std::printf("positions with exactly %d %s and %d %s: C(%d, %d) = %llu\n", a.rows, a.rows == 1 ? "row" : "rows",
+              a.cols, a.cols == 1 ? "column" : "columns",
               a.rows + a.cols - 2, a.rows - 1, static_cast<unsigned long long>(full));
   return 0;
 }

@@ -118,8 +118,11 @@ int run_grundy(const GrundyArgs& a) {
   if (!a.dry_run) {
     if (a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
     const std::filesystem::path parent = std::filesystem::path(a.output).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent))
-      throw UsageError("the folder of --output " + a.output + " does not exist");
+    std::error_code missing;
+    if (!parent.empty() && !std::filesystem::is_directory(parent, missing))
+      throw UsageError("the folder of --output " + printable(a.output, 200) +
+                       (std::filesystem::exists(parent, missing) ? " is not a folder" : " does not exist") +
+                       "; make it first (mkdir -p " + shell_quote(parent.string()) + ") or give another --output");
     std::error_code ec;
     if (std::filesystem::is_directory(a.output, ec))
       throw UsageError("--output " + printable(a.output) + " is a folder; give a file name");

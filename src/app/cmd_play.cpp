@@ -394,19 +394,27 @@ int run_play(const PlayArgs& a) {
 const RegisterCommand reg(50, "play", "Play Chomp against the computer in the terminal",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<PlayArgs>();
-  sub.add_option("--rows", a->rows, "Rows of the board")->transform(whole_number(1, kMaxBoardSide))->capture_default_str();
-  sub.add_option("--cols", a->cols, "Columns of the board")->transform(whole_number(1, kMaxBoardSide))->capture_default_str();
+  auto* rows = sub.add_option("--rows", a->rows, "Rows of the board")
+                   ->transform(whole_number(1, kMaxBoardSide))
+                   ->capture_default_str();
+  auto* cols = sub.add_option("--cols", a->cols, "Columns of the board")
+                   ->transform(whole_number(1, kMaxBoardSide))
+                   ->capture_default_str();
   a->level_option = sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect")
       ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
       ->capture_default_str();
   sub.add_flag("--computer-first", a->computer_first, "Let the computer make the first move");
   sub.add_option("--boards", a->boards,
                  "Play a sum of boards, e.g. \"3x4 + 2x5\" or \"3,2 + 4,4,1\" (perfect level; the poisoned "
-                 "tiles are never taken, the player who cannot move loses)");
+                 "tiles are never taken, the player who cannot move loses; the boards give their own sizes, "
+                 "without --rows or --cols)")
+      ->excludes(rows)
+      ->excludes(cols);
   sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed)")
       ->transform(whole_number(0, UINT64_MAX));
   sub.footer(
-      "Moves are read from stdin as 'row col'; also hint, undo, quit. End of input ends the game.\n"
+      "Moves are read from stdin as 'row col'; also hint, undo, help, quit. End of input ends\n"
+      "the game.\n"
       "Levels: easy plays at random but takes a simple win (single tile, two rows (a+1,a),\n"
       "two columns, equal-armed L); medium also avoids handing over such a win; hard knows\n"
       "every position of up to 30 tiles or so and looks three moves ahead; perfect solves\n"

@@ -131,8 +131,9 @@ int run_rectangles(const RectanglesArgs& a) {
       throw std::runtime_error("cannot rename " + printable(csv_tmp) + " to " + printable(a.csv));
     csv_cleanup.keep();
   }
-  std::fprintf(stderr, "solved the %d x %d box (%llu positions) in %.2f s with %d threads\n", table.box_rows,
-               table.box_cols, static_cast<unsigned long long>(table.positions), table.solve_seconds, threads);
+  std::fprintf(stderr, "solved the %d x %d box (%llu positions) in %.2f s with %d %s\n", table.box_rows,
+               table.box_cols, static_cast<unsigned long long>(table.positions), table.solve_seconds, threads,
+               threads == 1 ? "thread" : "threads");
   return 0;
 }
 

@@ -308,12 +308,14 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "slices and buffers to fit, and refuses only when not even the smallest slice fits "
                  "(default: nine tenths of the available memory)")
       ->check(byte_size());
-  sub.add_option("--slices", a->slices,
+  auto* slices = sub.add_option("--slices", a->slices,
                  "Finish every level from --slice-from on in a window of its own, cut into at least K slices "
                  "whatever the budget (for measuring what slices cost; 1: whole, one level a window)")
       ->transform(whole_number(1, 64));
-  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts")->transform(whole_number(1, kMaxTiles));
-  sub.add_flag("--file-all-marks", a->file_all_marks,
+  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts (with --slices)")
+      ->transform(whole_number(1, kMaxTiles))
+      ->needs(slices);
+  auto* file_all = sub.add_flag("--file-all-marks", a->file_all_marks,
                "File the marks of moves of the first two rows like all others instead of inferring them from "
                "one bit per tail and per second-row context (slower; the `marks` column then counts them, as in "
                "the tables of data/). Without it, both rows' moves are inferred when their bits (about 2.9 p(N) "
@@ -323,6 +325,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "The first rows whose moves are inferred from bits rather than filed as marks: 2 (both), 1 (the "
                  "first), 0 (as --file-all-marks); fewer when their bits do not fit")
       ->transform(whole_number(0, 2))
+      ->excludes(file_all)
       ->capture_default_str();
   sub.add_flag("--dry-run", a->dry_run,
                "Print the memory and disk plan and a time estimate on stdout, check it, and exit (for the "
@@ -337,13 +340,14 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "partition) up to --max-tiles cubes (at most 63), in the same table with root attribute "
                  "dimensions = 3 and its losing positions in the store beside it, so that --resume continues "
                  "it; --memory-limit and --dry-run as in 2D (the memory is the losing sets of every level); "
-                 "without --store-losing, --slices, --slice-from or --processes")
+                 "without --store-losing, --slices, --slice-from, --processes, --checkpoint-every, "
+                 "--file-all-marks or --inferred-rows")
       ->check(whole_number(2, 3, " (the divisor game of more primes is not built yet)"));
   sub.add_option("--checkpoint-every", a->checkpoint_minutes,
                  "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window), so that a "
                  "kill loses at most that much of it; a stop (SIGINT, SIGTERM) always saves it, and --resume "
                  "continues from it. 0: only at a stop")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(decimal_number(1e6))
       ->capture_default_str();
   for (const char* name :
        {"--store-losing", "--slices", "--slice-from", "--processes", "--checkpoint-every", "--file-all-marks",

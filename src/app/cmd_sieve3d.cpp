@@ -48,9 +48,10 @@ void refuse_too_many_cubes(int max_tiles) {
 void refuse_2d_only(const SieveArgs& a, const ClusterRun& cluster) {
   for (const CLI::Option* o : a.not_in_3d)
     if (o->count())
-      throw UsageError(o->get_name() + " is not supported with --dimensions 3 (it belongs to the 2D sieve's "
-                       "store of lattice paths, its slices of levels or its MPI processes; the 3D sieve holds "
-                       "the losing sets of every level in memory, in one process)");
+      throw UsageError(o->get_name() + " is not supported with --dimensions 3 (it belongs to the 2D sieve: "
+                       "its store of lattice paths, slices of levels, MPI processes, windows' checkpoints or "
+                       "marks of the first rows; the 3D sieve holds the losing sets of every level in memory, "
+                       "in one process, and saves each level as it finishes)");
   if (a.max_tiles_option->count() || !a.resume) refuse_too_many_cubes(a.max_tiles);
   if (cluster.processes() > 1) throw UsageError("--dimensions 3 runs as one process, not under mpirun or srun");
 }
