@@ -94,6 +94,9 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   if (store_losing > max_tiles)
     throw UsageError("--store-losing " + std::to_string(store_losing) + " exceeds --max-tiles " +
                      std::to_string(max_tiles));
+  if (a.slices > 0 && a.slice_from > max_tiles)
+    throw UsageError("--slice-from " + std::to_string(a.slice_from) + " exceeds --max-tiles " +
+                     std::to_string(max_tiles) + ": --slices would cut no level");
 
   int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   // A window's checkpoint of this run's last level written by version 1
