@@ -326,7 +326,8 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
       for (const auto& [name, kind] : root_schema()) h5::expect_kind(attrs, name, kind, path);
       const auto program = attrs.text.find("program");
       // The program's other files (`chomp grundy`, `chomp rectangles`) say what they are.
-      if (const auto kind = attrs.text.find("format"); kind != attrs.text.end())
+      if (const auto kind = attrs.text.find("format");
+          kind != attrs.text.end() && program != attrs.text.end() && program->second == "chomp")
         throw H5Error(path + " is not a table of `chomp sieve`: its root attribute format = \"" + kind->second +
                       "\" marks a file of another command" +
                       (kind->second == "chomp-grundy" ? " (`chomp grundy`; `chomp show` reads it)" : ""));

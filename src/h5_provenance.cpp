@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <ctime>
 #include <string>
 
@@ -41,13 +42,21 @@ int inferred_rows_of(const std::string& text) {
 }
 
 std::string continued_inferred_marks(const std::string& before, int rows, int first_level) {
-  const std::string was = before.empty() ? "none" : before;
   if (first_level <= 1) return inferred_marks_text(rows);
+  std::string was = before.empty() ? "none" : before;
+  // A way from a level not below first_level counted no level that is kept
+  // (its leg stopped before finishing one): it is dropped.
+  const std::string from = " from level ";
+  for (std::size_t at = was.find(from); at != std::string::npos && at < was.find(';'); at = was.find(from)) {
+    if (std::atoi(was.c_str() + at + from.size()) < first_level) break;
+    was.erase(0, was.find("; ") + 2);
+    if (was.find(from) == std::string::npos && was.size() > 6 && was.compare(was.size() - 6, 6, " below") == 0)
+      was.resize(was.size() - 6);  // one way left: its own text
+  }
   if (inferred_rows_of(was) == rows) return was;
   // An unchanged way's own text ("rows 1-2") becomes "rows 1-2 below".
-  const bool one_way = was.find(" from level ") == std::string::npos;
-  return inferred_marks_text(rows) + " from level " + std::to_string(first_level) + "; " + was +
-         (one_way ? " below" : "");
+  const bool one_way = was.find(from) == std::string::npos;
+  return inferred_marks_text(rows) + from + std::to_string(first_level) + "; " + was + (one_way ? " below" : "");
 }
 
 std::string host_name() {

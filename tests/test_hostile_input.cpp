@@ -312,7 +312,9 @@ TEST(HostileInput, VerifyFailsOnADamagedCompleteFile) {
 TEST(HostileInput, ThePrintedResumeCommandCarriesEveryParameter) {
   ScratchDir dir;
   const std::string out = dir.file("run.h5");
-  ChompProcess p({"sieve", "-n", "70", "--store-losing", "12", "-t", "1", "--memory-limit", "1G", "-o", out});
+  // --checkpoint-every 1000000 was printed as 1e+06, which the option refuses.
+  ChompProcess p({"sieve", "-n", "70", "--store-losing", "12", "-t", "1", "--memory-limit", "1G",
+                  "--checkpoint-every", "1000000", "-o", out});
   ASSERT_TRUE(p.wait_until([&] { return p.last_level_printed() >= 1; }, 60)) << p.err();
   p.send(SIGINT);
   const ProcessResult r = p.wait();
@@ -321,7 +323,8 @@ TEST(HostileInput, ThePrintedResumeCommandCarriesEveryParameter) {
   const std::size_t at = r.err.find("to continue: ");
   ASSERT_NE(at, std::string::npos) << r.err;
   const std::string line = r.err.substr(at + 13, r.err.find('\n', at) - at - 13);
-  for (const char* part : {"--max-tiles 70", "--store-losing 12", "--threads 1", "--memory-limit 1G", "--resume"})
+  for (const char* part : {"--max-tiles 70", "--store-losing 12", "--threads 1", "--memory-limit 1G",
+                           "--checkpoint-every 1000000 ", "--resume"})
     EXPECT_NE(line.find(part), std::string::npos) << part << " missing from " << line;
   // Its words (the scratch path has no spaces or quotes), less the program's path.
   ASSERT_EQ(line.find_first_of("'\""), std::string::npos) << line;

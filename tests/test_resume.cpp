@@ -492,6 +492,7 @@ TEST(Resume, ExistingOutputNeedsForceOrResume) {
 // and the copy ends as an uninterrupted run to the same level does. A file
 // copied without its store is refused with the command that fixes it,
 // before anything is written: it must not append to the original's store.
+// Nor may a run write a store that another result file may own.
 TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
   ScratchDir dir;
   ASSERT_EQ(run_chomp({"sieve", "-n", "20", "-t", "1", "-q", "-o", dir.file("run.h5")}).exit_code, 0);
@@ -523,6 +524,27 @@ TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
   const ProcessResult shown = run_chomp({"show", dir.file("alone.h5")});
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_EQ(shown.out.find("  store "), std::string::npos) << shown.out;  // no note that it could not be read
+
+  // "run" and "run.h5" have one store name: a copy named without .h5 is
+  // refused, and so is a new run beside a store without its result file
+  // (a new run would empty it), unless --force.
+  std::filesystem::copy_file(dir.file("run.h5"), dir.file("run"));
+  const ProcessResult twin = run_chomp({"sieve", "--resume", "-n", "24", "-t", "1", "-q", "-o", dir.file("run")});
+  EXPECT_EQ(twin.exit_code, 2) << twin.err;
+  EXPECT_NE(twin.err.find("and the result file " + dir.file("run.h5") + " would share one store"), std::string::npos)
+      << twin.err;
+  EXPECT_EQ(read_text(dir.file("run.store")), store_bytes);
+  std::filesystem::rename(dir.file("copy.h5"), dir.file("moved.h5"));  // its store left behind
+  const std::string left = read_text(dir.file("copy.store"));
+  const ProcessResult fresh = run_chomp({"sieve", "-n", "12", "-t", "1", "-q", "-o", dir.file("copy.h5")});
+  EXPECT_EQ(fresh.exit_code, 2) << fresh.err;
+  EXPECT_NE(fresh.err.find("the store " + dir.file("copy.store") + " exists but " + dir.file("copy.h5") +
+                           " does not"),
+            std::string::npos)
+      << fresh.err;
+  EXPECT_EQ(read_text(dir.file("copy.store")), left);
+  const ProcessResult forced = run_chomp({"sieve", "-n", "12", "-t", "1", "-q", "--force", "-o", dir.file("copy.h5")});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
 }
 
 // A second run on the file a run is writing (a batch job submitted twice) is

@@ -105,6 +105,12 @@ TEST(Provenance, InferredMarksNameEachLegsWayAndWhereItBegan) {
   const std::string thrice = continued_inferred_marks(twice, 0, 20);
   EXPECT_EQ(thrice, "none from level 20; row 1 from level 13; rows 1-2 below");
   EXPECT_EQ(inferred_rows_of(thrice), 0);
+  // A leg that finished no level leaves no way behind: the next leg, from
+  // the same level, replaces it.
+  EXPECT_EQ(continued_inferred_marks(twice, 0, 13), "none from level 13; rows 1-2 below");
+  EXPECT_EQ(continued_inferred_marks(twice, 2, 13), "rows 1-2");
+  EXPECT_EQ(continued_inferred_marks(thrice, 1, 20), twice);
+  EXPECT_EQ(continued_inferred_marks(thrice, 0, 18), "none from level 18; row 1 from level 13; rows 1-2 below");
   EXPECT_EQ(inferred_rows_of("rows 1-2 from level 5; none below"), 2);
   EXPECT_EQ(inferred_rows_of("row 1"), 1);
   EXPECT_EQ(inferred_rows_of("rows 1-3"), 0);  // unknown: none

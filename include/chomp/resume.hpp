@@ -72,10 +72,12 @@ struct ResumeState {
   Provenance provenance;  ///< the original run's, for the continued file
   std::vector<std::string> notes;  ///< what was ignored, one line each
   std::vector<std::uint64_t> losing;  ///< L(n) of the trusted levels (a plan's known levels)
-  /// The top rows whose moves the file's levels do not count in `marks`
-  /// (its attribute inferred_marks, "rows 1-k"; 0 for "none" or none): a
-  /// resumed run infers no more rows than that, so that one file's `marks`
-  /// count one thing (or fewer, if their bits no longer fit).
+  /// The top rows whose moves the file's last leg did not count in `marks`
+  /// (the latest way its attribute inferred_marks names, "rows 1-k"; 0 for
+  /// "none" or none): a resumed run infers no more rows than that, so that
+  /// a leg never counts more marks in than the legs before it; one that
+  /// infers fewer (its bits no longer fit, or it was asked to) is named
+  /// in the attribute with the level it took over from.
   int inferred_rows = 0;
 };
 

@@ -97,7 +97,7 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, const std::strin
 
 CLI::Validator decimal_number(double hi) {
   char bound[32];
-  std::snprintf(bound, sizeof bound, "%g", hi);
+  std::snprintf(bound, sizeof bound, "%.0f", hi);  // whole: the validator refuses "1e+06"
   const std::string range = std::string("0 to ") + bound;
   return CLI::Validator(
       [=](std::string& value) -> std::string {

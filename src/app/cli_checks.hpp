@@ -31,7 +31,7 @@ std::string printable(std::string_view text, std::size_t max_bytes = 60);
 /// ->check() (CLI11 hands a check a copy of the value).
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, const std::string& why_max = "");
 
-/// A decimal number in [0, hi], digits with at most one point ("0.5",
+/// A decimal number in [0, hi] (hi whole), digits with at most one point ("0.5",
 /// "15", ".25"): no sign, exponent, NaN or infinity, which CLI11's own
 /// conversion would take (and NaN passes its range check).
 CLI::Validator decimal_number(double hi);

@@ -121,8 +121,10 @@ int run_grundy(const GrundyArgs& a) {
     std::error_code missing;
     if (!parent.empty() && !std::filesystem::is_directory(parent, missing))
       throw UsageError("the folder of --output " + printable(a.output, 200) +
-                       (std::filesystem::exists(parent, missing) ? " is not a folder" : " does not exist") +
-                       "; make it first (mkdir -p " + shell_quote(parent.string()) + ") or give another --output");
+                       (std::filesystem::exists(parent, missing)
+                            ? " is a file, not a folder; give another --output"
+                            : " does not exist; make it first (mkdir -p " + shell_quote(parent.string()) +
+                                  ") or give another --output"));
     std::error_code ec;
     if (std::filesystem::is_directory(a.output, ec))
       throw UsageError("--output " + printable(a.output) + " is a folder; give a file name");

@@ -5,8 +5,11 @@
 
 #include "sieve_args.hpp"
 
+#include <charconv>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <string_view>
 #include <system_error>
 
 #include "cli_checks.hpp"
@@ -29,9 +32,10 @@ std::string resume_command(const SieveArgs& a, const std::string& output, int ma
   if (a.slices > 0) c += " --slices " + std::to_string(a.slices) + " --slice-from " + std::to_string(a.slice_from);
   if (a.dimensions == 3) c += " --dimensions 3";
   if (a.checkpoint_minutes != 60) {
-    std::ostringstream minutes;
-    minutes << a.checkpoint_minutes;
-    c += " --checkpoint-every " + minutes.str();
+    // Fixed notation, shortest exact: what --checkpoint-every reads back.
+    char minutes[64];
+    const auto end = std::to_chars(minutes, minutes + sizeof minutes, a.checkpoint_minutes, std::chars_format::fixed).ptr;
+    c += " --checkpoint-every " + std::string(minutes, end);
   }
   if (a.quiet) c += " --quiet";
   return c + " --resume";
@@ -48,8 +52,10 @@ void check_arguments(const SieveArgs& a, bool output_exists) {
   const std::filesystem::path folder = std::filesystem::path(a.output).parent_path();
   if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
     throw UsageError("the folder of --output " + printable(a.output, 200) +
-                     (std::filesystem::exists(folder, ec) ? " is not a folder" : " does not exist") +
-                     "; make it first (mkdir -p " + shell_quote(folder.string()) + ") or give another --output");
+                     (std::filesystem::exists(folder, ec)
+                          ? " is a file, not a folder; give another --output"
+                          : " does not exist; make it first (mkdir -p " + shell_quote(folder.string()) +
+                                ") or give another --output"));
   if (output_exists && !a.force && !a.resume)
     throw UsageError("output file " + printable(a.output) +
                      " already exists; pass --resume to continue it, --force to start over, or choose "
@@ -85,18 +91,34 @@ std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
     // file's, which it must not write into.
     const std::string own = store_path_for(a.output), named = resume->state().store_path;
     std::error_code ec;
-    if (named != own && std::filesystem::exists(named, ec))
+    const ResumeState& st = resume->state();
+    const bool nothing_to_do = st.complete && st.max_tiles == st.file_max_tiles;
+    if (named != own && !nothing_to_do && std::filesystem::exists(named, ec))
       throw UsageError("cannot resume " + printable(a.output, 200) + ": its store is " + printable(named, 200) +
                        ", which has another file's name (this file was copied or renamed without it), and a "
                        "resumed run writes the store named after its output, " + printable(own, 200) +
                        ". Copy the store to that name (cp " + shell_quote(named) + " " + shell_quote(own) +
-                       ") to continue this file, or resume the file the store belongs to");
+                       "; mv if the file it was named for is gone) to continue this file, or resume the file the "
+                       "store belongs to");
     for (const std::string& note : resume->state().notes) std::cerr << "note: " << note << '\n';
   } else if (a.resume) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";
   }
   return resume;
 }
+
+namespace {
+
+/// True when path is a regular file that starts with HDF5's signature.
+bool is_hdf5_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  return in.read(head, sizeof head) && std::string_view(head, sizeof head) == std::string_view("\x89HDF\r\n\x1a\n", 8);
+}
+
+}  // namespace
 
 ClaimedOutput::ClaimedOutput(SieveArgs& a) {
   a.output = output_file(a.output);
@@ -107,6 +129,21 @@ ClaimedOutput::ClaimedOutput(SieveArgs& a) {
   store_path_ = store_path_for(a.output);
   refuse_files_in_use({a.output, a.output + ".partial", store_path_},
                       "let it finish, or stop it (SIGINT or SIGTERM) and then resume");
+  // run and run.h5 have one store name, run.store: a run on one of them must
+  // not write the store of a result file that is the other.
+  const std::string h5 = ".h5";
+  const bool named_h5 = a.output.size() > h5.size() && a.output.compare(a.output.size() - h5.size(), h5.size(), h5) == 0;
+  const std::string twin = named_h5 ? a.output.substr(0, a.output.size() - h5.size()) : a.output + h5;
+  if (is_hdf5_file(twin))
+    throw UsageError("--output " + printable(a.output, 200) + " and the result file " + printable(twin, 200) +
+                     " would share one store, " + printable(store_path_, 200) + " (a name with and without .h5 has "
+                     "the same store); give another --output");
+  // A store without its result file: the file was renamed, copied or moved
+  // without it (and may still name it), or removed. A new run would empty it.
+  if (!exists_ && !a.force && !a.dry_run && std::filesystem::exists(std::filesystem::symlink_status(store_path_, ec)))
+    throw UsageError("the store " + printable(store_path_, 200) + " exists but " + printable(a.output, 200) +
+                     " does not: it may be the store of a result file renamed or copied without it, which a new "
+                     "run would empty; move it away first, or pass --force to overwrite it");
 }
 
 }  // namespace chomp::app
