@@ -12,8 +12,9 @@ canonical positions only, from 6220284 on; a run that inferred the marks of
 moves of its first rows from bits, root attribute inferred_marks = "row 1"
 or "rows 1-2", has no marks to compare and is compared on p(n) and L(n)). Exit
 status 1 when a level differs, so that a run started again (doc/RUNNING.md,
-"The run's second start") is checked level by level as it comes. Only the
-standard library: any python3 runs it.
+"The run's second start") is checked level by level as it comes; 2, with one
+line `error: ...`, when a file is missing or not a table of `chomp sieve` (such
+as a file of `chomp grundy`). Only the standard library: any python3 runs it.
 """
 
 import argparse
@@ -27,11 +28,24 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def read_csv(text):
-    return {int(r["tiles"]): r for r in csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#"))}
+COLUMNS = ("tiles", "positions", "losing")
+
+
+def read_csv(text, name):
+    """Level -> row of a levels CSV; ValueError naming `name` if it is not one."""
+    rows = csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#"))
+    if missing := [c for c in COLUMNS if c not in (rows.fieldnames or ())]:
+        raise ValueError(f"{name} is not a table of `chomp sieve` (no column {', '.join(missing)})")
+    try:
+        return {int(r["tiles"]): r for r in rows}
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: a row's tiles is not a level number") from None
 
 
 TEXT = {"positions": "p(n)", "losing": "L(n)", "marks": "marks"}
+
+# The program's other files say what they are by their root attribute format.
+OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
 
 
 def runs(levels):
@@ -52,7 +66,11 @@ def committed(data):
                    key=lambda p: int(p.stem.split("-")[1]), reverse=True)
     out = {}
     for f in files:
-        for n, row in read_csv(f.read_text()).items():
+        try:
+            text = f.read_text()
+        except UnicodeDecodeError:
+            raise ValueError(f"{f} is not a CSV table") from None
+        for n, row in read_csv(text, f).items():
             out.setdefault(n, (row, str(f.relative_to(data.parent))))
     return out
 
@@ -63,13 +81,29 @@ def main():
     ap.add_argument("--chomp", default=str(ROOT / "build" / "chomp"), help="the program that reads the file")
     ap.add_argument("--data", default=str(ROOT / "data"), help="the folder of the committed tables")
     args = ap.parse_args()
-    shown = subprocess.run([args.chomp, "show", args.file, "--csv"], capture_output=True, text=True)
-    if shown.returncode != 0:
-        print(f"error: {args.chomp} show {args.file}: {shown.stderr.strip()}", file=sys.stderr)
+    try:
+        return compare(args)
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
-    run = read_csv(shown.stdout)
-    about = subprocess.run([args.chomp, "show", args.file, "--json"], capture_output=True, text=True)
-    way = json.loads(about.stdout).get("attributes", {}).get("inferred_marks") if about.returncode == 0 else None
+
+
+def compare(args):
+    if not pathlib.Path(args.file).is_file():
+        raise FileNotFoundError(f"no run file {args.file}")
+    try:
+        shown = subprocess.run([args.chomp, "show", args.file, "--csv"], capture_output=True, text=True)
+        about = subprocess.run([args.chomp, "show", args.file, "--json"], capture_output=True, text=True)
+    except OSError as e:
+        raise OSError(f"cannot run {args.chomp} ({e.strerror or e}): build it (scripts/build.sh) or give --chomp")
+    if shown.returncode != 0:
+        raise ValueError(f"{args.chomp} show {args.file}: {(shown.stderr.strip().splitlines() or ['failed'])[0]}")
+    attributes = json.loads(about.stdout).get("attributes", {}) if about.returncode == 0 else {}
+    if kind := attributes.get("format"):
+        raise ValueError(f"{args.file} is not a table of `chomp sieve`: its root attribute format = "
+                         f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
+    run = read_csv(shown.stdout, args.file)
+    way = attributes.get("inferred_marks")
     inferred = way not in (None, "none")
     table = committed(pathlib.Path(args.data).resolve())
     same, differ, beyond = [], [], []

@@ -6,12 +6,52 @@ are ignored), such as files/130.txt of https://github.com/anematode/chomp
 The table is not part of this repository: download it first.
 
 Usage: /usr/bin/python3 experiments/compare_public_table.py RESULT.h5 TABLE
-Exit code 0 when every level both hold agrees, 1 otherwise.
+Exit code 0 when every level both hold agrees, 1 otherwise, 2 for a file it cannot read.
 """
+import os
 import re
 import sys
 
 import h5py
+
+# The program's other files say what they are by their root attribute format.
+OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
+
+
+def read_result(path):
+    """Level -> (p(n), L(n)) of a chomp sieve result file; FileNotFoundError or
+    ValueError for a file that is not one."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no result file at {path}")
+    if not h5py.is_hdf5(path):
+        raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file")
+    with h5py.File(path, "r", swmr=True) as f:
+        kind = f.attrs.get("format")
+        if kind is not None:
+            kind = kind.decode() if isinstance(kind, bytes) else str(kind)
+            raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
+                             f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
+        if not all(f"levels/{c}" in f for c in ("tiles", "positions", "losing")):
+            raise ValueError(f"{path} is not a chomp result file (no /levels/tiles, positions and losing)")
+        tiles = f["levels/tiles"][()]
+        return {int(n): (int(p), int(l)) for n, p, l in
+                zip(tiles, f["levels/positions"][()], f["levels/losing"][()])}
+
+
+def read_table(path):
+    """Level -> (p(n), L(n)) from the lines "n p(n) L(n)" of a text table."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no table at {path}")
+    theirs = {}
+    try:
+        with open(path) as t:
+            for line in t:
+                m = re.match(r"^\s*(\d+)[\s,]+(\d+)[\s,]+(\d+)\s*$", line)
+                if m:
+                    theirs[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text table (one level a line: n p(n) L(n))") from None
+    return theirs
 
 
 def main() -> int:
@@ -19,16 +59,12 @@ def main() -> int:
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         return 2
     result, table = sys.argv[1], sys.argv[2]
-    with h5py.File(result, "r", swmr=True) as f:
-        tiles = f["levels/tiles"][()]
-        ours = {int(n): (int(p), int(l)) for n, p, l in
-                zip(tiles, f["levels/positions"][()], f["levels/losing"][()])}
-    theirs = {}
-    with open(table) as t:
-        for line in t:
-            m = re.match(r"^\s*(\d+)[\s,]+(\d+)[\s,]+(\d+)\s*$", line)
-            if m:
-                theirs[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
+    try:
+        ours = read_result(result)
+        theirs = read_table(table)
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     both = sorted(set(ours) & set(theirs))
     if not both:
         print(f"no level is in both {result} and {table}", file=sys.stderr)

@@ -21,6 +21,11 @@ complete = 1 and status "complete" for its table, snapshot_of_run naming
 the run's goal and state when copied) and keeps the run's provenance
 unchanged.
 
+It copies nothing, and exits with status 2 and one line `error: ...`, for a
+RUN.h5 that is missing or not a table of `chomp sieve` (such as a file of
+`chomp grundy`), a run not finished without --through, a K past its finished
+levels, or an OUT.h5 that exists.
+
 Usage: /usr/bin/python3 experiments/h5_levels_only.py RUN.h5 OUT.h5 [--chomp PATH] [--through K]
 """
 import argparse
@@ -34,6 +39,30 @@ from pathlib import Path
 import h5py
 import numpy as np
 
+# The program's other files say what they are by their root attribute format.
+OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
+
+
+def fail(message) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def check_run(path: str) -> None:
+    """FileNotFoundError or ValueError unless `path` is a result file of chomp sieve."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no result file at {path}")
+    if not h5py.is_hdf5(path):
+        raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file")
+    with h5py.File(path, "r", swmr=True) as f:
+        kind = f.attrs.get("format")
+        if kind is not None:
+            kind = kind.decode() if isinstance(kind, bytes) else str(kind)
+            raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
+                             f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
+        if "format_version" not in f.attrs or not isinstance(f.get("levels"), h5py.Group) or not len(f["levels"]):
+            raise ValueError(f"{path} is not a chomp result file (no format_version attribute and /levels table)")
+
 
 def three_row_losing(chomp: str, run: str, through: int) -> dict:
     out = subprocess.run([chomp, "show", run, "--three-rows"], check=True, capture_output=True, text=True).stdout
@@ -42,7 +71,7 @@ def three_row_losing(chomp: str, run: str, through: int) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", help="result file of chomp sieve")
     ap.add_argument("out", help="the copy to write (must not exist)")
     ap.add_argument("--chomp", default=str(Path(__file__).resolve().parent.parent / "build" / "chomp"),
@@ -50,6 +79,12 @@ def main() -> int:
     ap.add_argument("--through", type=int, metavar="K",
                     help="copy levels 1..K of a run not finished yet (K at most its last finished level)")
     args = ap.parse_args()
+    try:
+        check_run(args.run)
+    except (OSError, ValueError) as e:
+        return fail(e)
+    if Path(args.out).exists():
+        return fail(f"{args.out} exists: the copy writes a new file (remove it or name another)")
     with h5py.File(args.run, "r", swmr=True) as f:
         complete = int(f.attrs.get("complete", 0)) == 1
         finished = min(len(f["levels"][c]) for c in f["levels"])  # a row a killed writer left half written is not
@@ -60,16 +95,18 @@ def main() -> int:
         two_d = int(f.attrs.get("dimensions", 2)) == 2
     if args.through is None:
         if not complete:
-            print(f"error: {args.run} is not a complete run (attribute complete != 1); "
-                  f"--through K copies levels 1..K of its {finished} finished levels", file=sys.stderr)
-            return 1
+            return fail(f"{args.run} is not a complete run (attribute complete != 1); "
+                        f"--through K copies levels 1..K of its {finished} finished levels")
         through = finished
     else:
         through = args.through
         if not 1 <= through <= finished:
-            print(f"error: --through {through}: {args.run} has finished levels 1..{finished}", file=sys.stderr)
-            return 1
-    sample = three_row_losing(args.chomp, args.run, through) if has_store and two_d else None
+            return fail(f"--through {through}: {args.run} has finished levels 1..{finished}")
+    try:
+        sample = three_row_losing(args.chomp, args.run, through) if has_store and two_d else None
+    except (OSError, subprocess.CalledProcessError) as e:
+        said = (getattr(e, "stderr", "") or "").strip().splitlines()
+        return fail(f"cannot read the three-row sample of {args.run} with {args.chomp}: {said[0] if said else e}")
     with h5py.File(args.run, "r", swmr=True) as f, h5py.File(args.out, "w-") as g:
         if "losing_positions" in f:
             # Only the levels copied: a level above K would be a level the copy does not hold.

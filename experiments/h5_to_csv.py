@@ -11,19 +11,13 @@ one header row and one row per level:
     tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks
 
 The format is chomp_results.to_csv's (python/chomp_results).
-Refuses files of unfinished runs unless --allow-incomplete is given.
+Refuses files of unfinished runs unless --allow-incomplete is given. Exit
+status 2, with one line `error: ...`, for a file it cannot export.
 """
 
 import argparse
 import sys
 from pathlib import Path
-
-try:
-    import chomp_results as cr
-except ImportError:
-    sys.exit("error: this script needs the chomp_results package: "
-             "pip install --no-index --no-build-isolation ./python (in a venv made with "
-             "--system-site-packages), or run it with PYTHONPATH=python")
 
 
 def main() -> int:
@@ -33,10 +27,27 @@ def main() -> int:
     ap.add_argument("--allow-incomplete", action="store_true",
                     help="export the finished levels of an unfinished run (marked in the header)")
     args = ap.parse_args()
+    try:  # after the arguments, so that --help needs no package
+        import chomp_results as cr
+    except ImportError:
+        sys.exit("error: this script needs the chomp_results package: "
+                 "pip install --no-index --no-build-isolation ./python (in a venv made with "
+                 "--system-site-packages), or run it with PYTHONPATH=python")
 
-    levels = cr.read_levels(args.levels, require_complete=not args.allow_incomplete)
+    try:
+        levels = cr.read_levels(args.levels, require_complete=not args.allow_incomplete)
+    except cr.IncompleteRunError as e:
+        print(f"error: {e}, or export its finished levels with --allow-incomplete", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as e:  # missing, not HDF5, not a table of chomp sieve, damaged
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     out = args.output or args.levels.with_suffix(".csv")
-    cr.to_csv(levels, out, source="experiments/h5_to_csv.py")
+    try:
+        cr.to_csv(levels, out, source="experiments/h5_to_csv.py")
+    except OSError as e:
+        print(f"error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 2
     print(f"wrote {out} (levels 1..{levels.max_tiles})")
     return 0
 

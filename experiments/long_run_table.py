@@ -10,15 +10,29 @@ each level's own scan), nanoseconds per position and per mark, the store's
 bytes per losing position at its last level and the store's size so far.
 With RUN_DIR/rss.log (written by experiments/long_run.sh: one line
 "UNIX-SECONDS VmHWM-KiB VmRSS-KiB" every few minutes), it adds the peak
-resident memory of each leg. Only the standard library: any python3 runs it.
+resident memory of each leg. Exit status 2, with one line `error: ...`, for
+a file that is missing or not a table of `chomp sieve` (such as a file of
+`chomp grundy`). Only the standard library: any python3 runs it.
 """
 
 import argparse
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
+
+# The columns of `chomp show --csv` this table reads (every format of chomp sieve has them).
+COLUMNS = ("tiles", "positions", "losing", "seconds", "window_seconds", "marks", "store_bytes_per_losing")
+
+# The program's other files say what they are by their root attribute format.
+OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
+
+
+def fail(message):
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def windows(rows):
@@ -39,11 +53,24 @@ def main():
     ap.add_argument("--chomp", default="build/chomp", help="the program that reads the file")
     ap.add_argument("--from", dest="first", type=int, default=100, help="first level shown (default 100)")
     a = ap.parse_args()
+    if not os.path.isfile(a.file):
+        fail(f"no run file {a.file}")
     try:
         out = subprocess.run([a.chomp, "show", "--csv", a.file], check=True, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
-        sys.exit(f"error: cannot read {a.file} with {a.chomp}: {getattr(e, 'stderr', '') or e}")
-    rows = list(csv.DictReader(io.StringIO(out)))
+        said = (getattr(e, "stderr", "") or "").strip().splitlines()
+        fail(f"cannot read {a.file} with {a.chomp}: {said[0] if said else e}")
+    reader = csv.DictReader(io.StringIO(out))
+    if missing := [c for c in COLUMNS if c not in (reader.fieldnames or ())]:
+        about = subprocess.run([a.chomp, "show", "--json", a.file], capture_output=True, text=True)
+        try:
+            kind = json.loads(about.stdout).get("attributes", {}).get("format")
+        except ValueError:
+            kind = None
+        fail(f"{a.file} is not a table of `chomp sieve`: " +
+             (f"its root attribute format = \"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}"
+              if kind else f"chomp show gives no {', '.join(missing)}"))
+    rows = list(reader)
     print("| levels | positions | marks | seconds | ns/position | ns/mark | B/losing | store GiB |")
     print("|---|---|---|---|---|---|---|---|")
     store = 0.0

@@ -12,7 +12,8 @@ figure goes to out/<name of LEVELS>-hypothesis_ratio.png unless --output says
 otherwise; the README's copy is written only when asked for by name
 (--output data/hypothesis_ratio.png, as experiments/regenerate_data.sh does).
 Run with Debian's /usr/bin/python3 (python3-h5py, python3-numpy,
-python3-matplotlib); it refuses files of unfinished runs.
+python3-matplotlib); it refuses files of unfinished runs (exit status 2, with
+one line `error: ...`, as for a file that is not a table of chomp sieve).
 """
 
 import argparse
@@ -23,18 +24,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "notebooks"))
 
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-
-try:
-    import chomp_results as cp  # noqa: E402
-except ImportError:
-    sys.exit("error: this script needs the chomp_results package: "
-             "pip install --no-index --no-build-isolation ./python (in a venv made with "
-             "--system-site-packages), or run it with PYTHONPATH=python")
-import density_fits as fits  # noqa: E402
-
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -43,8 +32,23 @@ def main() -> int:
     ap.add_argument("-o", "--output", type=Path,
                     help="PNG to write (default: out/<name of LEVELS>-hypothesis_ratio.png)")
     args = ap.parse_args()
+    # After the arguments, so that --help needs none of them.
+    import matplotlib
 
-    levels = cp.read_levels(args.levels or cp.default_levels_file())
+    matplotlib.use("Agg")
+    try:
+        import chomp_results as cp
+    except ImportError:
+        sys.exit("error: this script needs the chomp_results package: "
+                 "pip install --no-index --no-build-isolation ./python (in a venv made with "
+                 "--system-site-packages), or run it with PYTHONPATH=python")
+    import density_fits as fits
+
+    try:
+        levels = cp.read_levels(args.levels or cp.default_levels_file())
+    except (OSError, ValueError, cp.IncompleteRunError) as e:  # missing, not a finished table of chomp sieve
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     output = args.output or ROOT / "out" / f"{levels.path.stem}-hypothesis_ratio.png"
     output.parent.mkdir(parents=True, exist_ok=True)
     fig = fits.figure_hypothesis(levels, cp.read_reference())

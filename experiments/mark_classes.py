@@ -27,12 +27,15 @@ It prints each class's share of the marks, the distinct (S, T) pairs, and
 `kept`: the marks a kernel inferring both classes would still file (other +
 distinct pairs) as a fraction of all marks, an upper bound on the saving
 (it ignores the join and the state per tail such a kernel would need). With
---table it checks its L(n) and marks against a committed CSV as it goes.
-Only the standard library; N = 50 takes about two minutes.
+--table it checks its L(n) and marks against a committed CSV as it goes
+(exit status 1 at the first level that differs; 2, with one line
+`error: ...`, for a table it cannot read). Only the standard library; N = 50
+takes about two minutes.
 """
 
 import argparse
 import csv
+import os
 import sys
 
 
@@ -56,21 +59,42 @@ def after_move(rows, i, j):
     return tuple(cut)
 
 
+def read_table(path):
+    """Level -> (L(n), marks) of a levels CSV; FileNotFoundError or ValueError
+    for a file that is not one."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no table at {path}")
+    try:
+        with open(path, newline="") as f:
+            rows = csv.DictReader(line for line in f if not line.startswith("#"))
+            if missing := [c for c in ("tiles", "losing", "marks") if c not in (rows.fieldnames or ())]:
+                raise ValueError(f"{path} is not a levels table of `chomp sieve` (no column {', '.join(missing)})")
+            return {int(r["tiles"]): (int(r["losing"]), int(r["marks"])) for r in rows}
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a CSV table (give the CSV beside a result file: data/levels-K.csv)") from None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n", type=int, help="the last level (levels 1..N)")
-    parser.add_argument("--table", help="a committed levels CSV to check L(n) against")
+    parser.add_argument("--table", help="a committed levels CSV (data/levels-K.csv) to check L(n) and the marks "
+                        "against, level by level (exit status 1 at the first that differs); the marks counted "
+                        "here are those of an engine that decides canonical positions only, so a table from an "
+                        "engine with other marks (data/levels-100.csv) fails the marks check")
     parser.add_argument("--by-row", action="store_true",
                         help="also print the share of the marks by the row of their move (1 = the first)")
     args = parser.parse_args()
     if not 2 <= args.n <= 60:
-        sys.exit("error: N must be 2..60 (the brute force holds every position in memory)")
+        print("error: N must be 2..60 (the brute force holds every position in memory)", file=sys.stderr)
+        sys.exit(2)
 
     expected = {}
     if args.table:
-        with open(args.table, newline="") as f:
-            expected = {int(r["tiles"]): (int(r["losing"]), int(r["marks"]))
-                    for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+        try:
+            expected = read_table(args.table)
+        except (OSError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            sys.exit(2)
 
     losing = {}
     marks = {"first": 0, "top": 0, "other": 0}

@@ -76,8 +76,13 @@ elif [ "$k" -gt "$p" ]; then
   fi
   summary=$(sed -n '/ passed:$/,$p' "$report")
   echo "$summary"
-  "$python" experiments/compare_levels.py "$run" --chomp "$chomp" --data "$data" ||
-    die "the run's levels differ from a committed table: nothing was promoted"
+  compared=0
+  "$python" experiments/compare_levels.py "$run" --chomp "$chomp" --data "$data" || compared=$?
+  case $compared in
+    0) ;;
+    1) die "the run's levels differ from a committed table: nothing was promoted" ;;
+    *) die "the run's levels could not be compared (above): nothing was promoted" ;;
+  esac
 
   echo "2. $data/levels-$k.h5 and .csv, replacing $data/levels-$p.*"
   stage=$(mktemp -d "$data/.promote-$k.XXXXXX")

@@ -42,6 +42,7 @@ reads, against the bound. Only the standard library; N = 50 takes about
 
 import argparse
 import csv
+import os
 import sys
 
 # Beside this script: every partition of n (parts at most `largest`), and
@@ -50,9 +51,18 @@ from mark_classes import after_move, partitions
 
 
 def read_table(path):
-    with open(path) as f:
-        rows = csv.DictReader(line for line in f if not line.startswith("#"))
-        return {int(r["tiles"]): (int(r["positions"]), int(r["losing"]), int(r["marks"])) for r in rows}
+    """Level -> (p(n), L(n), marks) of a levels CSV; FileNotFoundError or
+    ValueError for a file that is not one."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no table at {path}")
+    try:
+        with open(path) as f:
+            rows = csv.DictReader(line for line in f if not line.startswith("#"))
+            if missing := [c for c in ("tiles", "positions", "losing", "marks") if c not in (rows.fieldnames or ())]:
+                raise ValueError(f"{path} is not a levels table of `chomp sieve` (no column {', '.join(missing)})")
+            return {int(r["tiles"]): (int(r["positions"]), int(r["losing"]), int(r["marks"])) for r in rows}
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a CSV table (give the CSV beside a result file: data/levels-K.csv)") from None
 
 
 def moves_below(tail):
@@ -112,11 +122,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("n", type=int, help="levels 1..N from the recursion over tails")
     ap.add_argument("--table", help="a committed CSV (data/levels-K.csv): check L(n), read marks")
-    ap.add_argument("--count-to", type=int, nargs="*", default=[100, 110, 120, 140, 160])
+    ap.add_argument("--count-to", type=int, nargs="*", default=[100, 110, 120, 140, 160], metavar="M",
+                    help="with --table: the levels M up to which to count a pull's reads against the table's "
+                         "marks (default 100 110 120 140 160; none with --count-to alone)")
     args = ap.parse_args()
     if not 1 <= args.n <= 70:
         sys.exit("error: N must be 1..70 (the 4 million tails of level 70 are tuples in memory)")
-    table = read_table(args.table) if args.table else None
+    try:
+        table = read_table(args.table) if args.table else None
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
     losing, bound, reads = losing_by_tails(args.n)
     bad = 0

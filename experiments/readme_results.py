@@ -10,8 +10,10 @@ tenth level from 90 and one for the last level: p(n), L(n), the losing
 share and r(n) = L(n) / (p(n) / ln p(n)). Without --update it checks that
 the README's copy is the one the table makes, word for word (a test runs
 it, so a README not carried along when levels are committed fails); with
---update it writes it (experiments/promote_levels.sh does). Only the
-standard library: any python3 runs it.
+--update it writes it (experiments/promote_levels.sh does). Exit status 1
+when the README's copy differs or it has no such block; 2, with one line
+`error: ...`, when a file is missing or the table is not one of `chomp sieve`.
+Only the standard library: any python3 runs it.
 """
 
 import argparse
@@ -32,16 +34,22 @@ def largest_table(data: Path) -> Path:
     tables = [(int(m.group(1)), p) for p in data.glob("levels-*.csv")
               if (m := re.fullmatch(r"levels-(\d+)\.csv", p.name)) and m.group(1) != "100"]
     if not tables:
-        raise SystemExit(f"error: no committed table {data}/levels-N.csv")
+        raise FileNotFoundError(f"no committed table {data}/levels-N.csv")
     return max(tables)[1]
 
 
 def block(table: Path) -> str:
-    with open(table) as f:
-        rows = {int(r["tiles"]): r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
-    last = max(rows)
-    if sorted(rows) != list(range(1, last + 1)):
-        raise SystemExit(f"error: {table} does not hold every level 1..{last}")
+    try:
+        with open(table) as f:
+            reader = csv.DictReader(line for line in f if not line.startswith("#"))
+            if missing := [c for c in ("tiles", "positions", "losing") if c not in (reader.fieldnames or ())]:
+                raise ValueError(f"{table} is not a table of `chomp sieve` (no column {', '.join(missing)})")
+            rows = {int(r["tiles"]): r for r in reader}
+    except UnicodeDecodeError:
+        raise ValueError(f"{table} is not a CSV table") from None
+    last = max(rows, default=0)
+    if not rows or sorted(rows) != list(range(1, last + 1)):
+        raise ValueError(f"{table} does not hold every level 1..{last}")
     shown = [n for n in range(90, last + 1, 10)] + ([last] if last % 10 else [])
     lines = [
         f"Every level n = 1..{last} is computed exactly (`data/{table.with_suffix('.h5').name}`, CSV",
@@ -62,19 +70,26 @@ def block(table: Path) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--update", action="store_true", help="write the table into the README")
     ap.add_argument("readme", nargs="?", default=str(ROOT / "README.md"))
     ap.add_argument("data", nargs="?", default=str(ROOT / "data"))
     a = ap.parse_args()
     readme = Path(a.readme)
+    if not readme.is_file():
+        print(f"error: no README at {readme}", file=sys.stderr)
+        return 2
     text = readme.read_text()
     m = BLOCK.search(text)
     if not m:
         print(f"error: {readme} has no <!-- results:begin --> ... <!-- results:end --> block", file=sys.stderr)
         return 1
-    table = largest_table(Path(a.data))
-    want = block(table)
+    try:
+        table = largest_table(Path(a.data))
+        want = block(table)
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if a.update:
         readme.write_text(text[:m.start(2)] + want + text[m.end(2):])
         print(f"{readme}: results from {table}")

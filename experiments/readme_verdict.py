@@ -8,7 +8,9 @@ generates from the committed table (notebooks/VERDICT.md): the text between
 Without --update it checks that the two say the same, word for word (the
 notebook test runs it, so a README that was not carried along when the table
 grew or the analysis changed fails); with --update it copies the paragraph
-into the README, wrapped to 78 columns.
+into the README, wrapped to 78 columns. Exit status 1 when they differ (or
+the README has no such block), 2 when a file is missing; the errors go to
+stderr.
 """
 
 import argparse
@@ -47,10 +49,14 @@ def main() -> int:
     ap.add_argument("readme", nargs="?", type=Path, default=ROOT / "README.md")
     ap.add_argument("verdict", nargs="?", type=Path, default=ROOT / "notebooks" / "VERDICT.md")
     args = ap.parse_args()
+    for path in (args.readme, args.verdict):
+        if not path.is_file():
+            print(f"error: no file {path}", file=sys.stderr)
+            return 2
     readme, verdict = args.readme.read_text(encoding="utf-8"), args.verdict.read_text(encoding="utf-8")
     m = BLOCK.search(readme)
     if not m:
-        print(f"{args.readme} has no <!-- verdict:begin --> ... <!-- verdict:end --> block")
+        print(f"error: {args.readme} has no <!-- verdict:begin --> ... <!-- verdict:end --> block", file=sys.stderr)
         return 1
     want = words(verdict)
     if args.update:
@@ -60,10 +66,11 @@ def main() -> int:
     got = words(m.group(2))
     if got != want:
         i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-        print(f"{args.readme}'s results paragraph is not the notebook's verdict ({args.verdict}); first difference "
-              f"at word {i}:\n  README:   {' '.join(got[max(i - 8, 0):i + 8])}\n"
+        print(f"error: {args.readme}'s results paragraph is not the notebook's verdict ({args.verdict}); "
+              f"first difference at word {i}:\n  README:   {' '.join(got[max(i - 8, 0):i + 8])}\n"
               f"  notebook: {' '.join(want[max(i - 8, 0):i + 8])}\n"
-              "Run the notebook on the committed table, then experiments/readme_verdict.py --update.")
+              "Run the notebook on the committed table, then experiments/readme_verdict.py --update.",
+              file=sys.stderr)
         return 1
     print(f"{args.readme}'s results paragraph is the notebook's verdict ({len(want)} words)")
     return 0

@@ -1,5 +1,7 @@
 """experiments/compare_levels.py: a run's levels against the committed tables,
-equal ones reported, a differing one named with exit status 1."""
+equal ones reported, a differing one named with exit status 1; a run file that
+is missing or not a table of `chomp sieve` refused with one line and exit
+status 2 (experiments/promote_levels.sh stops on either)."""
 import os
 import pathlib
 import shutil
@@ -62,4 +64,21 @@ with tempfile.TemporaryDirectory() as tmp:
     assert same.returncode == 0, same.stdout + same.stderr
     assert "(20 levels): p(n), L(n) equal data/levels-20.csv" in same.stdout, same.stdout
     assert "marks not compared: the run inferred" in same.stdout, same.stdout
+    # A file of `chomp grundy` (which chomp show reads too), a missing file, a CSV, a committed table that is
+    # not a levels table: refused, nothing compared.
+    grundy = ROOT / "data" / "grundy-80.h5"
+    for bad_run, said in [
+            (grundy, f"error: {grundy} is not a table of `chomp sieve`: "
+                     'its root attribute format = "chomp-grundy" marks a file of `chomp grundy`'),
+            (tmp / "none.h5", f"error: no run file {tmp / 'none.h5'}"),
+            (ROOT / "data" / "levels-170.csv", "is not an HDF5 file")]:
+        refused = compare(bad_run, data)
+        assert refused.returncode == 2 and refused.stdout == "", (bad_run, refused.stdout + refused.stderr)
+        assert refused.stderr.count("\n") == 1 and refused.stderr.startswith("error: "), refused.stderr
+        assert said in refused.stderr, refused.stderr
+    (data / "levels-80.csv").write_text(subprocess.run([CHOMP, "show", str(grundy), "--csv"],
+                                                       check=True, capture_output=True, text=True).stdout)
+    refused = compare(run, data)
+    assert refused.returncode == 2 and refused.stderr == \
+        f"error: {data / 'levels-80.csv'} is not a table of `chomp sieve` (no column losing)\n", refused.stderr
 print("compare_levels: ok")

@@ -3,7 +3,9 @@
 keeps a verifiable sample, the losing positions of at most three rows of every
 level; `chomp verify` passes the copy, and fails it once one recorded position
 is changed into another of the same tiles. A run not finished is refused, and
-copied with --through K as exactly its levels 1..K, saying so.
+copied with --through K as exactly its levels 1..K, saying so. A file that is
+missing or not a table of `chomp sieve` (data/grundy-80.h5) is refused with
+one line and exit status 2, and nothing is written.
 
     CHOMP_BIN=build/chomp /usr/bin/python3 tests/test_levels_only.py
 """
@@ -109,11 +111,11 @@ class LevelsOnlyCopy(unittest.TestCase):
             f.attrs["complete"] = 0
             f.attrs["status"] = "interrupted"
         refused = levels_only(stopped, Path(self.tmp.name) / "no.h5", check=False)
-        self.assertEqual(refused.returncode, 1)
+        self.assertEqual(refused.returncode, 2)
         self.assertIn("--through K copies levels 1..K of its 50 finished levels", refused.stderr)
         self.assertFalse((Path(self.tmp.name) / "no.h5").exists())
         past = levels_only(stopped, Path(self.tmp.name) / "no.h5", "--through", "51", check=False)
-        self.assertEqual(past.returncode, 1)
+        self.assertEqual(past.returncode, 2)
         self.assertIn("has finished levels 1..50", past.stderr)
         snap = Path(self.tmp.name) / "snapshot.h5"
         levels_only(stopped, snap, "--through", "45")
@@ -165,6 +167,31 @@ class LevelsOnlyCopy(unittest.TestCase):
             for key, value in f.attrs.items():
                 self.assertEqual(g.attrs[key], value, key)
             self.assertIn("3D", g["levels/tiles"].attrs["description"])
+
+    def test_a_file_not_a_table_of_chomp_sieve_is_refused(self):
+        # A grundy file has /levels and format_version too, so only its root
+        # attribute format tells it apart; the copy was once written anyway.
+        out = Path(self.tmp.name) / "refused.h5"
+        for source, said in [
+            (ROOT / "data" / "grundy-80.h5", 'is not a table of `chomp sieve`: its root attribute format = '
+                                             '"chomp-grundy" marks a file of `chomp grundy`'),
+            (Path(self.tmp.name) / "none.h5", "no result file at"),
+            (ROOT / "data" / "levels-170.csv", "is not an HDF5 file"),
+        ]:
+            r = levels_only(source, out, check=False)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(r.stderr.count("\n"), 1, r.stderr)  # one line, no traceback
+            self.assertTrue(r.stderr.startswith("error: "), r.stderr)
+            self.assertIn(f"{source}", r.stderr)
+            self.assertIn(said, r.stderr)
+            self.assertFalse(out.exists(), source)
+
+    def test_a_copy_is_not_written_over(self):
+        r = levels_only(self.run_file, self.copy, check=False)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.stderr, f"error: {self.copy} exists: the copy writes a new file (remove it or name another)\n")
+        with h5py.File(self.copy, "r") as f:
+            self.assertEqual(int(f.attrs["levels_only"]), 1)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """experiments/mark_classes.py: its brute force agrees with the committed
 table's L(n), its classes add up, and a table it disagrees with is named
-with exit status 1."""
+with exit status 1 (the marks of data/levels-100.csv, another engine's, too);
+a table it cannot read is refused with one line and exit status 2."""
 import pathlib
 import re
 import subprocess
@@ -43,7 +44,20 @@ with tempfile.TemporaryDirectory() as tmp:
     wrong = run(14, "--table", bad)
     assert wrong.returncode == 1 and "level 13: L = " in wrong.stderr, wrong.stdout + wrong.stderr
 
+    for bad, said in [(ROOT / "data" / "grundy-80.h5", "grundy-80.h5 is not a CSV table"),
+                      (pathlib.Path(tmp) / "none.csv", "no table at"),
+                      (ROOT / "data" / "reference" / "small_counts.csv", "(no column marks)")]:
+        refused = run(12, "--table", bad)
+        assert refused.returncode == 2 and refused.stderr.startswith("error: ") and refused.stderr.count("\n") == 1, \
+            refused.stderr
+        assert said in refused.stderr, refused.stderr
+
+# The same L(n), other marks: the marks check fails (as --help says).
+other = run(12, "--table", ROOT / "data" / "levels-100.csv")
+assert other.returncode == 1 and re.search(r"level \d+: L = (\d+) and \d+ marks here, \1 and \d+ in", other.stderr), \
+    other.stdout + other.stderr
+
 for n in (1, 61):
     refused = run(n)
-    assert refused.returncode != 0 and "N must be 2..60" in refused.stderr, refused.stderr
+    assert refused.returncode == 2 and "N must be 2..60" in refused.stderr, refused.stderr
 print("mark_classes: ok")

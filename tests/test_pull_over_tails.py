@@ -1,6 +1,7 @@
 """experiments/pull_over_tails.py: the recursion over tails finds the
 committed table's L(n), a table it disagrees with is named with exit status
-1, and its count of a pull's reads equals a count over the tails themselves."""
+1, a table it cannot read is refused with one line and exit status 2, and its
+count of a pull's reads equals a count over the tails themselves."""
 import pathlib
 import re
 import subprocess
@@ -62,6 +63,13 @@ with tempfile.TemporaryDirectory() as tmp:
     wrong = run(14, "--table", bad, "--count-to")
     assert wrong.returncode == 1 and "level 12: L = 10 by tails and 11 in" in wrong.stderr, wrong.stdout + wrong.stderr
     assert "levels 1..14: levels differ: 1" in wrong.stdout, wrong.stdout
+    for bad, said in [(ROOT / "data" / "grundy-80.h5", "grundy-80.h5 is not a CSV table"),
+                      (pathlib.Path(tmp) / "none.csv", "no table at"),
+                      (ROOT / "data" / "reference" / "small_counts.csv", "(no column marks)")]:
+        refused = run(10, "--table", bad)
+        assert refused.returncode == 2 and refused.stderr.startswith("error: ") and refused.stderr.count("\n") == 1, \
+            refused.stderr
+        assert said in refused.stderr and refused.stdout == "", refused.stdout + refused.stderr
 
 for n in (0, 71):
     refused = run(n)

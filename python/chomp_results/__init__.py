@@ -217,8 +217,12 @@ class Levels:
         return int(self.tiles[-1])
 
     def row(self, n: int) -> int:
-        """Index of level n in the arrays."""
-        return int(n) - int(self.tiles[0])
+        """Index of level n in the arrays; IndexError for a level the table
+        does not hold."""
+        first, last = int(self.tiles[0]), int(self.tiles[-1])
+        if not first <= int(n) <= last:
+            raise IndexError(f"level {n} is not in {self.path.name}: it holds levels {first}..{last}")
+        return int(n) - first
 
     def to_dataframe(self):
         """The table as a pandas DataFrame indexed by tiles (needs pandas:
@@ -266,7 +270,12 @@ def _open(path):
     try:
         return h5py.File(path, "r")
     except OSError:
-        return h5py.File(path, "r", swmr=True)
+        try:
+            return h5py.File(path, "r", swmr=True)
+        except OSError:
+            if not h5py.is_hdf5(path):  # a CSV, say; a truncated HDF5 file keeps its OSError
+                raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file") from None
+            raise
 
 
 # A read of a file that may be changing under it is made again when it
@@ -310,23 +319,36 @@ def _read_settled(path, read):
         pause *= 2
 
 
+#: Root attribute ``format`` of the program's other files -> the command that
+#: writes them (a `chomp sieve` table has no such attribute).
+OTHER_FORMATS = {"chomp-grundy": "chomp grundy", "chomp rectangles": "chomp rectangles"}
+
+
 def read_levels(path, require_complete: bool = True) -> Levels:
     """Open a `chomp sieve` result file and return its level table.
 
     Raises FileNotFoundError if the file is missing, ValueError if it is not a
-    result file of a known format version, its levels are not 1, 2, ..., or
-    (a run just started) it holds no finished level yet, and
-    IncompleteRunError if `require_complete` and the run did not finish. A
-    file that a run is still writing reads whole: its finished levels.
+    result file of a known format version (not HDF5, or a file of another
+    command such as `chomp grundy`, named by its root attribute ``format``),
+    its levels are not 1, 2, ..., or (a run just started) it holds no finished
+    level yet, and IncompleteRunError if `require_complete` and the run did
+    not finish. A file that a run is still writing reads whole: its finished
+    levels.
     """
     path = Path(path)
 
     def read(f):
         attrs = {k: _attr(v) for k, v in f.attrs.items()}
+        if "format" in attrs:
+            kind = OTHER_FORMATS.get(attrs["format"])
+            raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
+                             f"\"{attrs['format']}\" marks a file of " + (f"`{kind}`" if kind else "another command"))
         if attrs.get("format_version") not in FORMAT_VERSIONS or "levels" not in f:
             raise ValueError(f"{path} is not a chomp result file of format version "
                              f"{' or '.join(map(str, FORMAT_VERSIONS))} "
                              f"(format_version = {attrs.get('format_version')!r})")
+        if missing := [c for c in LEVEL_COLUMNS if c not in f["levels"]]:
+            raise ValueError(f"{path} is not a chomp result file: /levels has no {', '.join(missing)}")
         cols = {c: f["levels"][c][()] for c in LEVEL_COLUMNS}
         descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in LEVEL_COLUMNS}
         return attrs, cols, descriptions

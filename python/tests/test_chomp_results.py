@@ -106,6 +106,46 @@ class DecoderTest(unittest.TestCase):
                 self.assertEqual(sum(losing(x) for x in partitions(t)), count, t)
 
 
+class OtherFilesTest(unittest.TestCase):
+    """Files that are not a `chomp sieve` table are refused with ValueError
+    (FileNotFoundError when missing), saying what they are; the committed
+    files in data/ (see data_dir)."""
+
+    def test_a_grundy_file_is_named(self):
+        for name in ("grundy-80.h5", "grundy-100.h5"):
+            with self.assertRaisesRegex(ValueError, r'format = "chomp-grundy" marks a file of `chomp grundy`'):
+                cp.read_levels(cp.data_dir() / name)
+
+    @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
+    def test_a_rectangles_file_is_named(self):
+        import subprocess
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "rectangles.h5"
+            subprocess.run([os.environ["CHOMP_BIN"], "rectangles", "--max-rows", "3", "--max-cols", "3",
+                            "-o", str(out), "-q", "-t", "1"], check=True, capture_output=True)
+            with self.assertRaisesRegex(ValueError, r'format = "chomp rectangles" marks a file of `chomp rectangles`'):
+                cp.read_levels(out)
+
+    def test_a_csv_is_not_hdf5(self):
+        table = next(cp.data_dir().glob("levels-*.csv"))
+        with self.assertRaisesRegex(ValueError, r"is not an HDF5 file"):
+            cp.read_levels(table)
+
+    def test_a_missing_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaisesRegex(FileNotFoundError, "no result file at"):
+                cp.read_levels(Path(tmp) / "none.h5")
+
+    def test_row_of_a_level_not_in_the_table(self):
+        levels = cp.read_levels(cp.default_levels_file())
+        self.assertEqual(levels.row(1), 0)
+        self.assertEqual(levels.row(levels.max_tiles), len(levels.tiles) - 1)
+        for n in (0, -1, levels.max_tiles + 1):
+            with self.assertRaisesRegex(IndexError, rf"level {n} is not in .*: it holds levels 1\.\.{levels.max_tiles}"):
+                levels.row(n)
+
+
 @unittest.skipUnless(FILE, "set CHOMP_POSITIONS_FILE to a file from chomp sieve --store-losing 12 or more")
 class FileTest(unittest.TestCase):
     def test_level_5(self):

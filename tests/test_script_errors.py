@@ -1,0 +1,101 @@
+"""ctest python.script_errors: the scripts of experiments/ that read tables
+refuse a file that is missing or not a table of `chomp sieve` (a file of
+`chomp grundy`, a CSV where HDF5 is read, an HDF5 file where a CSV is read)
+with one line `error: ...` on stderr, nothing on stdout and exit status 2,
+and still read the committed tables; --help works without the package.
+(compare_levels.py, h5_levels_only.py, mark_classes.py and pull_over_tails.py
+have these checks in their own tests.)
+
+    CHOMP_BIN=build/chomp /usr/bin/python3 tests/test_script_errors.py
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DATA = ROOT / "data"
+CHOMP = os.environ.get("CHOMP_BIN", str(ROOT / "build" / "chomp"))
+GRUNDY = DATA / "grundy-80.h5"
+TABLE = max(DATA.glob("levels-*.csv"), key=lambda p: int(p.stem.split("-")[1]))  # the committed table
+RESULT = TABLE.with_suffix(".h5")
+SAYS_GRUNDY = ('is not a table of `chomp sieve`: its root attribute format = "chomp-grundy" '
+               "marks a file of `chomp grundy`")
+
+
+def script(name, *args, package=True, cwd=None):
+    env = dict(os.environ, MPLCONFIGDIR=str(tmp / "matplotlib"))
+    env.pop("PYTHONPATH", None)
+    if package:
+        env["PYTHONPATH"] = str(ROOT / "python")
+    return subprocess.run([sys.executable, str(ROOT / "experiments" / name), *map(str, args)],
+                          capture_output=True, text=True, env=env, cwd=cwd or ROOT)
+
+
+def refused(name, *args, says):
+    r = script(name, *args)
+    what = f"{name} {' '.join(map(str, args))}: rc {r.returncode}\n{r.stdout}{r.stderr}"
+    assert r.returncode == 2 and r.stdout == "", what
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, what  # one line: no traceback
+    assert says in r.stderr, what
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    tmp = pathlib.Path(tmp)
+    missing = tmp / "none.h5"
+
+    # --help before the package is imported: it works without it; a run says what to do.
+    for name in ("h5_to_csv.py", "make_figures.py"):
+        r = script(name, "--help", package=False, cwd=tmp)
+        assert r.returncode == 0 and r.stdout.startswith("usage: "), r.stdout + r.stderr
+    r = script("h5_to_csv.py", RESULT, "-o", tmp / "x.csv", package=False, cwd=tmp)
+    assert r.returncode != 0 and r.stderr.count("\n") == 1 and "PYTHONPATH=python" in r.stderr, r.stderr
+
+    # h5_to_csv.py: the committed table exports to its committed CSV, byte for byte.
+    for bad, says in [(GRUNDY, SAYS_GRUNDY), (missing, f"no result file at {missing}"),
+                      (TABLE, f"{TABLE} is not an HDF5 file")]:
+        refused("h5_to_csv.py", bad, "-o", tmp / "x.csv", says=says)
+        assert not (tmp / "x.csv").exists()
+    r = script("h5_to_csv.py", RESULT, "-o", tmp / TABLE.name)
+    assert r.returncode == 0, r.stderr
+    assert (tmp / TABLE.name).read_bytes() == TABLE.read_bytes(), "h5_to_csv.py no longer writes the committed CSV"
+
+    # make_figures.py (the figure itself: notebooks/test_density_fits.py and the notebooks).
+    refused("make_figures.py", GRUNDY, "-o", tmp / "x.png", says=SAYS_GRUNDY)
+    refused("make_figures.py", missing, "-o", tmp / "x.png", says=f"no result file at {missing}")
+
+    # compare_public_table.py: both arguments.
+    public = tmp / "public.txt"
+    public.write_text("1 1 1\n12 77 10\n60 966467 20106\n")
+    refused("compare_public_table.py", GRUNDY, public, says=SAYS_GRUNDY)
+    refused("compare_public_table.py", TABLE, public, says=f"{TABLE} is not an HDF5 file")
+    refused("compare_public_table.py", missing, public, says=f"no result file at {missing}")
+    refused("compare_public_table.py", RESULT, missing, says=f"no table at {missing}")
+    refused("compare_public_table.py", RESULT, GRUNDY, says=f"{GRUNDY} is not a text table")
+    r = script("compare_public_table.py", RESULT, public)
+    assert r.returncode == 0 and "levels 1..60 (3 in both): all agree" in r.stdout, r.stdout + r.stderr
+
+    # long_run_table.py reads through chomp show, which reads a grundy file too.
+    refused("long_run_table.py", GRUNDY, "--chomp", CHOMP, says=SAYS_GRUNDY)
+    refused("long_run_table.py", missing, "--chomp", CHOMP, says=f"no run file {missing}")
+    r = script("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", 1)
+    assert r.returncode == 0 and r.stdout.startswith("| levels | positions |") and "| 1.." in r.stdout, \
+        r.stdout + r.stderr
+
+    # readme_results.py: a data folder whose largest levels-N.csv is not a levels table.
+    (tmp / "grundy").mkdir()
+    (tmp / "grundy" / "levels-80.csv").write_text(
+        subprocess.run([CHOMP, "show", str(GRUNDY), "--csv"], check=True, capture_output=True, text=True).stdout)
+    refused("readme_results.py", ROOT / "README.md", tmp / "grundy", says="(no column losing)")
+    refused("readme_results.py", missing, says=f"no README at {missing}")
+    (tmp / "empty").mkdir()
+    refused("readme_results.py", ROOT / "README.md", tmp / "empty", says=f"no committed table {tmp}/empty/levels-N.csv")
+
+    # readme_verdict.py: a paragraph that differs is an error, on stderr (exit status 1).
+    (tmp / "VERDICT.md").write_text("Not the verdict.\n")
+    r = script("readme_verdict.py", ROOT / "README.md", tmp / "VERDICT.md")
+    assert r.returncode == 1 and r.stdout == "" and r.stderr.startswith("error: ") and "first difference" in r.stderr, \
+        r.stdout + r.stderr
+    refused("readme_verdict.py", ROOT / "README.md", missing, says=f"no file {missing}")
+print("script_errors: ok")
