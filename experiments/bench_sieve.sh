@@ -38,10 +38,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+case ${1:-} in
+  -h|--help) usage; exit 0 ;;
+  ''|*.csv) ;;
+  *) echo "error: the first argument is the CSV file and must end in .csv, not '${1}'; see --help" >&2; exit 2 ;;
+esac
 csv=${1:-experiments/results/bench.csv}
 shift || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(90 100 110)
+for n in "${sizes[@]}"; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "error: N must be a level number, not '$n'; see --help" >&2; exit 2; }
+done
 threads=${THREADS:-"1 2"}
 naive_threads=${NAIVE_THREADS:-$threads}
 naive_max=${NAIVE_MAX:-110}
