@@ -4,11 +4,12 @@
 # background at the lowest priority, with its log beside it:
 #
 #   experiments/long_run.sh [N]           start or resume (returns at once)
-#   experiments/long_run.sh --stop        stop it cleanly (SIGTERM; waits)
+#   experiments/long_run.sh --stop        stop it cleanly (SIGTERM; waits, at most STOP_WAIT s, default 900)
 #   experiments/long_run.sh --status      the level it reached, the last lines of its log
 #
 # The run's folder is RUN_DIR (default /var/tmp/chomp-run), outside any work
-# tree: levels-N.h5 (the result file), levels-N.store (its losing positions,
+# tree, and holds one run: levels-N.h5 (the result file, named by the N it was
+# started with; a call with a larger N extends it under that name), levels-N.store (its losing positions,
 # tens of GB at N = 170), levels-N.window (the window's checkpoint: written
 # when the run is stopped inside a pass and every hour of one, read back by
 # the next leg, which then goes on with the pass instead of starting the
@@ -33,7 +34,16 @@ case ${1:-} in
   --stop)
     if pid=$(running_pid); then
       kill -TERM "$pid"
-      while kill -0 "$pid" 2>/dev/null; do sleep 1; done
+      # Saving a window's checkpoint (up to 17 GiB) takes a minute or two.
+      waited=0
+      while kill -0 "$pid" 2>/dev/null; do
+        if [ "$waited" -ge "${STOP_WAIT:-900}" ]; then
+          echo "error: the run (pid $pid) is still stopping after $waited s; see its log ($0 --status)." \
+               "A second SIGTERM ends it at once, losing the window's progress since its last save" >&2
+          exit 1
+        fi
+        sleep 1; waited=$((waited + 1))
+      done
       echo "stopped the run (pid $pid)"
     else
       echo "no run is going"
@@ -58,6 +68,18 @@ if pid=$(running_pid); then
 fi
 mkdir -p "$run_dir"
 [ -x build/chomp ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
+# The folder's run, whatever N it was started with: a larger N extends it
+# (its file keeps its name), a smaller one is refused by chomp.
+shopt -s nullglob
+runs=("$run_dir"/levels-*.h5)
+shopt -u nullglob
+out=$run_dir/levels-$n.h5
+if [ ${#runs[@]} -gt 1 ]; then
+  echo "error: $run_dir holds more than one run (${runs[*]}); move all but one aside" >&2; exit 1
+elif [ ${#runs[@]} -eq 1 ] && [ "${runs[0]}" != "$out" ]; then
+  out=${runs[0]}
+  echo "note: continuing the folder's run $out to --max-tiles $n"
+fi
 cp build/chomp "$run_dir/chomp.new" && mv "$run_dir/chomp.new" "$run_dir/chomp"
 shopt -s nullglob
 logs=("$run_dir"/leg-*.log)
@@ -65,9 +87,9 @@ legs=${#logs[@]}
 log=$run_dir/leg-$((legs + 1)).log
 {
   echo "# leg $((legs + 1)): $(date -u +%Y-%m-%dT%H:%M:%SZ), $("$run_dir/chomp" --version), host $(hostname)"
-  echo "# nice -n 19 $run_dir/chomp sieve --max-tiles $n --output $run_dir/levels-$n.h5 --resume --memory-limit $limit"
+  echo "# nice -n 19 $run_dir/chomp sieve --max-tiles $n --output $out --resume --memory-limit $limit"
 } > "$log"
-nohup nice -n 19 "$run_dir/chomp" sieve --max-tiles "$n" --output "$run_dir/levels-$n.h5" --resume \
+nohup nice -n 19 "$run_dir/chomp" sieve --max-tiles "$n" --output "$out" --resume \
   --memory-limit "$limit" >> "$log" 2>&1 < /dev/null &
 pid=$!
 echo "$pid" > "$run_dir/pid"
