@@ -37,6 +37,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+case ${1:-} in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+esac
 k=${1:?usage: experiments/promote_levels.sh K [RUN.h5]}
 run=${2:-/var/tmp/chomp-run/levels-170.h5}
 chomp=${CHOMP:-build/chomp}

@@ -436,8 +436,10 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
 
     Raises KeyError if the file does not store level n."""
     if int(n) not in stored_levels(path):
-        raise KeyError(f"{path} does not store the losing positions of level {n} "
-                       f"(run chomp sieve with --store-losing {n} or more)")
+        levels_only = _read_settled(path, lambda f: int(f.attrs.get("levels_only", 0)) == 1)
+        hint = ("a levels-only copy keeps no positions: read the run's own file" if levels_only
+                else f"run chomp sieve with --store-losing {n} or more")
+        raise KeyError(f"{path} does not store the losing positions of level {n} ({hint})")
     words = _read_settled(path, lambda f: f[f"losing_positions/level_{int(n):03d}"][()])
     return [decode_path(w) for w in words]
 

@@ -137,6 +137,11 @@ class OtherFilesTest(unittest.TestCase):
             with self.assertRaisesRegex(FileNotFoundError, "no result file at"):
                 cp.read_levels(Path(tmp) / "none.h5")
 
+    def test_a_levels_only_copy_is_said_to_keep_no_positions(self):
+        # The committed table is a levels-only copy: the advice is to read the run's own file.
+        with self.assertRaisesRegex(KeyError, r"does not store the losing positions of level 5 \(a levels-only copy"):
+            cp.read_losing_positions(cp.default_levels_file(), 5)
+
     def test_row_of_a_level_not_in_the_table(self):
         levels = cp.read_levels(cp.default_levels_file())
         self.assertEqual(levels.row(1), 0)
@@ -166,7 +171,7 @@ class FileTest(unittest.TestCase):
         self.assertEqual(list(levels.tiles), list(range(1, levels.max_tiles + 1)))
         self.assertEqual(levels.attrs["complete"], 1)
         self.assertEqual([int(x) for x in levels.positions], cp.partition_numbers(levels.max_tiles)[1:])
-        with self.assertRaises(KeyError):
+        with self.assertRaisesRegex(KeyError, r"run chomp sieve with --store-losing"):
             cp.read_losing_positions(FILE, levels.attrs["store_losing"] + 1)
 
     def test_refuses_incomplete_run(self):
