@@ -27,10 +27,11 @@ inline constexpr std::uint64_t kSegmentBits = std::uint64_t{1} << kSegmentBitsLo
 /// microseconds and the store is cut into many pieces of work.
 inline constexpr std::size_t kStoreBlockRanks = 4096;
 
-/// Sources handed to a thread at a time at most when their extensions are
-/// many (a part of a block): large enough to amortise taking the work,
-/// small enough that 2 threads stay balanced at the lowest source levels,
-/// whose few sources each make millions of marks.
+/// The fewest sources handed to a thread at a time (a part of a block):
+/// an item starts at this many and doubles, up to a whole block, until it
+/// is worth 2^17 marks (marking.cpp). Small enough that 2 threads stay
+/// balanced at the lowest source levels, whose few sources each make
+/// millions of marks; large enough to amortise taking the work.
 inline constexpr std::size_t kItemSources = 64;
 
 /// A call of the kernel for one level more than kJointExtraTiles above its

@@ -413,6 +413,27 @@ TEST(HostileFiles, ResumeThroughASymbolicLinkWritesItsTarget) {
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"link.h5", "target.h5", "target.store"}));
 }
 
+// A link (relative, through a second link) to a file not made yet: a new
+// run writes that file, not the link's own name.
+TEST(HostileFiles, ANewRunThroughALinkToAFileNotMadeYetWritesIt) {
+  ScratchDir dir;
+  std::filesystem::create_directory(dir.path() / "runs");
+  std::filesystem::create_symlink("runs/new.h5", dir.path() / "first.h5");
+  std::filesystem::create_symlink("first.h5", dir.path() / "link.h5");
+  for (const bool resume : {false, true}) {
+    std::vector<std::string> args{"sieve", "-n", resume ? "14" : "12", "-q", "-o", dir.file("link.h5")};
+    if (resume) args.push_back("--resume");
+    const ProcessResult r = run_chomp(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("its target " + (dir.path() / "runs" / "new.h5").string() + " is the file written"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(read_level_file(dir.file("runs/new.h5")).tiles.size(), resume ? 14U : 12U);
+  }
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.path() / "link.h5"));
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"first.h5", "link.h5", "runs"}));
+}
+
 // HDF5's own error stack only with --debug.
 TEST(HostileFiles, Hdf5ErrorStackOnlyWithDebug) {
   ScratchDir dir;

@@ -105,8 +105,8 @@ struct SieveOptions {
   int min_slices = 0;             ///< if > 0: each level from slice_from on alone in its window, in at least this many slices
   int slice_from = 0;
   /// A file for the window's progress (src/checkpoint.cpp): when the run is
-  /// stopped inside a pass over a window of whole levels, the window's
-  /// bitmaps and the pass's progress are written there, and a sieve made
+  /// stopped inside a pass over a window (of whole levels, or a slice of
+  /// one level), the window's bitmaps and the pass's progress are written there, and a sieve made
   /// later over the same store (a resumed run) continues the pass from them
   /// instead of marking the window again. Empty: none. One process only.
   std::string checkpoint;

@@ -175,8 +175,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   // A window's checkpoint: its bitmap, and in a sliced level the slices
   // done so far (at most the last level's store bytes).
   const std::uint64_t checkpoint_bytes =
-      options.checkpoint.empty() ? 0
-      : plan.bitmap_bytes + (plan.first_sliced ? disk.store_bytes - plan_disk(max_tiles - 1).store_bytes : 0);
+      options.checkpoint.empty() ? 0 : checkpoint_bytes_planned(max_tiles, plan, disk);
   const std::string disk_warning = check_disk(disk, held, free_disk, a.output, checkpoint_bytes);
   if (!disk_warning.empty()) std::cerr << "chomp: warning: " << disk_warning << '\n';
   if (a.dry_run) return 0;

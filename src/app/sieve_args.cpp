@@ -31,7 +31,7 @@ std::string resume_command(const SieveArgs& a, const std::string& output, int ma
   if (a.inferred_rows != 2 && !a.file_all_marks) c += " --inferred-rows " + std::to_string(a.inferred_rows);
   if (a.slices > 0) c += " --slices " + std::to_string(a.slices) + " --slice-from " + std::to_string(a.slice_from);
   if (a.dimensions == 3) c += " --dimensions 3";
-  if (a.checkpoint_minutes != 60) {
+  if (a.checkpoint_minutes != config::kCheckpointSeconds / 60) {
     // Fixed notation, shortest exact: what --checkpoint-every reads back.
     char minutes[64];
     const auto end = std::to_chars(minutes, minutes + sizeof minutes, a.checkpoint_minutes, std::chars_format::fixed).ptr;
@@ -65,8 +65,17 @@ void check_arguments(const SieveArgs& a, bool output_exists) {
 std::string output_file(const std::string& output) {
   std::error_code ec;
   if (!std::filesystem::is_symlink(output, ec)) return output;
-  const std::filesystem::path target = std::filesystem::weakly_canonical(output, ec);
-  if (ec || target.empty())
+  // Followed link by link, so that a link to a file not made yet (a new
+  // run's output) names that file; weakly_canonical gave the link itself.
+  std::filesystem::path target = output;
+  for (int hops = 0; std::filesystem::is_symlink(target, ec); ++hops) {
+    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+    if (ec || hops == 40)
+      throw UsageError("--output " + printable(output) + " is a symbolic link that cannot be followed");
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  target = target.lexically_normal();
+  if (target.empty())
     throw UsageError("--output " + printable(output) + " is a symbolic link that cannot be followed");
   std::cerr << "note: --output " << printable(output, 200) << " is a symbolic link; its target "
             << printable(target.string(), 200) << " is the file written\n";

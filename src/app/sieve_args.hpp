@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "chomp/resume.hpp"
+#include "config.hpp"
 #include "run_claim.hpp"
 
 namespace chomp::app {
@@ -35,7 +36,7 @@ struct SieveArgs {
   int inferred_rows = 2;        // the most top rows whose moves are inferred
   int slice_from = 1;  //   from this level on
   int dimensions = 2;  // 3: cubes (plane partitions)
-  double checkpoint_minutes = 60;  // --checkpoint-every (0: only at a stop)
+  double checkpoint_minutes = config::kCheckpointSeconds / 60;  // --checkpoint-every (0: only at a stop)
   // Whether the user gave them: a resumed run otherwise takes the file's.
   const CLI::Option* max_tiles_option = nullptr;
   const CLI::Option* store_losing_option = nullptr;

@@ -21,6 +21,10 @@
 
 namespace chomp::app {
 
+std::uint64_t checkpoint_bytes_planned(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk) {
+  return plan.bitmap_bytes + (plan.first_sliced ? disk.store_bytes - plan_disk(max_tiles - 1).store_bytes : 0);
+}
+
 void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
                 std::uint64_t free_disk, int processes) {
   out << "plan: levels 1.." << max_tiles << ", " << plan.threads << (plan.threads == 1 ? " thread" : " threads");
@@ -51,7 +55,8 @@ void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const 
       << human_bytes(static_cast<double>(disk.result_bytes));
   // A stop inside a window saves its bitmaps beside the store (checkpoint.cpp).
   if (processes <= 1)
-    out << ", a stopped window's checkpoint up to " << human_bytes(static_cast<double>(plan.bitmap_bytes));
+    out << ", a stopped window's checkpoint up to "
+        << human_bytes(static_cast<double>(checkpoint_bytes_planned(max_tiles, plan, disk)));
   if (free_disk) out << "; " << human_bytes(static_cast<double>(free_disk)) << " free now";
   out << "\n";
 }

@@ -12,6 +12,11 @@
 
 namespace chomp::app {
 
+/// The most a stopped window's checkpoint takes on disk: the window's
+/// bitmaps, and in a sliced level the slices finished so far (at most the
+/// last level's store bytes).
+std::uint64_t checkpoint_bytes_planned(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk);
+
 /// The plan in full (--dry-run, on stdout).
 void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
                 std::uint64_t free_disk, int processes);
