@@ -78,6 +78,15 @@ if [ ${#runs[@]} -gt 1 ]; then
   echo "error: $run_dir holds more than one run (${runs[*]}); move all but one aside" >&2; exit 1
 elif [ ${#runs[@]} -eq 1 ] && [ "${runs[0]}" != "$out" ]; then
   out=${runs[0]}
+  # A window's checkpoint is continued only by the --max-tiles it was saved
+  # with (another plans other windows): finish it first.
+  planned=$(build/chomp show "$out" --json 2>/dev/null |
+            python3 -c 'import json, sys; print(json.load(sys.stdin)["attributes"]["max_tiles"])' 2>/dev/null) || true
+  if [ -e "${out%.h5}.window" ] && [ "$planned" != "$n" ]; then
+    echo "error: ${out%.h5}.window holds a stopped window of $out, which only a resume to the run's own" \
+         "--max-tiles (${planned:-unknown}) continues; finish the run first, then extend it" >&2
+    exit 1
+  fi
   echo "note: continuing the folder's run $out to --max-tiles $n"
 fi
 cp build/chomp "$run_dir/chomp.new" && mv "$run_dir/chomp.new" "$run_dir/chomp"
