@@ -3,7 +3,7 @@
 # call starts the run, or resumes it where the last leg stopped, in the
 # background at the lowest priority, with its log beside it:
 #
-#   experiments/long_run.sh [N]           start or resume (returns at once)
+#   experiments/long_run.sh [N]           start or resume (returns at once; N: the folder's run's, else 170)
 #   experiments/long_run.sh --stop        stop it cleanly (SIGTERM; waits, at most STOP_WAIT s, default 900)
 #   experiments/long_run.sh --status      the level it reached, the last lines of its log
 #
@@ -32,18 +32,28 @@ running_pid() {
 
 case ${1:-} in
   --stop)
+    stop_wait=${STOP_WAIT:-900}
+    [[ $stop_wait =~ ^[1-9][0-9]*$ ]] || { echo "error: STOP_WAIT must be whole seconds, not '$stop_wait'" >&2; exit 2; }
     if pid=$(running_pid); then
-      kill -TERM "$pid"
-      # Saving a window's checkpoint (up to 17 GiB) takes a minute or two.
+      # A second SIGTERM would end the run at once: one stop at a time.
+      if [ -e "$run_dir/stopping" ] && [ "$(cat "$run_dir/stopping")" = "$pid" ]; then
+        echo "the run (pid $pid) is stopping already (a second SIGTERM would end it at once); waiting"
+      else
+        echo "$pid" > "$run_dir/stopping"
+        kill -TERM "$pid"
+      fi
+      # Saving a window's checkpoint (up to 19 GiB at N = 170) takes a minute or two.
       waited=0
       while kill -0 "$pid" 2>/dev/null; do
-        if [ "$waited" -ge "${STOP_WAIT:-900}" ]; then
+        if [ "$waited" -ge "$stop_wait" ]; then
           echo "error: the run (pid $pid) is still stopping after $waited s; see its log ($0 --status)." \
-               "A second SIGTERM ends it at once, losing the window's progress since its last save" >&2
+               "$0 --stop waits again without signalling it; kill -TERM $pid ends it at once, losing the" \
+               "window's progress since its last save" >&2
           exit 1
         fi
         sleep 1; waited=$((waited + 1))
       done
+      rm -f "$run_dir/stopping"
       echo "stopped the run (pid $pid)"
     else
       echo "no run is going"
@@ -60,34 +70,42 @@ case ${1:-} in
     exit 0 ;;
 esac
 
-n=${1:-170}
-[[ $n =~ ^[0-9]+$ ]] || { echo "usage: $0 [N] | --stop | --status" >&2; exit 2; }
+n=${1:-}
+[[ -z $n || $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [N] | --stop | --status" >&2; exit 2; }
 if pid=$(running_pid); then
   echo "the run is going already (pid $pid); $0 --status shows where"
   exit 0
 fi
 mkdir -p "$run_dir"
 [ -x build/chomp ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
-# The folder's run, whatever N it was started with: a larger N extends it
-# (its file keeps its name), a smaller one is refused by chomp.
+# The folder's run, whatever N it was started with: without N it goes on to
+# the N it was started or last extended with, a larger N extends it (its
+# file keeps its name), and a smaller one is refused.
 shopt -s nullglob
 runs=("$run_dir"/levels-*.h5)
 shopt -u nullglob
-out=$run_dir/levels-$n.h5
 if [ ${#runs[@]} -gt 1 ]; then
   echo "error: $run_dir holds more than one run (${runs[*]}); move all but one aside" >&2; exit 1
-elif [ ${#runs[@]} -eq 1 ] && [ "${runs[0]}" != "$out" ]; then
+elif [ ${#runs[@]} -eq 1 ]; then
   out=${runs[0]}
-  # A window's checkpoint is continued only by the --max-tiles it was saved
-  # with (another plans other windows): finish it first.
   planned=$(build/chomp show "$out" --json 2>/dev/null |
             python3 -c 'import json, sys; print(json.load(sys.stdin)["attributes"]["max_tiles"])' 2>/dev/null) || true
-  if [ -e "${out%.h5}.window" ] && [ "$planned" != "$n" ]; then
+  [ -n "$planned" ] || { echo "error: cannot read the --max-tiles of $out (build/chomp show $out)" >&2; exit 1; }
+  n=${n:-$planned}
+  if [ "$n" -lt "$planned" ]; then
+    echo "error: $out is a run to $planned tiles; it goes on to $planned ($0 $planned, or $0) or further" >&2; exit 2
+  fi
+  # A window's checkpoint is continued only by the --max-tiles it was saved
+  # with (another plans other windows): finish it first.
+  if [ "$n" != "$planned" ] && [ -e "${out%.h5}.window" ]; then
     echo "error: ${out%.h5}.window holds a stopped window of $out, which only a resume to the run's own" \
-         "--max-tiles (${planned:-unknown}) continues; finish the run first, then extend it" >&2
+         "--max-tiles ($planned) continues; finish the run first ($0 $planned), then extend it" >&2
     exit 1
   fi
-  echo "note: continuing the folder's run $out to --max-tiles $n"
+  [ "$n" = "$planned" ] || echo "note: extending the folder's run $out from $planned to $n tiles"
+else
+  n=${n:-170}
+  out=$run_dir/levels-$n.h5
 fi
 cp build/chomp "$run_dir/chomp.new" && mv "$run_dir/chomp.new" "$run_dir/chomp"
 shopt -s nullglob

@@ -432,6 +432,20 @@ TEST(HostileFiles, ANewRunThroughALinkToAFileNotMadeYetWritesIt) {
   }
   EXPECT_TRUE(std::filesystem::is_symlink(dir.path() / "link.h5"));
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"first.h5", "link.h5", "runs"}));
+  // A folder that is a link, and ".." after it: resolved where the kernel
+  // resolves it (disk/store/x.h5), not by the names (./store/x.h5).
+  std::filesystem::create_directories(dir.path() / "disk" / "runs");
+  std::filesystem::create_directories(dir.path() / "disk" / "store");
+  std::filesystem::create_directory_symlink("../disk/runs", dir.path() / "runs" / "sub");
+  std::filesystem::create_symlink("../store/x.h5", dir.path() / "disk" / "runs" / "current.h5");
+  const std::string through = dir.file("runs/sub/current.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "12", "-q", "-o", through}).exit_code, 0);
+  const ProcessResult resumed = run_chomp({"sieve", "-n", "14", "-q", "--resume", "-o", through});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(resumed.err.find("starting a new run"), std::string::npos) << resumed.err;
+  EXPECT_EQ(read_level_file(dir.file("disk/store/x.h5")).tiles.size(), 14U);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "runs" / "store"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "store"));
 }
 
 // HDF5's own error stack only with --debug.

@@ -436,9 +436,11 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
 
     Raises KeyError if the file does not store level n."""
     if int(n) not in stored_levels(path):
-        levels_only = _read_settled(path, lambda f: int(f.attrs.get("levels_only", 0)) == 1)
-        hint = ("a levels-only copy keeps no positions: read the run's own file" if levels_only
-                else f"run chomp sieve with --store-losing {n} or more")
+        # A levels-only copy keeps the positions its run stored, up to the
+        # level it was copied through: of the committed tables, none.
+        bare_copy = not stored_levels(path) and _read_settled(path, lambda f: int(f.attrs.get("levels_only", 0)) == 1)
+        hint = ("a levels-only copy of a run that stored none: read a run's own file made with --store-losing"
+                if bare_copy else f"run chomp sieve with --store-losing {n} or more")
         raise KeyError(f"{path} does not store the losing positions of level {n} ({hint})")
     words = _read_settled(path, lambda f: f[f"losing_positions/level_{int(n):03d}"][()])
     return [decode_path(w) for w in words]

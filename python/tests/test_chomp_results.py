@@ -139,7 +139,7 @@ class OtherFilesTest(unittest.TestCase):
 
     def test_a_levels_only_copy_is_said_to_keep_no_positions(self):
         # The committed table is a levels-only copy: the advice is to read the run's own file.
-        with self.assertRaisesRegex(KeyError, r"does not store the losing positions of level 5 \(a levels-only copy"):
+        with self.assertRaisesRegex(KeyError, r"does not store the losing positions of level 5 \(a levels-only copy of a run that stored none"):
             cp.read_losing_positions(cp.default_levels_file(), 5)
 
     def test_row_of_a_level_not_in_the_table(self):

@@ -74,8 +74,10 @@ std::string output_file(const std::string& output) {
       throw UsageError("--output " + printable(output) + " is a symbolic link that cannot be followed");
     target = next.is_absolute() ? next : target.parent_path() / next;
   }
-  target = target.lexically_normal();
-  if (target.empty())
+  // The last name is no link now: weakly_canonical resolves the folders
+  // above it (links among them too, and ".." after them) as the kernel does.
+  target = std::filesystem::weakly_canonical(target, ec);
+  if (ec || target.empty())
     throw UsageError("--output " + printable(output) + " is a symbolic link that cannot be followed");
   std::cerr << "note: --output " << printable(output, 200) << " is a symbolic link; its target "
             << printable(target.string(), 200) << " is the file written\n";
