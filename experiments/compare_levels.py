@@ -14,12 +14,13 @@ or "rows 1-2", has no marks to compare and is compared on p(n) and L(n)). Exit
 status 1 when a level differs, so that a run started again (doc/RUNNING.md,
 "The run's second start") is checked level by level as it comes; 2, with one
 line `error: ...`, when a file is missing or not a table of `chomp sieve` (such
-as a file of `chomp grundy`). Only the standard library: any python3 runs it.
+as a file of `chomp grundy`), the run is a 3D one (root attribute dimensions =
+3), a table has a row cut short, or DATA holds no committed table. Only the
+standard library: any python3 runs it.
 """
 
 import argparse
 import csv
-import io
 import json
 import pathlib
 import subprocess
@@ -32,14 +33,31 @@ COLUMNS = ("tiles", "positions", "losing")
 
 
 def read_csv(text, name):
-    """Level -> row of a levels CSV; ValueError naming `name` if it is not one."""
-    rows = csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#"))
-    if missing := [c for c in COLUMNS if c not in (rows.fieldnames or ())]:
+    """Level -> {positions, losing, marks} of a levels CSV, as integers (marks
+    None where the table has none); ValueError naming `name` if it is not one."""
+    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    header = next(csv.reader([lines[0][1]])) if lines else []
+    if missing := [c for c in COLUMNS if c not in header]:
         raise ValueError(f"{name} is not a table of `chomp sieve` (no column {', '.join(missing)})")
-    try:
-        return {int(r["tiles"]): r for r in rows}
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: a row's tiles is not a level number") from None
+    out = {}
+    for i, line in lines[1:]:
+        fields = next(csv.reader([line]))
+        if len(fields) != len(header):
+            raise ValueError(f"{name}, line {i}: {len(fields)} fields where the header has {len(header)}: "
+                             "a table cut short or damaged (write it again from its .h5: experiments/h5_to_csv.py)")
+        row = dict(zip(header, fields))
+        try:
+            n = int(row["tiles"])
+        except ValueError:
+            raise ValueError(f"{name}, line {i}: a row's tiles is not a level number") from None
+        try:
+            out[n] = {"positions": int(row["positions"]), "losing": int(row["losing"]),
+                      "marks": int(row["marks"]) if row.get("marks", "") != "" else None}
+        except ValueError:
+            raise ValueError(f"{name}, line {i}: the positions, losing or marks of level {n} is not a whole "
+                             "number: a damaged table (write it again from its .h5: experiments/h5_to_csv.py)"
+                             ) from None
+    return out
 
 
 TEXT = {"positions": "p(n)", "losing": "L(n)", "marks": "marks"}
@@ -72,6 +90,10 @@ def committed(data):
             raise ValueError(f"{f} is not a CSV table") from None
         for n, row in read_csv(text, f).items():
             out.setdefault(n, (row, str(f.relative_to(data.parent))))
+    if not out:
+        why = "no such folder" if not data.is_dir() else "no levels-N.csv or run-*/levels-N.csv with a level"
+        raise FileNotFoundError(f"no committed table in {data} ({why}): give the folder of the committed tables "
+                                "with --data")
     return out
 
 
@@ -89,6 +111,8 @@ def main():
 
 
 def compare(args):
+    if pathlib.Path(args.file).is_dir():
+        raise IsADirectoryError(f"{args.file} is a folder, not a run file (give the run's RUN.h5)")
     if not pathlib.Path(args.file).is_file():
         raise FileNotFoundError(f"no run file {args.file}")
     try:
@@ -102,6 +126,10 @@ def compare(args):
     if kind := attributes.get("format"):
         raise ValueError(f"{args.file} is not a table of `chomp sieve`: its root attribute format = "
                          f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
+    if (dims := attributes.get("dimensions", 2)) != 2:
+        raise ValueError(f"{args.file} is a {dims}D table (root attribute dimensions = {dims}): compare_levels "
+                         "compares 2D runs with data/levels-N.csv (compare its `chomp show --csv` with "
+                         "data/levels3d-N.csv)")
     run = read_csv(shown.stdout, args.file)
     way = attributes.get("inferred_marks")
     inferred = way not in (None, "none")
@@ -113,8 +141,9 @@ def compare(args):
             continue
         row, name = table[n]
         mine = run[n]
-        fields = ["positions", "losing"] + (["marks"] if row.get("marks") not in (None, "") and not inferred else [])
-        bad = [f for f in fields if int(mine[f]) != int(row[f])]
+        marks = not inferred and None not in (row["marks"], mine["marks"])
+        fields = ["positions", "losing"] + (["marks"] if marks else [])
+        bad = [f for f in fields if mine[f] != row[f]]
         if bad:
             differ.append((n, name, bad))
         else:

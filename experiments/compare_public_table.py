@@ -21,11 +21,17 @@ OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp r
 def read_result(path):
     """Level -> (p(n), L(n)) of a chomp sieve result file; FileNotFoundError or
     ValueError for a file that is not one."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a folder, not a result file (give its levels-N.h5)")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no result file at {path}")
     if not h5py.is_hdf5(path):
         raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file")
-    with h5py.File(path, "r", swmr=True) as f:
+    try:
+        opened = h5py.File(path, "r", swmr=True)
+    except OSError as e:  # a truncated or damaged file: HDF5's message does not name it
+        raise OSError(f"{path}: {e}") from None
+    with opened as f:
         kind = f.attrs.get("format")
         if kind is not None:
             kind = kind.decode() if isinstance(kind, bytes) else str(kind)
@@ -40,6 +46,8 @@ def read_result(path):
 
 def read_table(path):
     """Level -> (p(n), L(n)) from the lines "n p(n) L(n)" of a text table."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a folder, not a table (give the text table: one level a line)")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no table at {path}")
     theirs = {}

@@ -24,7 +24,7 @@ unchanged.
 It copies nothing, and exits with status 2 and one line `error: ...`, for a
 RUN.h5 that is missing or not a table of `chomp sieve` (such as a file of
 `chomp grundy`), a run not finished without --through, a K past its finished
-levels, or an OUT.h5 that exists.
+levels, or an OUT.h5 that exists or whose folder does not.
 
 Usage: /usr/bin/python3 experiments/h5_levels_only.py RUN.h5 OUT.h5 [--chomp PATH] [--through K]
 """
@@ -50,11 +50,17 @@ def fail(message) -> int:
 
 def check_run(path: str) -> None:
     """FileNotFoundError or ValueError unless `path` is a result file of chomp sieve."""
+    if Path(path).is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a result file (give the run's RUN.h5)")
     if not Path(path).is_file():
         raise FileNotFoundError(f"no result file at {path}")
     if not h5py.is_hdf5(path):
         raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file")
-    with h5py.File(path, "r", swmr=True) as f:
+    try:
+        opened = h5py.File(path, "r", swmr=True)
+    except OSError as e:  # a truncated or damaged file: HDF5's message does not name it
+        raise OSError(f"{path}: {e}") from None
+    with opened as f:
         kind = f.attrs.get("format")
         if kind is not None:
             kind = kind.decode() if isinstance(kind, bytes) else str(kind)
@@ -85,6 +91,9 @@ def main() -> int:
         return fail(e)
     if Path(args.out).exists():
         return fail(f"{args.out} exists: the copy writes a new file (remove it or name another)")
+    if not (folder := Path(args.out).parent).is_dir():
+        return fail(f"cannot write {args.out}: " + (f"{folder} is a file, not a folder" if folder.exists() else
+                    f"no folder {folder}") + " (make the folder, or name a copy in one that exists)")
     with h5py.File(args.run, "r", swmr=True) as f:
         complete = int(f.attrs.get("complete", 0)) == 1
         finished = min(len(f["levels"][c]) for c in f["levels"])  # a row a killed writer left half written is not
@@ -107,7 +116,11 @@ def main() -> int:
     except (OSError, subprocess.CalledProcessError) as e:
         said = (getattr(e, "stderr", "") or "").strip().splitlines()
         return fail(f"cannot read the three-row sample of {args.run} with {args.chomp}: {said[0] if said else e}")
-    with h5py.File(args.run, "r", swmr=True) as f, h5py.File(args.out, "w-") as g:
+    try:
+        copy = h5py.File(args.out, "w-")
+    except OSError as e:
+        return fail(f"cannot write {args.out}: {e}")
+    with h5py.File(args.run, "r", swmr=True) as f, copy as g:
         if "losing_positions" in f:
             # Only the levels copied: a level above K would be a level the copy does not hold.
             src, dst = f["losing_positions"], g.create_group("losing_positions")

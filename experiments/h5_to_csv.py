@@ -34,13 +34,17 @@ def main() -> int:
                  "pip install --no-index --no-build-isolation ./python (in a venv made with "
                  "--system-site-packages), or run it with PYTHONPATH=python")
 
+    if args.levels.is_dir():
+        print(f"error: {args.levels} is a folder, not a result file (give its levels-N.h5)", file=sys.stderr)
+        return 2
     try:
         levels = cr.read_levels(args.levels, require_complete=not args.allow_incomplete)
     except cr.IncompleteRunError as e:
         print(f"error: {e}, or export its finished levels with --allow-incomplete", file=sys.stderr)
         return 2
     except (OSError, ValueError) as e:  # missing, not HDF5, not a table of chomp sieve, damaged
-        print(f"error: {e}", file=sys.stderr)
+        # HDF5's own message for a truncated file does not name it.
+        print(f"error: {e}" if str(args.levels) in str(e) else f"error: {args.levels}: {e}", file=sys.stderr)
         return 2
     out = args.output or args.levels.with_suffix(".csv")
     try:

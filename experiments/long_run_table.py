@@ -53,6 +53,8 @@ def main():
     ap.add_argument("--chomp", default="build/chomp", help="the program that reads the file")
     ap.add_argument("--from", dest="first", type=int, default=100, help="first level shown (default 100)")
     a = ap.parse_args()
+    if os.path.isdir(a.file):
+        fail(f"{a.file} is a folder, not a run file (give the run's RUN.h5)")
     if not os.path.isfile(a.file):
         fail(f"no run file {a.file}")
     try:

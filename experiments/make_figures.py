@@ -44,10 +44,16 @@ def main() -> int:
                  "--system-site-packages), or run it with PYTHONPATH=python")
     import density_fits as fits
 
+    if args.levels is not None and args.levels.is_dir():
+        print(f"error: {args.levels} is a folder, not a result file (give its levels-N.h5)", file=sys.stderr)
+        return 2
+    path = args.levels
     try:
-        levels = cp.read_levels(args.levels or cp.default_levels_file())
+        path = args.levels or cp.default_levels_file()
+        levels = cp.read_levels(path)
     except (OSError, ValueError, cp.IncompleteRunError) as e:  # missing, not a finished table of chomp sieve
-        print(f"error: {e}", file=sys.stderr)
+        # HDF5's own message for a truncated file does not name it.
+        print(f"error: {e}" if path is None or str(path) in str(e) else f"error: {path}: {e}", file=sys.stderr)
         return 2
     output = args.output or ROOT / "out" / f"{levels.path.stem}-hypothesis_ratio.png"
     output.parent.mkdir(parents=True, exist_ok=True)

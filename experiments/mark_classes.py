@@ -29,7 +29,7 @@ distinct pairs) as a fraction of all marks, an upper bound on the saving
 (it ignores the join and the state per tail such a kernel would need). With
 --table it checks its L(n) and marks against a committed CSV as it goes
 (exit status 1 at the first level that differs; 2, with one line
-`error: ...`, for a table it cannot read). Only the standard library; N = 50
+`error: ...`, for a table it cannot read or one with none of levels 1..N). Only the standard library; N = 50
 takes about two minutes.
 """
 
@@ -59,19 +59,49 @@ def after_move(rows, i, j):
     return tuple(cut)
 
 
-def read_table(path):
-    """Level -> (L(n), marks) of a levels CSV; FileNotFoundError or ValueError
-    for a file that is not one."""
+def read_columns(path, columns):
+    """Level -> the integers of `columns` in a levels CSV; FileNotFoundError or
+    ValueError for a file that is not one (or one with a row cut short)."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a folder, not a table (give the CSV beside a result file: "
+                                "data/levels-K.csv)")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no table at {path}")
     try:
         with open(path, newline="") as f:
-            rows = csv.DictReader(line for line in f if not line.startswith("#"))
-            if missing := [c for c in ("tiles", "losing", "marks") if c not in (rows.fieldnames or ())]:
-                raise ValueError(f"{path} is not a levels table of `chomp sieve` (no column {', '.join(missing)})")
-            return {int(r["tiles"]): (int(r["losing"]), int(r["marks"])) for r in rows}
+            lines = [(i, line) for i, line in enumerate(f, 1) if line.strip() and not line.startswith("#")]
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a CSV table (give the CSV beside a result file: data/levels-K.csv)") from None
+    header = next(csv.reader([lines[0][1]])) if lines else []
+    if missing := [c for c in ("tiles", *columns) if c not in header]:
+        raise ValueError(f"{path} is not a levels table of `chomp sieve` (no column {', '.join(missing)})")
+    table = {}
+    for i, line in lines[1:]:
+        fields = next(csv.reader([line]))
+        if len(fields) != len(header):
+            raise ValueError(f"{path}, line {i}: {len(fields)} fields where the header has {len(header)}: "
+                             "a table cut short or damaged (write it again from its .h5: experiments/h5_to_csv.py)")
+        row = dict(zip(header, fields))
+        try:
+            table[int(row["tiles"])] = tuple(int(row[c]) for c in columns)
+        except ValueError:
+            raise ValueError(f"{path}, line {i}: the tiles, {', '.join(columns)} of a level are not whole numbers: "
+                             "a damaged table (write it again from its .h5: experiments/h5_to_csv.py)") from None
+    return table
+
+
+def read_table(path):
+    """Level -> (L(n), marks) of a levels CSV; FileNotFoundError or ValueError
+    for a file that is not one."""
+    return read_columns(path, ("losing", "marks"))
+
+
+def no_levels(table, path, n):
+    """The error for a table that holds none of levels 1..n (nothing to check), else None."""
+    if any(k in table for k in range(1, n + 1)):
+        return None
+    return (f"{path} holds " + ("no level (a header alone)" if not table else f"none of levels 1..{n}")
+            + ": nothing to check; give a table of levels 1..K (data/levels-K.csv)")
 
 
 def main():
@@ -92,6 +122,8 @@ def main():
     if args.table:
         try:
             expected = read_table(args.table)
+            if said := no_levels(expected, args.table, args.n):
+                raise ValueError(said)
         except (OSError, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
             sys.exit(2)

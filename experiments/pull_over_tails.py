@@ -41,28 +41,18 @@ reads, against the bound. Only the standard library; N = 50 takes about
 """
 
 import argparse
-import csv
-import os
 import sys
 
-# Beside this script: every partition of n (parts at most `largest`), and
-# rows i.. cut to their first j columns.
-from mark_classes import after_move, partitions
+# Beside this script: every partition of n (parts at most `largest`), rows
+# i.. cut to their first j columns, a levels CSV's columns as integers, and
+# the error for a table with none of the levels checked.
+from mark_classes import after_move, no_levels, partitions, read_columns
 
 
 def read_table(path):
     """Level -> (p(n), L(n), marks) of a levels CSV; FileNotFoundError or
     ValueError for a file that is not one."""
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no table at {path}")
-    try:
-        with open(path) as f:
-            rows = csv.DictReader(line for line in f if not line.startswith("#"))
-            if missing := [c for c in ("tiles", "positions", "losing", "marks") if c not in (rows.fieldnames or ())]:
-                raise ValueError(f"{path} is not a levels table of `chomp sieve` (no column {', '.join(missing)})")
-            return {int(r["tiles"]): (int(r["positions"]), int(r["losing"]), int(r["marks"])) for r in rows}
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a CSV table (give the CSV beside a result file: data/levels-K.csv)") from None
+    return read_columns(path, ("positions", "losing", "marks"))
 
 
 def moves_below(tail):
@@ -127,9 +117,12 @@ def main():
                          "marks (default 100 110 120 140 160; none with --count-to alone)")
     args = ap.parse_args()
     if not 1 <= args.n <= 70:
-        sys.exit("error: N must be 1..70 (the 4 million tails of level 70 are tuples in memory)")
+        print("error: N must be 1..70 (the 4 million tails of level 70 are tuples in memory)", file=sys.stderr)
+        return 2
     try:
         table = read_table(args.table) if args.table else None
+        if table is not None and (said := no_levels(table, args.table, args.n)):
+            raise ValueError(said)
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -138,16 +131,16 @@ def main():
     bad = 0
     for n in range(1, args.n + 1):
         print(f"L({n}) = {losing[n]}")
-        if table and n in table and table[n][1] != losing[n]:
+        if table is not None and n in table and table[n][1] != losing[n]:
             bad += 1
             print(f"level {n}: L = {losing[n]} by tails and {table[n][1]} in {args.table}", file=sys.stderr)
     print(f"levels up to {args.n}: {bound} reads at one a tile, {reads} truncations first ({reads / bound:.3f})")
-    if table:
+    if table is not None:
         missing = [n for n in range(1, args.n + 1) if n not in table]
         print(f"levels 1..{args.n}: " + (f"levels differ: {bad}" if bad else "equal to the table")
               + (f"; not in the table: {missing[0]}..{missing[-1]}" if missing else ""))
 
-    if table:
+    if table is not None:
         print("M  tails  reads  marks  reads/marks")
         for m in args.count_to:
             if not all(n in table for n in range(1, m + 1)):

@@ -38,15 +38,34 @@ def largest_table(data: Path) -> Path:
     return max(tables)[1]
 
 
-def block(table: Path) -> str:
+def read_rows(table: Path) -> dict:
+    """Level -> {positions, losing} (integers) of a levels CSV; ValueError for a
+    file that is not one (or one with a row cut short)."""
     try:
-        with open(table) as f:
-            reader = csv.DictReader(line for line in f if not line.startswith("#"))
-            if missing := [c for c in ("tiles", "positions", "losing") if c not in (reader.fieldnames or ())]:
-                raise ValueError(f"{table} is not a table of `chomp sieve` (no column {', '.join(missing)})")
-            rows = {int(r["tiles"]): r for r in reader}
+        with open(table, newline="") as f:
+            lines = [(i, line) for i, line in enumerate(f, 1) if line.strip() and not line.startswith("#")]
     except UnicodeDecodeError:
         raise ValueError(f"{table} is not a CSV table") from None
+    header = next(csv.reader([lines[0][1]])) if lines else []
+    if missing := [c for c in ("tiles", "positions", "losing") if c not in header]:
+        raise ValueError(f"{table} is not a table of `chomp sieve` (no column {', '.join(missing)})")
+    rows = {}
+    for i, line in lines[1:]:
+        fields = next(csv.reader([line]))
+        if len(fields) != len(header):
+            raise ValueError(f"{table}, line {i}: {len(fields)} fields where the header has {len(header)}: "
+                             "a table cut short or damaged (write it again from its .h5: experiments/h5_to_csv.py)")
+        row = dict(zip(header, fields))
+        try:
+            rows[int(row["tiles"])] = {c: int(row[c]) for c in ("positions", "losing")}
+        except ValueError:
+            raise ValueError(f"{table}, line {i}: the tiles, positions or losing of a level is not a whole number: "
+                             "a damaged table (write it again from its .h5: experiments/h5_to_csv.py)") from None
+    return rows
+
+
+def block(table: Path) -> str:
+    rows = read_rows(table)
     last = max(rows, default=0)
     if not rows or sorted(rows) != list(range(1, last + 1)):
         raise ValueError(f"{table} does not hold every level 1..{last}")
@@ -62,7 +81,7 @@ def block(table: Path) -> str:
         "|---|---|---|---|---|",
     ]
     for n in shown:
-        p, losing = int(rows[n]["positions"]), int(rows[n]["losing"])
+        p, losing = rows[n]["positions"], rows[n]["losing"]
         share = 100 * losing / p
         ratio = losing * math.log(p) / p
         lines.append(f"| {n} | {p:,} | {losing:,} | {share:.4f} % | {ratio:.6f} |")
@@ -76,10 +95,17 @@ def main() -> int:
     ap.add_argument("data", nargs="?", default=str(ROOT / "data"))
     a = ap.parse_args()
     readme = Path(a.readme)
+    if readme.is_dir():
+        print(f"error: {readme} is a folder, not a README (give README.md)", file=sys.stderr)
+        return 2
     if not readme.is_file():
         print(f"error: no README at {readme}", file=sys.stderr)
         return 2
-    text = readme.read_text()
+    try:
+        text = readme.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        print(f"error: {readme} is not a text file, so not a README (give README.md)", file=sys.stderr)
+        return 2
     m = BLOCK.search(text)
     if not m:
         print(f"error: {readme} has no <!-- results:begin --> ... <!-- results:end --> block", file=sys.stderr)
@@ -91,7 +117,7 @@ def main() -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if a.update:
-        readme.write_text(text[:m.start(2)] + want + text[m.end(2):])
+        readme.write_text(text[:m.start(2)] + want + text[m.end(2):], encoding="utf-8")
         print(f"{readme}: results from {table}")
         return 0
     if m.group(2) != want:

@@ -9,8 +9,8 @@ Without --update it checks that the two say the same, word for word (the
 notebook test runs it, so a README that was not carried along when the table
 grew or the analysis changed fails); with --update it copies the paragraph
 into the README, wrapped to 78 columns. Exit status 1 when they differ (or
-the README has no such block), 2 when a file is missing; the errors go to
-stderr.
+the README has no such block), 2 when a file is missing or not text; the
+errors go to stderr.
 """
 
 import argparse
@@ -49,11 +49,20 @@ def main() -> int:
     ap.add_argument("readme", nargs="?", type=Path, default=ROOT / "README.md")
     ap.add_argument("verdict", nargs="?", type=Path, default=ROOT / "notebooks" / "VERDICT.md")
     args = ap.parse_args()
-    for path in (args.readme, args.verdict):
+    texts = []
+    for path, what in ((args.readme, "README.md"), (args.verdict, "the notebook's VERDICT.md")):
+        if path.is_dir():
+            print(f"error: {path} is a folder, not a file (give {what})", file=sys.stderr)
+            return 2
         if not path.is_file():
             print(f"error: no file {path}", file=sys.stderr)
             return 2
-    readme, verdict = args.readme.read_text(encoding="utf-8"), args.verdict.read_text(encoding="utf-8")
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            print(f"error: {path} is not a text file (give {what})", file=sys.stderr)
+            return 2
+    readme, verdict = texts
     m = BLOCK.search(readme)
     if not m:
         print(f"error: {args.readme} has no <!-- verdict:begin --> ... <!-- verdict:end --> block", file=sys.stderr)

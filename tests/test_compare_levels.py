@@ -1,7 +1,8 @@
 """experiments/compare_levels.py: a run's levels against the committed tables,
 equal ones reported, a differing one named with exit status 1; a run file that
-is missing or not a table of `chomp sieve` refused with one line and exit
-status 2 (experiments/promote_levels.sh stops on either)."""
+is missing, a folder, a 3D run or not a table of `chomp sieve`, a committed row
+cut short and a data folder with no committed table refused with one line and
+exit status 2 (experiments/promote_levels.sh stops on either)."""
 import os
 import pathlib
 import shutil
@@ -81,4 +82,30 @@ with tempfile.TemporaryDirectory() as tmp:
     refused = compare(run, data)
     assert refused.returncode == 2 and refused.stderr == \
         f"error: {data / 'levels-80.csv'} is not a table of `chomp sieve` (no column losing)\n", refused.stderr
+
+    def refuses(run_file, data, said):
+        r = compare(run_file, data)
+        what = f"{run_file} --data {data}: rc {r.returncode}\n{r.stdout}{r.stderr}"
+        assert r.returncode == 2 and r.stdout == "", what  # 1 would say "a level differs" to promote_levels.sh
+        assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, what  # one line: no traceback
+        assert said in r.stderr, what
+
+    # A committed row cut short is a damaged table, not a level that differs.
+    short = tmp / "short"
+    short.mkdir()
+    (short / "levels-170.csv").write_text("tiles,positions,losing\n1,1\n")
+    refuses(run, short, f"{short / 'levels-170.csv'}, line 2: 2 fields where the header has 3")
+    # A 3D run is not compared with the 2D tables (its level 2 has PL(2) = 3 positions, not p(2) = 2).
+    refuses(ROOT / "data" / "levels3d-30.h5", ROOT / "data",
+            "is a 3D table (root attribute dimensions = 3): compare_levels compares 2D runs with data/levels-N.csv")
+    # No committed table to compare with: a missing or empty folder, or one of header-only tables.
+    empty, header_only = tmp / "empty", tmp / "header-only"
+    empty.mkdir()
+    (header_only / "run-1").mkdir(parents=True)
+    (header_only / "levels-50.csv").write_text("tiles,positions,losing,marks\n")
+    (header_only / "run-1" / "levels-60.csv").write_text("# a comment\ntiles,positions,losing,marks\n")
+    for folder in (tmp / "none", empty, header_only):
+        refuses(run, folder, f"no committed table in {folder}")
+    # A folder where the run file is expected.
+    refuses(tmp, ROOT / "data", f"{tmp} is a folder, not a run file")
 print("compare_levels: ok")

@@ -5,7 +5,8 @@ level; `chomp verify` passes the copy, and fails it once one recorded position
 is changed into another of the same tiles. A run not finished is refused, and
 copied with --through K as exactly its levels 1..K, saying so. A file that is
 missing or not a table of `chomp sieve` (data/grundy-80.h5) is refused with
-one line and exit status 2, and nothing is written.
+one line and exit status 2, and nothing is written; so is a copy whose folder
+does not exist.
 
     CHOMP_BIN=build/chomp /usr/bin/python3 tests/test_levels_only.py
 """
@@ -185,6 +186,27 @@ class LevelsOnlyCopy(unittest.TestCase):
             self.assertIn(f"{source}", r.stderr)
             self.assertIn(said, r.stderr)
             self.assertFalse(out.exists(), source)
+
+    def test_a_folder_or_a_truncated_file_is_refused_by_name(self):
+        # HDF5's message for a truncated file does not name it; the error does.
+        truncated = Path(self.tmp.name) / "truncated.h5"
+        truncated.write_bytes(self.run_file.read_bytes()[:3000])
+        out = Path(self.tmp.name) / "refused.h5"
+        for source, said in [(truncated, f"{truncated}: "), (Path(self.tmp.name), "is a folder, not a result file")]:
+            r = levels_only(source, out, check=False)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(r.stderr.count("\n"), 1, r.stderr)  # one line, no traceback
+            self.assertTrue(r.stderr.startswith(f"error: {source}"), r.stderr)
+            self.assertIn(said, r.stderr)
+            self.assertFalse(out.exists(), source)
+
+    def test_a_copy_in_a_missing_folder_is_refused_up_front(self):
+        out = Path(self.tmp.name) / "no-such-folder" / "copy.h5"
+        r = levels_only(self.run_file, out, check=False)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.stderr, f"error: cannot write {out}: no folder {out.parent} "
+                                   "(make the folder, or name a copy in one that exists)\n")
+        self.assertFalse(out.parent.exists())
 
     def test_a_copy_is_not_written_over(self):
         r = levels_only(self.run_file, self.copy, check=False)

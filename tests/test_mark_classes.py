@@ -1,7 +1,8 @@
 """experiments/mark_classes.py: its brute force agrees with the committed
 table's L(n), its classes add up, and a table it disagrees with is named
 with exit status 1 (the marks of data/levels-100.csv, another engine's, too);
-a table it cannot read is refused with one line and exit status 2."""
+a table it cannot read (a row cut short, none of the levels checked) is refused
+with one line and exit status 2."""
 import pathlib
 import re
 import subprocess
@@ -44,9 +45,18 @@ with tempfile.TemporaryDirectory() as tmp:
     wrong = run(14, "--table", bad)
     assert wrong.returncode == 1 and "level 13: L = " in wrong.stderr, wrong.stdout + wrong.stderr
 
+    # A row cut short, a table of the header alone, one with none of the levels checked, a folder.
+    short, header_only, beyond = (pathlib.Path(tmp) / f for f in ("short.csv", "header-only.csv", "beyond.csv"))
+    short.write_text("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks\n1,1\n")
+    header_only.write_text("# a comment\ntiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks\n")
+    beyond.write_text("".join(l for l in lines if not l[:1].isdigit() or int(l.split(",")[0]) > 20))
     for bad, said in [(ROOT / "data" / "grundy-80.h5", "grundy-80.h5 is not a CSV table"),
                       (pathlib.Path(tmp) / "none.csv", "no table at"),
-                      (ROOT / "data" / "reference" / "small_counts.csv", "(no column marks)")]:
+                      (ROOT / "data" / "reference" / "small_counts.csv", "(no column marks)"),
+                      (short, f"{short}, line 2: 2 fields where the header has 7"),
+                      (header_only, f"{header_only} holds no level (a header alone): nothing to check"),
+                      (beyond, f"{beyond} holds none of levels 1..12: nothing to check"),
+                      (pathlib.Path(tmp), f"{tmp} is a folder, not a table")]:
         refused = run(12, "--table", bad)
         assert refused.returncode == 2 and refused.stderr.startswith("error: ") and refused.stderr.count("\n") == 1, \
             refused.stderr

@@ -2,7 +2,10 @@
 refuse a file that is missing or not a table of `chomp sieve` (a file of
 `chomp grundy`, a CSV where HDF5 is read, an HDF5 file where a CSV is read)
 with one line `error: ...` on stderr, nothing on stdout and exit status 2,
-and still read the committed tables; --help works without the package.
+and still read the committed tables; a truncated HDF5 file is named, a
+folder is said to be one, and a binary file given as the README is refused;
+--help works without the package, and a run says how to get it (where it is
+not installed).
 (compare_levels.py, h5_levels_only.py, mark_classes.py and pull_over_tails.py
 have these checks in their own tests.)
 
@@ -49,14 +52,24 @@ with tempfile.TemporaryDirectory() as tmp:
     for name in ("h5_to_csv.py", "make_figures.py"):
         r = script(name, "--help", package=False, cwd=tmp)
         assert r.returncode == 0 and r.stdout.startswith("usage: "), r.stdout + r.stderr
-    r = script("h5_to_csv.py", RESULT, "-o", tmp / "x.csv", package=False, cwd=tmp)
-    assert r.returncode != 0 and r.stderr.count("\n") == 1 and "PYTHONPATH=python" in r.stderr, r.stderr
+    # Only where this Python does not have the package installed (pip install --user, or system-wide).
+    installed = subprocess.run([sys.executable, "-c", "import chomp_results"], capture_output=True, cwd=tmp,
+                               env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}).returncode == 0
+    if not installed:
+        r = script("h5_to_csv.py", RESULT, "-o", tmp / "x.csv", package=False, cwd=tmp)
+        assert r.returncode != 0 and r.stderr.count("\n") == 1 and "PYTHONPATH=python" in r.stderr, r.stderr
 
     # h5_to_csv.py: the committed table exports to its committed CSV, byte for byte.
     for bad, says in [(GRUNDY, SAYS_GRUNDY), (missing, f"no result file at {missing}"),
                       (TABLE, f"{TABLE} is not an HDF5 file")]:
         refused("h5_to_csv.py", bad, "-o", tmp / "x.csv", says=says)
         assert not (tmp / "x.csv").exists()
+    # HDF5's message for a truncated file does not name it: the error does. A folder is said to be one.
+    truncated = tmp / "truncated.h5"
+    truncated.write_bytes(RESULT.read_bytes()[:3000])
+    refused("h5_to_csv.py", truncated, "-o", tmp / "x.csv", says=f"error: {truncated}: ")
+    refused("h5_to_csv.py", tmp, "-o", tmp / "x.csv", says=f"error: {tmp} is a folder, not a result file")
+    assert not (tmp / "x.csv").exists()
     r = script("h5_to_csv.py", RESULT, "-o", tmp / TABLE.name)
     assert r.returncode == 0, r.stderr
     assert (tmp / TABLE.name).read_bytes() == TABLE.read_bytes(), "h5_to_csv.py no longer writes the committed CSV"
@@ -64,6 +77,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # make_figures.py (the figure itself: notebooks/test_density_fits.py and the notebooks).
     refused("make_figures.py", GRUNDY, "-o", tmp / "x.png", says=SAYS_GRUNDY)
     refused("make_figures.py", missing, "-o", tmp / "x.png", says=f"no result file at {missing}")
+    refused("make_figures.py", truncated, "-o", tmp / "x.png", says=f"error: {truncated}: ")
+    refused("make_figures.py", tmp, "-o", tmp / "x.png", says=f"error: {tmp} is a folder, not a result file")
 
     # compare_public_table.py: both arguments.
     public = tmp / "public.txt"
@@ -73,12 +88,16 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("compare_public_table.py", missing, public, says=f"no result file at {missing}")
     refused("compare_public_table.py", RESULT, missing, says=f"no table at {missing}")
     refused("compare_public_table.py", RESULT, GRUNDY, says=f"{GRUNDY} is not a text table")
+    refused("compare_public_table.py", truncated, public, says=f"error: {truncated}: ")
+    refused("compare_public_table.py", tmp, public, says=f"error: {tmp} is a folder, not a result file")
+    refused("compare_public_table.py", RESULT, tmp, says=f"error: {tmp} is a folder, not a table")
     r = script("compare_public_table.py", RESULT, public)
     assert r.returncode == 0 and "levels 1..60 (3 in both): all agree" in r.stdout, r.stdout + r.stderr
 
     # long_run_table.py reads through chomp show, which reads a grundy file too.
     refused("long_run_table.py", GRUNDY, "--chomp", CHOMP, says=SAYS_GRUNDY)
     refused("long_run_table.py", missing, "--chomp", CHOMP, says=f"no run file {missing}")
+    refused("long_run_table.py", tmp, "--chomp", CHOMP, says=f"error: {tmp} is a folder, not a run file")
     r = script("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", 1)
     assert r.returncode == 0 and r.stdout.startswith("| levels | positions |") and "| 1.." in r.stdout, \
         r.stdout + r.stderr
@@ -91,6 +110,13 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("readme_results.py", missing, says=f"no README at {missing}")
     (tmp / "empty").mkdir()
     refused("readme_results.py", ROOT / "README.md", tmp / "empty", says=f"no committed table {tmp}/empty/levels-N.csv")
+    # A committed row cut short; a binary file (a result file) or a folder given as the README.
+    (tmp / "short").mkdir()
+    (tmp / "short" / "levels-170.csv").write_text("tiles,positions,losing\n1,1\n")
+    refused("readme_results.py", ROOT / "README.md", tmp / "short",
+            says=f"{tmp}/short/levels-170.csv, line 2: 2 fields where the header has 3")
+    refused("readme_results.py", RESULT, says=f"error: {RESULT} is not a text file, so not a README")
+    refused("readme_results.py", tmp, says=f"error: {tmp} is a folder, not a README")
 
     # readme_verdict.py: a paragraph that differs is an error, on stderr (exit status 1).
     (tmp / "VERDICT.md").write_text("Not the verdict.\n")
@@ -98,4 +124,7 @@ with tempfile.TemporaryDirectory() as tmp:
     assert r.returncode == 1 and r.stdout == "" and r.stderr.startswith("error: ") and "first difference" in r.stderr, \
         r.stdout + r.stderr
     refused("readme_verdict.py", ROOT / "README.md", missing, says=f"no file {missing}")
+    refused("readme_verdict.py", RESULT, tmp / "VERDICT.md", says=f"error: {RESULT} is not a text file")
+    refused("readme_verdict.py", ROOT / "README.md", RESULT, says=f"error: {RESULT} is not a text file")
+    refused("readme_verdict.py", tmp, tmp / "VERDICT.md", says=f"error: {tmp} is a folder, not a file")
 print("script_errors: ok")
