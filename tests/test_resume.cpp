@@ -563,8 +563,19 @@ TEST(Resume, SecondRunOnTheSameOutputIsRefusedWhileTheFirstWrites) {
   const LevelTable live = read_level_file(out);
   EXPECT_GE(live.tiles.size(), 20U);
   EXPECT_EQ(live.status(), "running");
+  // "run" has run.h5's store name: its run must not touch the store either
+  // (two such runs started together once both made it, one stamping the
+  // other's run id into it).
+  const ProcessResult twin = run_chomp({"sieve", "-n", "20", "-q", "-o", dir.file("run")});
+  EXPECT_EQ(twin.exit_code, 1) << twin.err;
+  EXPECT_NE(twin.err.find(dir.file("run.store") + " is being written by another chomp process"), std::string::npos)
+      << twin.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run")));
   first.send(SIGTERM);
   EXPECT_EQ(first.wait().exit_code, 143);
+  // The store is still the first run's (its id in the header, every level).
+  const ProcessResult checked = run_chomp({"verify", "--finished", "--no-moves", out});
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
 }
 
 // A file read while its writer appends levels (chomp show on a live run)

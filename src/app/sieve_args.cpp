@@ -138,6 +138,9 @@ ClaimedOutput::ClaimedOutput(SieveArgs& a) {
   exists_ = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
   check_arguments(a, exists_);
   store_path_ = store_path_for(a.output);
+  // The store is claimed too: two outputs share one store name (run and
+  // run.h5), and two runs started together on them must not both make it.
+  if (!a.dry_run) store_claim_.emplace(store_path_);
   refuse_files_in_use({a.output, a.output + ".partial", store_path_},
                       "let it finish, or stop it (SIGINT or SIGTERM) and then resume");
   // run and run.h5 have one store name, run.store: a run on one of them must

@@ -75,7 +75,7 @@ class ClaimedOutput {
   const std::string& store_path() const { return store_path_; }
 
  private:
-  std::optional<RunClaim> claim_;
+  std::optional<RunClaim> claim_, store_claim_;
   bool exists_ = false;
   std::string store_path_;
 };
