@@ -149,6 +149,49 @@ std::unique_ptr<LosingStore> LosingStore::temporary() {
   return std::unique_ptr<LosingStore>(new LosingStore(std::move(impl)));
 }
 
+void LosingStore::Impl::refuse_finished_levels_beyond(int levels, std::uint64_t size) const {
+  // What follows the levels the result file names is blocks (16 bytes of
+  // stream sizes, then the streams) and, where a level was finished, its
+  // trailer. One finished level there is a kill between the store's
+  // trailer and the result file's row (cut off and marked again, as ever);
+  // two or more are a result file older than its store.
+  using namespace store_file;
+  std::uint64_t at = end;
+  int finished = 0;
+  for (std::uint64_t hops = 0; at + 16 <= size && hops < (std::uint64_t{1} << 32); ++hops) {
+    std::uint8_t head[16];
+    read_all(head, sizeof head, at);
+    if (std::memcmp(head, kLevelMagic, sizeof kLevelMagic) == 0) {
+      std::uint64_t bytes = 0;
+      try {
+        bytes = read_trailer(levels + finished + 1, at, size).trailer_bytes;
+      } catch (const StoreError&) {
+        break;  // a trailer cut short: the level was not finished
+      }
+      ++finished;
+      at += bytes;
+      continue;
+    }
+    std::uint64_t block = 16;
+    for (int i = 0; i < 4; ++i) {
+      std::uint32_t stream;
+      std::memcpy(&stream, head + 4 * i, sizeof stream);
+      if (stream % 8 != 0) return;  // not a block: what a kill left half written
+      block += stream;
+    }
+    if (block == 16 || block > size - at) break;
+    at += block;
+  }
+  if (finished >= 2)
+    throw StoreError(where() + " holds " + std::to_string(finished) + " finished levels (" +
+                     std::to_string(levels + 1) + ".." + std::to_string(levels + finished) +
+                     ") after the last one the result file names (" + std::to_string(levels) +
+                     "): the result file is older than its store (a copy put back?), and a resume would cut "
+                     "them off. Put back the result file that names them; or, to give them up, cut the store "
+                     "to its levels 1.." + std::to_string(levels) + " (truncate -s " + std::to_string(end) + " " +
+                     path + ") and resume");
+}
+
 std::unique_ptr<LosingStore> LosingStore::open(const std::string& path, const std::string& run_id,
                                                std::span<const StoredLevel> levels, bool append) {
   auto impl = std::make_unique<Impl>();
@@ -185,6 +228,7 @@ std::unique_ptr<LosingStore> LosingStore::open(const std::string& path, const st
   }
   impl->end = impl->finished_end();
   impl->reset_pending();
+  if (append && size > impl->end) impl->refuse_finished_levels_beyond(static_cast<int>(levels.size()), size);
   if (append && size > impl->end && ftruncate(impl->fd, static_cast<off_t>(impl->end)) != 0) {
     const int e = errno;
     throw StoreError("cannot cut off the unfinished level at the end of " + impl->where() + ": " + errno_text(e));

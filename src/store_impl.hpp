@@ -155,6 +155,9 @@ struct LosingStore::Impl {
 
   /// Reads and checks level n's trailer at `at`, which must end by `limit`.
   store_file::LevelIndex read_trailer(int n, std::uint64_t at, std::uint64_t limit) const;
+  /// Throws StoreError when the bytes from `end` to `size` hold two or
+  /// more finished levels after the `levels` the result file names.
+  void refuse_finished_levels_beyond(int levels, std::uint64_t size) const;
 
   /// No level begun: the next level's blocks are none, with its code.
   void reset_pending() {

@@ -547,6 +547,32 @@ TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
 }
 
+// A result file older than its store (a copy put back after the run went
+// on): the store's finished levels past the file's are not cut off without
+// a word; the refusal says how to give them up, and that works.
+TEST(Resume, AResultFileOlderThanItsStoreIsRefusedRatherThanCutItsLevels) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "30", "-t", "1", "-q", "-o", out}).exit_code, 0);
+  std::filesystem::copy_file(out, dir.file("older.h5"));
+  ASSERT_EQ(run_chomp({"sieve", "-n", "40", "-t", "1", "-q", "--resume", "-o", out}).exit_code, 0);
+  const std::string store = read_text(dir.file("run.store"));
+  std::filesystem::copy_file(dir.file("older.h5"), out, std::filesystem::copy_options::overwrite_existing);
+  const ProcessResult r = run_chomp({"sieve", "-n", "40", "-t", "1", "-q", "--resume", "-o", out});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("holds 10 finished levels (31..40) after the last one the result file names (30)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_text(dir.file("run.store")), store);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("truncate -s ([0-9]+) "))) << r.err;
+  std::filesystem::resize_file(dir.file("run.store"), std::stoull(m[1].str()));
+  const ProcessResult again = run_chomp({"sieve", "-n", "40", "-t", "1", "-q", "--resume", "-o", out});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  ASSERT_EQ(run_chomp({"sieve", "-n", "40", "-t", "1", "-q", "-o", dir.file("whole.h5")}).exit_code, 0);
+  EXPECT_EQ(read_level_file(out).losing_digest, read_level_file(dir.file("whole.h5")).losing_digest);
+}
+
 // A second run on the file a run is writing (a batch job submitted twice) is
 // refused, --force included; the running file can be read meanwhile.
 TEST(Resume, SecondRunOnTheSameOutputIsRefusedWhileTheFirstWrites) {
