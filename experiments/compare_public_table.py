@@ -14,31 +14,13 @@ import sys
 
 import h5py
 
-# The program's other files say what they are by their root attribute format.
-OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
+from sieve_table import open_sieve_table  # beside this script
 
 
 def read_result(path):
     """Level -> (p(n), L(n)) of a chomp sieve result file; FileNotFoundError or
     ValueError for a file that is not one."""
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"{path} is a folder, not a result file (give its levels-N.h5)")
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no result file at {path}")
-    if not h5py.is_hdf5(path):
-        raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file")
-    try:
-        opened = h5py.File(path, "r", swmr=True)
-    except OSError as e:  # a truncated or damaged file: HDF5's message does not name it
-        raise OSError(f"{path}: {e}") from None
-    with opened as f:
-        kind = f.attrs.get("format")
-        if kind is not None:
-            kind = kind.decode() if isinstance(kind, bytes) else str(kind)
-            raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
-                             f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
-        if not all(f"levels/{c}" in f for c in ("tiles", "positions", "losing")):
-            raise ValueError(f"{path} is not a chomp result file (no /levels/tiles, positions and losing)")
+    with open_sieve_table(path) as f:
         tiles = f["levels/tiles"][()]
         return {int(n): (int(p), int(l)) for n, p, l in
                 zip(tiles, f["levels/positions"][()], f["levels/losing"][()])}

@@ -39,8 +39,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-# The program's other files say what they are by their root attribute format.
-OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
+from sieve_table import open_sieve_table  # beside this script
 
 
 def fail(message) -> int:
@@ -50,24 +49,7 @@ def fail(message) -> int:
 
 def check_run(path: str) -> None:
     """FileNotFoundError or ValueError unless `path` is a result file of chomp sieve."""
-    if Path(path).is_dir():
-        raise IsADirectoryError(f"{path} is a folder, not a result file (give the run's RUN.h5)")
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"no result file at {path}")
-    if not h5py.is_hdf5(path):
-        raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file")
-    try:
-        opened = h5py.File(path, "r", swmr=True)
-    except OSError as e:  # a truncated or damaged file: HDF5's message does not name it
-        raise OSError(f"{path}: {e}") from None
-    with opened as f:
-        kind = f.attrs.get("format")
-        if kind is not None:
-            kind = kind.decode() if isinstance(kind, bytes) else str(kind)
-            raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
-                             f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
-        if "format_version" not in f.attrs or not isinstance(f.get("levels"), h5py.Group) or not len(f["levels"]):
-            raise ValueError(f"{path} is not a chomp result file (no format_version attribute and /levels table)")
+    open_sieve_table(path, columns=("tiles",)).close()
 
 
 def three_row_losing(chomp: str, run: str, through: int) -> dict:

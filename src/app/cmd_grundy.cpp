@@ -22,6 +22,7 @@
 #include "chomp/resume.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "run_guards.hpp"
 #include "level_eta.hpp"
 #include "run_claim.hpp"
 #include "sieve_progress.hpp"
@@ -117,14 +118,7 @@ int run_grundy(const GrundyArgs& a) {
                      "the run in --output; give one of them");
   if (!a.dry_run) {
     if (a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
-    const std::filesystem::path parent = std::filesystem::path(a.output).parent_path();
-    std::error_code missing;
-    if (!parent.empty() && !std::filesystem::is_directory(parent, missing))
-      throw UsageError("the folder of --output " + printable(a.output, 200) +
-                       (std::filesystem::exists(parent, missing)
-                            ? " is a file, not a folder; give another --output"
-                            : " does not exist; make it first (mkdir -p " + shell_quote(parent.string()) +
-                                  ") or give another --output"));
+    refuse_missing_folder(a.output, "--output");
     std::error_code ec;
     if (std::filesystem::is_directory(a.output, ec))
       throw UsageError("--output " + printable(a.output) + " is a folder; give a file name");

@@ -16,6 +16,7 @@
 #include "chomp/rectangles.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "run_guards.hpp"
 #include "solve_progress.hpp"
 
 namespace chomp::app {
@@ -38,13 +39,7 @@ void refuse_existing(const std::string& path, bool force, const char* option) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw UsageError(std::string(option) + " " + printable(path) + " is a folder; give a file name");
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-    throw UsageError("the folder of " + std::string(option) + " " + printable(path, 200) +
-                     (std::filesystem::exists(folder, ec)
-                          ? " is a file, not a folder; give another " + std::string(option)
-                          : " does not exist; make it first (mkdir -p " + shell_quote(folder.string()) +
-                                ") or give another " + std::string(option)));
+  refuse_missing_folder(path, option);
   if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && !force)
     throw UsageError("output file " + printable(path) + " already exists; pass --force to overwrite it or choose "
                      "another " + option);

@@ -48,6 +48,17 @@ RunLock::~RunLock() {
   if (fd_ >= 0) close(fd_);
 }
 
+void refuse_missing_folder(const std::string& path, const std::string& option) {
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (folder.empty() || std::filesystem::is_directory(folder, ec)) return;
+  throw UsageError("the folder of " + option + " " + printable(path, 200) +
+                   (std::filesystem::exists(folder, ec)
+                        ? " is a file, not a folder; give another " + option
+                        : " does not exist; make it first (mkdir -p " + shell_quote(folder.string()) +
+                              ") or give another " + option));
+}
+
 void refuse_files_in_use(std::initializer_list<std::string> paths, const std::string& advice) {
   for (const std::string& path : paths)
     if (RunLock::held_elsewhere(path))

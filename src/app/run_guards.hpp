@@ -41,6 +41,11 @@ class RunLock {
 
 /// Throws std::runtime_error("PATH is being written by another chomp
 /// process; ADVICE") for the first of `paths` that another run holds.
+/// Refuses (UsageError) a file to write whose folder is missing or is a
+/// file, naming `option` and, for a missing one, the mkdir that makes it:
+/// said before any work, not at the first write.
+void refuse_missing_folder(const std::string& path, const std::string& option);
+
 void refuse_files_in_use(std::initializer_list<std::string> paths, const std::string& advice);
 
 // ---- Memory -----------------------------------------------------------------

@@ -48,14 +48,7 @@ void check_arguments(const SieveArgs& a, bool output_exists) {
   std::error_code ec;
   if (std::filesystem::is_directory(a.output, ec))
     throw UsageError("--output " + printable(a.output) + " is a folder; give a file name");
-  // Said before any plan (a dry run too), not at the store's first write.
-  const std::filesystem::path folder = std::filesystem::path(a.output).parent_path();
-  if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-    throw UsageError("the folder of --output " + printable(a.output, 200) +
-                     (std::filesystem::exists(folder, ec)
-                          ? " is a file, not a folder; give another --output"
-                          : " does not exist; make it first (mkdir -p " + shell_quote(folder.string()) +
-                                ") or give another --output"));
+  refuse_missing_folder(a.output, "--output");  // before any plan, a dry run's too
   if (output_exists && !a.force && !a.resume)
     throw UsageError("output file " + printable(a.output) +
                      " already exists; pass --resume to continue it, --force to start over, or choose "

@@ -1,0 +1,39 @@
+"""The one check the standalone scripts of experiments/ make of a `chomp
+sieve` result file before reading it (h5py only, so that they run without
+the chomp_results package): open_sieve_table(path) is the file, open for
+reading, or an error that says what it is instead.
+"""
+import os
+
+import h5py
+
+# The program's other files say what they are by their root attribute format.
+OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
+
+
+def open_sieve_table(path, columns=("tiles", "positions", "losing")) -> h5py.File:
+    """The result file at `path`, open read-only (SWMR, so a live run reads
+    too). IsADirectoryError, FileNotFoundError, OSError (a damaged file,
+    named) or ValueError (not HDF5; a file of another command; no /levels
+    with these columns) otherwise."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a folder, not a result file (give its levels-N.h5)")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no result file at {path}")
+    if not h5py.is_hdf5(path):
+        raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file")
+    try:
+        f = h5py.File(path, "r", swmr=True)
+    except OSError as e:  # a truncated or damaged file: HDF5's message does not name it
+        raise OSError(f"{path}: {e}") from None
+    kind = f.attrs.get("format")
+    if kind is not None:
+        f.close()
+        kind = kind.decode() if isinstance(kind, bytes) else str(kind)
+        raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
+                         f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
+    if "format_version" not in f.attrs or not all(f"levels/{c}" in f for c in columns):
+        f.close()
+        raise ValueError(f"{path} is not a chomp result file (no format_version attribute and /levels/"
+                         f"{', '.join(columns)})")
+    return f
