@@ -217,6 +217,21 @@ TEST(GrundyResume, AFinishedFileIsLeftAloneOrExtendedAndContradictionsAreRefused
   expect_complete(out, 25);
   EXPECT_EQ(text(read_grundy_file(out), "checked_against"), sieve);
 
+  // A --check-sieve path relative to where the run began: from another
+  // folder the resume asks for it again, and takes it given so.
+  std::filesystem::create_directory(dir.path() / "elsewhere");
+  ProcessOptions here, elsewhere;
+  here.cwd = dir.path().string();
+  elsewhere.cwd = (dir.path() / "elsewhere").string();
+  ASSERT_EQ(run_chomp({"grundy", "-n", "12", "-q", "-o", "rel.h5", "--check-sieve", "s.h5"}, here).exit_code, 0);
+  const ProcessResult lost = run_chomp({"grundy", "--resume", "-n", "14", "-q", "-o", "../rel.h5"}, elsewhere);
+  EXPECT_EQ(lost.exit_code, 2) << lost.err;
+  EXPECT_TRUE(contains(lost.err, "which is not there from this folder")) << lost.err;
+  const ProcessResult found =
+      run_chomp({"grundy", "--resume", "-n", "14", "-q", "-o", "../rel.h5", "--check-sieve", "../s.h5"}, elsewhere);
+  EXPECT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_TRUE(contains(found.err, "value 0 counts equal L(n) of ../s.h5 for levels 1..14")) << found.err;
+
   // --resume without a file starts one; without --resume, -n is required.
   const ProcessResult started = run_chomp({"grundy", "--resume", "-n", "12", "-q", "-o", dir.file("new.h5")});
   EXPECT_EQ(started.exit_code, 0) << started.err;

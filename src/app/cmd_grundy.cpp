@@ -153,11 +153,23 @@ int run_grundy(const GrundyArgs& a) {
     // resumed run is checked against the file the run started with.
     const std::string& started_with = resume->provenance.checked_against;
     if (!started_with.empty()) {
-      if (check_sieve.empty())
+      // The path as it was given, relative to where the run began: from
+      // another folder it must be given again, and is taken as the same file
+      // when it is, or when the old path leads nowhere from here (every
+      // level is checked against it all the same).
+      std::error_code ec;
+      const bool reachable = std::filesystem::exists(started_with, ec);
+      if (check_sieve.empty()) {
+        if (!reachable)
+          throw UsageError("cannot resume " + a.output + ": it was started with --check-sieve " + started_with +
+                           ", which is not there from this folder (a path from where the run began?); give "
+                           "that file again: --check-sieve PATH");
         check_sieve = started_with;
-      else if (check_sieve != started_with)
+      } else if (check_sieve != started_with &&
+                 (reachable && !std::filesystem::equivalent(check_sieve, started_with, ec))) {
         throw UsageError("cannot resume " + a.output + ": it was started with --check-sieve " + started_with +
                          ", not " + check_sieve + "; omit --check-sieve or give the same file");
+      }
     }
   } else if (a.resume && !a.dry_run) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";
