@@ -20,44 +20,20 @@ standard library: any python3 runs it.
 """
 
 import argparse
-import csv
 import json
 import pathlib
 import subprocess
 import sys
 
+from levels_csv import parse_levels  # beside this script
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-COLUMNS = ("tiles", "positions", "losing")
 
 
 def read_csv(text, name):
     """Level -> {positions, losing, marks} of a levels CSV, as integers (marks
     None where the table has none); ValueError naming `name` if it is not one."""
-    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
-    header = next(csv.reader([lines[0][1]])) if lines else []
-    if missing := [c for c in COLUMNS if c not in header]:
-        raise ValueError(f"{name} is not a table of `chomp sieve` (no column {', '.join(missing)})")
-    out = {}
-    for i, line in lines[1:]:
-        fields = next(csv.reader([line]))
-        if len(fields) != len(header):
-            raise ValueError(f"{name}, line {i}: {len(fields)} fields where the header has {len(header)}: "
-                             "a table cut short or damaged (write it again from its .h5: experiments/h5_to_csv.py)")
-        row = dict(zip(header, fields))
-        try:
-            n = int(row["tiles"])
-        except ValueError:
-            raise ValueError(f"{name}, line {i}: a row's tiles is not a level number") from None
-        try:
-            out[n] = {"positions": int(row["positions"]), "losing": int(row["losing"]),
-                      "marks": int(row["marks"]) if row.get("marks", "") != "" else None}
-        except ValueError:
-            raise ValueError(f"{name}, line {i}: the positions, losing or marks of level {n} is not a whole "
-                             "number: a damaged table (write it again from its .h5: experiments/h5_to_csv.py)"
-                             ) from None
-    return out
+    return parse_levels(text, name, ("positions", "losing"), optional=("marks",))
 
 
 TEXT = {"positions": "p(n)", "losing": "L(n)", "marks": "marks"}

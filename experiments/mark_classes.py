@@ -34,9 +34,9 @@ takes about two minutes.
 """
 
 import argparse
-import csv
-import os
 import sys
+
+from levels_csv import read_levels  # beside this script
 
 
 def partitions(n, largest=None):
@@ -62,32 +62,7 @@ def after_move(rows, i, j):
 def read_columns(path, columns):
     """Level -> the integers of `columns` in a levels CSV; FileNotFoundError or
     ValueError for a file that is not one (or one with a row cut short)."""
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"{path} is a folder, not a table (give the CSV beside a result file: "
-                                "data/levels-K.csv)")
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no table at {path}")
-    try:
-        with open(path, newline="") as f:
-            lines = [(i, line) for i, line in enumerate(f, 1) if line.strip() and not line.startswith("#")]
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not a CSV table (give the CSV beside a result file: data/levels-K.csv)") from None
-    header = next(csv.reader([lines[0][1]])) if lines else []
-    if missing := [c for c in ("tiles", *columns) if c not in header]:
-        raise ValueError(f"{path} is not a levels table of `chomp sieve` (no column {', '.join(missing)})")
-    table = {}
-    for i, line in lines[1:]:
-        fields = next(csv.reader([line]))
-        if len(fields) != len(header):
-            raise ValueError(f"{path}, line {i}: {len(fields)} fields where the header has {len(header)}: "
-                             "a table cut short or damaged (write it again from its .h5: experiments/h5_to_csv.py)")
-        row = dict(zip(header, fields))
-        try:
-            table[int(row["tiles"])] = tuple(int(row[c]) for c in columns)
-        except ValueError:
-            raise ValueError(f"{path}, line {i}: the tiles, {', '.join(columns)} of a level are not whole numbers: "
-                             "a damaged table (write it again from its .h5: experiments/h5_to_csv.py)") from None
-    return table
+    return {n: tuple(row[c] for c in columns) for n, row in read_levels(path, columns).items()}
 
 
 def read_table(path):

@@ -17,11 +17,12 @@ Only the standard library: any python3 runs it.
 """
 
 import argparse
-import csv
 import math
 import re
 import sys
 from pathlib import Path
+
+from levels_csv import read_levels  # beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- results:begin -->\n)(.*?)(<!-- results:end -->)", flags=re.S)
@@ -41,27 +42,7 @@ def largest_table(data: Path) -> Path:
 def read_rows(table: Path) -> dict:
     """Level -> {positions, losing} (integers) of a levels CSV; ValueError for a
     file that is not one (or one with a row cut short)."""
-    try:
-        with open(table, newline="") as f:
-            lines = [(i, line) for i, line in enumerate(f, 1) if line.strip() and not line.startswith("#")]
-    except UnicodeDecodeError:
-        raise ValueError(f"{table} is not a CSV table") from None
-    header = next(csv.reader([lines[0][1]])) if lines else []
-    if missing := [c for c in ("tiles", "positions", "losing") if c not in header]:
-        raise ValueError(f"{table} is not a table of `chomp sieve` (no column {', '.join(missing)})")
-    rows = {}
-    for i, line in lines[1:]:
-        fields = next(csv.reader([line]))
-        if len(fields) != len(header):
-            raise ValueError(f"{table}, line {i}: {len(fields)} fields where the header has {len(header)}: "
-                             "a table cut short or damaged (write it again from its .h5: experiments/h5_to_csv.py)")
-        row = dict(zip(header, fields))
-        try:
-            rows[int(row["tiles"])] = {c: int(row[c]) for c in ("positions", "losing")}
-        except ValueError:
-            raise ValueError(f"{table}, line {i}: the tiles, positions or losing of a level is not a whole number: "
-                             "a damaged table (write it again from its .h5: experiments/h5_to_csv.py)") from None
-    return rows
+    return read_levels(table, ("positions", "losing"))
 
 
 def block(table: Path) -> str:

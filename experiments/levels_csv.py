@@ -1,0 +1,55 @@
+"""Reading a levels table of `chomp sieve` (the CSV beside a result file,
+data/levels-N.csv, or `chomp show --csv`) strictly, for the scripts of
+experiments/: a row cut short, a number that is not whole or a missing
+column is a ValueError that names the table and the line, never a row
+skipped. Standard library only, so that the scripts that need no h5py
+(mark_classes.py, pull_over_tails.py) run with any Python 3.
+"""
+import csv
+import os
+
+REWRITE = "write it again from its .h5: experiments/h5_to_csv.py"
+
+
+def parse_levels(text, name, columns, optional=()):
+    """Level -> {column: int} of the table `text` (named `name` in errors),
+    for the columns `columns`, which it must have, and `optional`, None in
+    a row where they are empty or the table has no such column. Lines that
+    are blank or start with # are not rows."""
+    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    header = next(csv.reader([lines[0][1]])) if lines else []
+    if missing := [c for c in ("tiles", *columns) if c not in header]:
+        raise ValueError(f"{name} is not a table of `chomp sieve` (no column {', '.join(missing)})")
+    out = {}
+    for i, line in lines[1:]:
+        fields = next(csv.reader([line]))
+        if len(fields) != len(header):
+            raise ValueError(f"{name}, line {i}: {len(fields)} fields where the header has {len(header)}: "
+                             f"a table cut short or damaged ({REWRITE})")
+        row = dict(zip(header, fields))
+        try:
+            n = int(row["tiles"])
+            values = {c: int(row[c]) for c in columns}
+            values.update({c: int(row[c]) if row.get(c, "") != "" else None for c in optional})
+        except ValueError:
+            raise ValueError(f"{name}, line {i}: the tiles, {', '.join((*columns, *optional))} of a level are not "
+                             f"whole numbers: a damaged table ({REWRITE})") from None
+        out[n] = values
+    return out
+
+
+def read_levels(path, columns, optional=()):
+    """parse_levels of the file at `path`; IsADirectoryError,
+    FileNotFoundError or ValueError (not a text file) for a path that is
+    not a table."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a folder, not a table (give the CSV beside a result file: "
+                                "data/levels-K.csv)")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no table at {path}")
+    try:
+        with open(path, newline="") as f:
+            text = f.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a CSV table (give the CSV beside a result file: data/levels-K.csv)") from None
+    return parse_levels(text, path, columns, optional)
