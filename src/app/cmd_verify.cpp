@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
-#include <utility>
 
 #include "chomp/losing_store.hpp"
 #include "chomp/position.hpp"
@@ -63,10 +62,10 @@ std::string three_row_problem(const std::vector<ThreeRows>& recorded, const std:
   return {};
 }
 
-/// The levels --from..--to name in a file of `rows` levels: through the
-/// last one by default, and through it, with a note, when --to is past it
-/// (a script's fixed --to on a run still going); --from must be a level.
-std::pair<int, int> levels_to_check(const VerifyArgs& a, int rows) {
+/// The last of the levels --from..--to in a file of `rows` levels: the
+/// file's last by default, and it, with a note, when --to is past it (a
+/// script's fixed --to on a run still going); --from must be a level.
+int last_level_to_check(const VerifyArgs& a, int rows) {
   if (a.from > rows)
     throw UsageError("--from " + std::to_string(a.from) + " is past the file's last level (" + std::to_string(rows) +
                      ")");
@@ -75,7 +74,7 @@ std::pair<int, int> levels_to_check(const VerifyArgs& a, int rows) {
                  rows, rows);
   const int to = a.to > 0 ? std::min(a.to, rows) : rows;
   if (to < a.from) throw UsageError("--to " + std::to_string(to) + " is below --from " + std::to_string(a.from));
-  return {a.from, to};
+  return to;
 }
 
 /// A levels-only copy: the losing positions of at most three rows it
@@ -88,7 +87,7 @@ int verify_levels_only(const VerifyArgs& a, const LevelTable& t) {
     throw std::runtime_error(a.file + " names no store of losing positions and records no verifiable sample "
                              "(/verifiable/three_row_losing); verify the file the run itself wrote, with its "
                              "store beside it");
-  const int to = levels_to_check(a, rows).second;
+  const int to = last_level_to_check(a, rows);
   const auto solved = three_row_losing(to);
   std::printf("%6s %14s %14s  %s\n", "tiles", "losing", "3-row losing", "result");
   int failed = 0;
@@ -132,7 +131,7 @@ int run_verify(const VerifyArgs& a) {
                              std::to_string(reader.format_version()) +
                              "); verify the file the run itself wrote, with its store beside it");
   }
-  const int to = levels_to_check(a, rows).second;
+  const int to = last_level_to_check(a, rows);
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const PartitionTable table(rows);
