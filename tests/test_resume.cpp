@@ -547,6 +547,31 @@ TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
 }
 
+// An output named like a side file of another run's is refused before
+// anything is written: a run on x.h5 removed a result file x.window as a
+// checkpoint that was not one, and one on y.h5 replaced a result file
+// y.h5.partial. A result file already sitting where the run keeps its
+// window's checkpoint is refused too, and kept.
+TEST(Resume, AnOutputNamedLikeASideFileIsRefused) {
+  ScratchDir dir;
+  for (const char* name : {"x.window", "y.h5.partial", "z.store", "w.window.tmp", "v.h5.lock"}) {
+    const ProcessResult r = run_chomp({"sieve", "-n", "12", "-t", "1", "-q", "-o", dir.file(name)});
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.err;
+    EXPECT_NE(r.err.find("the name of a run's side file"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << name;
+  }
+  ASSERT_EQ(run_chomp({"sieve", "-n", "12", "-t", "1", "-q", "-o", dir.file("r.h5")}).exit_code, 0);
+  std::filesystem::rename(dir.file("r.h5"), dir.file("x.window"));
+  const std::string kept = read_text(dir.file("x.window"));
+  const ProcessResult beside = run_chomp({"sieve", "-n", "14", "-t", "1", "-q", "-o", dir.file("x.h5")});
+  EXPECT_EQ(beside.exit_code, 2) << beside.err;
+  EXPECT_NE(beside.err.find("the result file " + dir.file("x.window") + " has the name of the window's checkpoint"),
+            std::string::npos)
+      << beside.err;
+  EXPECT_EQ(read_text(dir.file("x.window")), kept);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("x.h5")));
+}
+
 // A result file older than its store (a copy put back after the run went
 // on): the store's finished levels past the file's are not cut off without
 // a word; the refusal says how to give them up, and that works.

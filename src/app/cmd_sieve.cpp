@@ -64,14 +64,6 @@ void print_summary(const SieveRun& run, const std::string& output, int max_tiles
   std::cerr << '\n';
 }
 
-/// The window's checkpoint beside the store: run.store -> run.window.
-std::string checkpoint_path_for(const std::string& store_path) {
-  const std::string suffix = ".store";
-  if (store_path.size() > suffix.size() && store_path.compare(store_path.size() - suffix.size(), suffix.size(), suffix) == 0)
-    return store_path.substr(0, store_path.size() - suffix.size()) + ".window";
-  return store_path + ".window";
-}
-
 int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   SieveArgs a = given;
   const ClaimedOutput claimed(a);

@@ -122,10 +122,32 @@ bool is_hdf5_file(const std::string& path) {
   return in.read(head, sizeof head) && std::string_view(head, sizeof head) == std::string_view("\x89HDF\r\n\x1a\n", 8);
 }
 
+/// Refuses an --output named like a side file of a run (run.h5 keeps
+/// run.store, run.window, run.window.tmp, run.h5.partial and run.h5.lock):
+/// the run on that other output would take this result file for its own
+/// side file and remove or overwrite it (a new run on x.h5 removed a result
+/// file x.window as a checkpoint that is not one).
+void refuse_side_file_name(const std::string& output) {
+  const std::string name = std::filesystem::path(output).filename().string();
+  for (const std::string_view suffix : {".store", ".window", ".partial", ".lock", ".tmp"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      throw UsageError("--output " + printable(output, 200) + " ends in " + std::string(suffix) +
+                       ", the name of a run's side file (its store, window's checkpoint, partial file or lock), "
+                       "which another run's output may own; give a name ending in .h5");
+}
+
 }  // namespace
+
+std::string checkpoint_path_for(const std::string& store_path) {
+  const std::string suffix = ".store";
+  if (store_path.size() > suffix.size() && store_path.compare(store_path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return store_path.substr(0, store_path.size() - suffix.size()) + ".window";
+  return store_path + ".window";
+}
 
 ClaimedOutput::ClaimedOutput(SieveArgs& a) {
   a.output = output_file(a.output);
+  refuse_side_file_name(a.output);
   if (!a.dry_run) claim_.emplace(a.output);
   std::error_code ec;
   exists_ = std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
@@ -145,6 +167,14 @@ ClaimedOutput::ClaimedOutput(SieveArgs& a) {
     throw UsageError("--output " + printable(a.output, 200) + " and the result file " + printable(twin, 200) +
                      " would share one store, " + printable(store_path_, 200) + " (a name with and without .h5 has "
                      "the same store); give another --output");
+  // A result file where this run keeps its window's checkpoint (one named
+  // x.window by a version that let it): the run would remove it as a
+  // checkpoint that is not one.
+  const std::string window = checkpoint_path_for(store_path_);
+  if (is_hdf5_file(window))
+    throw UsageError("the result file " + printable(window, 200) + " has the name of the window's checkpoint of " +
+                     printable(a.output, 200) + ", which a run on it would remove; rename that file (and its store "
+                     "with it), or give another --output");
   // A store without its result file: the file was renamed, copied or moved
   // without it (and may still name it), or removed. A new run would empty it.
   if (!exists_ && !a.force && !a.dry_run && std::filesystem::exists(std::filesystem::symlink_status(store_path_, ec)))

@@ -62,12 +62,18 @@ std::string output_file(const std::string& output);
 /// on stderr), or none. A file of the other --dimensions is a usage error.
 std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists);
 
+/// The window's checkpoint beside the store: run.store -> run.window.
+std::string checkpoint_path_for(const std::string& store_path);
+
 /// What both sieve drivers do first: a.output becomes the file it names
 /// (output_file); a run claims it (not a dry run: of two runs on one
 /// output started together, one claims it and the other stops here,
 /// before it looks at any file); the arguments are checked against
 /// whether it exists; and the output, its partial file and its store are
-/// refused while another run holds them. The claim lasts as long as this.
+/// refused while another run holds them. An output named like a run's side
+/// file (.store, .window, .partial, .lock, .tmp), or whose window's
+/// checkpoint would be a result file, is refused: one run would remove or
+/// overwrite the other's result. The claim lasts as long as this.
 class ClaimedOutput {
  public:
   explicit ClaimedOutput(SieveArgs& a);
