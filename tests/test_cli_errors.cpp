@@ -483,6 +483,14 @@ TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   const ProcessResult fits = run_chomp({"sieve", "-n", "40", "--memory-limit", named, "--dry-run", "-o", dir.file("a.h5")});
   EXPECT_EQ(fits.exit_code, 0) << named << ": " << fits.err;
   EXPECT_TRUE(dir.entries().empty());
+  // A resume fits the limit its new run fitted: it has read its file by
+  // then, which measured 2 MiB more, and the continue command a stop
+  // prints (the same --memory-limit) was refused at the smallest limit.
+  ASSERT_EQ(run_chomp({"sieve", "-n", "30", "-t", "1", "-q", "--memory-limit", named, "-o", dir.file("a.h5")}).exit_code,
+            0);
+  const ProcessResult resumed =
+      run_chomp({"sieve", "-n", "40", "--resume", "--memory-limit", named, "--dry-run", "-o", dir.file("a.h5")});
+  EXPECT_EQ(resumed.exit_code, 0) << named << ": " << resumed.err;
 }
 
 // One set of conventions: every short option of every subcommand (read from

@@ -70,6 +70,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   const bool output_exists = claimed.exists();
   const std::string& store_path = claimed.store_path();
 
+  const std::uint64_t resident = resident_bytes();  // before the file to resume is read (decide_budget)
   std::unique_ptr<Resume> resume = open_resume(a, output_exists);
   int max_tiles = a.max_tiles;
   int store_losing = a.store_losing;
@@ -109,7 +110,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     threads = saved->threads;
     std::cerr << "note: --threads " << threads << ", as the window's checkpoint " << checkpoint << " was saved with\n";
   }
-  const Budget budget = decide_budget(a.memory_limit);
+  const Budget budget = decide_budget(a.memory_limit, resident);
   SieveOptions options;
   options.threads = threads;
   options.memory_budget = budget.sieve;

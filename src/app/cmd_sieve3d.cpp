@@ -72,6 +72,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   const bool output_exists = claimed.exists();
   const std::string& store_path = claimed.store_path();
 
+  const std::uint64_t resident = resident_bytes();  // before the file to resume is read (decide_budget)
   std::unique_ptr<Resume> resume = open_resume(a, output_exists);
   int max_cubes = a.max_tiles;
   std::vector<std::uint64_t> known;
@@ -89,7 +90,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   }
 
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
-  const Budget budget = decide_budget(a.memory_limit);
+  const Budget budget = decide_budget(a.memory_limit, resident);
   const Sieve3dPlan plan = plan_sieve3d(max_cubes, known);
   const std::uint64_t free_disk = free_bytes_beside(a.output);
   if (a.dry_run)

@@ -55,13 +55,22 @@ void refuse_files_in_use(std::initializer_list<std::string> paths, const std::st
 struct Budget {
   std::uint64_t sieve = 0;   ///< for SieveOptions::memory_budget
   std::uint64_t limit = 0;   ///< the whole process's
-  std::uint64_t held = 0;    ///< what the process holds outside the sieve (resident now, and a margin)
+  std::uint64_t held = 0;    ///< what the process holds outside the sieve (resident before reading, and a margin)
   std::string source;        ///< where the limit comes from
 };
 
-/// The budget of a run given --memory-limit (empty: none); notes on stderr
-/// a limit above the available memory.
-Budget decide_budget(const std::string& memory_limit);
+/// Bytes this process holds now (resident): the program, its libraries,
+/// what it read so far.
+std::uint64_t resident_bytes();
+
+/// The budget of a run given --memory-limit (empty: none), beside
+/// `resident`, the process's resident bytes before it read the file it
+/// resumes (resident_bytes() then): a new run and its resume get the same
+/// budget from one limit, where measured later a resume held 2 MiB more and
+/// the continue command printed at a stop was refused at the smallest
+/// limit. Rounded up to a MiB, so that the KiB it varies by from run to run
+/// seldom move a budget. Notes on stderr a limit above the available memory.
+Budget decide_budget(const std::string& memory_limit, std::uint64_t resident);
 
 /// The plan for the run; a usage error (exit 2) when the budget cannot
 /// hold it, naming the smallest limit that can.
