@@ -8,6 +8,7 @@
 
 #include "chomp/h5_output.hpp"
 #include "chomp_process.hpp"
+#include "committed_data.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -63,4 +64,18 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   EXPECT_EQ(lone.exit_code, 0) << lone.err;
   EXPECT_NE(lone.out.find("is missing"), std::string::npos) << lone.out;
   EXPECT_EQ(run_chomp({"show", file, "--csv", "--json"}).exit_code, 2);
+}
+
+// A levels-only copy (the committed table) was made without its store on
+// purpose: show says so, rather than that its store is missing and a run
+// must start over with --force.
+TEST(Show, ALevelsOnlyCopyIsNamedAsOneNotAsAFileThatLostItsStore) {
+  const std::string file = committed_levels_file("h5");
+  ASSERT_FALSE(file.empty());
+  ASSERT_EQ(read_level_file(file).number_attributes.count("levels_only"), 1u) << file;
+  const ProcessResult shown = run_chomp({"show", file});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("store          none beside it: a levels-only copy"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("is missing"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("--force"), std::string::npos) << shown.out;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -169,7 +170,16 @@ int run_show(const ShowArgs& a) {
   // The store's bytes per level, when it is beside the file.
   std::vector<std::uint64_t> store_bytes;
   std::string store_note;
-  if (reader.has_store()) {
+  std::error_code ec;
+  const bool levels_only = t.number_attributes.count("levels_only") != 0;
+  if (levels_only && (!reader.has_store() || !std::filesystem::exists(reader.store_path(), ec))) {
+    // Made without its store on purpose (experiments/h5_levels_only.py): not a store gone missing.
+    const auto d = t.number_attributes.find("dimensions");
+    const bool three_d = d != t.number_attributes.end() && d->second == 3;
+    store_note = std::string("none beside it: a levels-only copy of the run's file (its levels and provenance") +
+                 (three_d ? "" : ", and a sample of three-row positions that `chomp verify` checks") +
+                 "); the run's own file and store hold the losing positions";
+  } else if (reader.has_store()) {
     try {
       const auto store = LosingStore::open(reader.store_path(), reader.run_id(),
                                            reader.stored_levels(static_cast<int>(rows)), false);
