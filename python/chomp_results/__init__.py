@@ -86,12 +86,18 @@ LEVEL_COLUMNS = ("tiles", "positions", "losing", "losing_fraction", "hypothesis_
 def data_dir() -> Path:
     """The folder of committed tables: $CHOMP_DATA_DIR if set; else the
     repository's data/ when this module is used from a checkout (python/../data);
+    else the nearest data/ with a reference/ folder from the current folder up
+    (an installed package used in the checkout's notebooks/ finds ../data);
     else ./data."""
     if value := os.environ.get("CHOMP_DATA_DIR"):
         return Path(value)
     checkout = Path(__file__).resolve().parent.parent.parent / "data"
     if (checkout / "reference").is_dir():
         return checkout
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / "data" / "reference").is_dir():
+            return folder / "data"
     return Path("data")
 
 

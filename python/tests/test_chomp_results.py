@@ -127,6 +127,20 @@ class OtherFilesTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, r'format = "chomp rectangles" marks a file of `chomp rectangles`'):
                 cp.read_levels(out)
 
+    def test_an_installed_package_finds_data_from_notebooks(self):
+        # Installed (not a checkout's python/), used from the checkout's
+        # notebooks/ (where a kernel runs): data_dir() is ../data, not ./data.
+        import subprocess
+
+        checkout = Path(__file__).resolve().parent.parent.parent
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(Path(cp.__file__).parent, Path(tmp) / "site" / "chomp_results")
+            env = {k: v for k, v in os.environ.items() if k != "CHOMP_DATA_DIR"}
+            env["PYTHONPATH"] = str(Path(tmp) / "site")
+            found = subprocess.run([sys.executable, "-B", "-c", "import chomp_results as c; print(c.data_dir())"],
+                                   cwd=checkout / "notebooks", env=env, capture_output=True, text=True, check=True)
+            self.assertEqual(Path(found.stdout.strip()), checkout / "data")
+
     def test_a_csv_is_not_hdf5(self):
         table = next(cp.data_dir().glob("levels-*.csv"))
         with self.assertRaisesRegex(ValueError, r"is not an HDF5 file"):
