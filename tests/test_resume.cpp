@@ -411,6 +411,27 @@ TEST(Resume, SigtermStopsCleanlyAndStoredPositionsSurvive) {
   }
 }
 
+// The same process signalling again at once is the same stop, not a
+// second one that ends the program: GNU timeout sends SIGTERM to the
+// program and then to its whole process group, and a run it stopped was
+// sometimes killed in the middle of its clean stop (status left running).
+TEST(Resume, TheSameSenderSignallingTwiceAtOnceIsOneCleanStop) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  const int max = kFullSize ? 78 : 52, stop_after = kFullSize ? 66 : 42;
+  ChompProcess run({"sieve", "-n", std::to_string(max), "-t", "1", "-o", out});
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= stop_after; })) << run.err();
+  run.send(SIGTERM);
+  // Its handler has run (it said so) before the repeat comes.
+  ASSERT_TRUE(run.wait_until([&] { return run.err().find("SIGTERM heard") != std::string::npos; })) << run.err();
+  run.send(SIGTERM);
+  const ProcessResult r = run.wait();
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_NE(r.err.find("stopped by SIGTERM"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("to continue: "), std::string::npos) << r.err;
+  EXPECT_EQ(read_level_file(out).status(), "interrupted");
+}
+
 TEST(Resume, CompleteFileHasNothingToDoAndALargerMaxTilesExtendsIt) {
   ScratchDir dir;
   const std::string out = dir.file("run.h5");

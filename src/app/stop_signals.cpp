@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <ctime>
 
 namespace chomp::app {
 
@@ -37,8 +38,40 @@ void say(const char* text) {
   (void)!write(2, text, n);
 }
 
-extern "C" void on_stop_signal(int sig) {
+// The first stop's sender (0: the kernel, as for Ctrl-C on a terminal) and
+// when it came. GNU timeout (and the like) signals the program, then its
+// whole process group, so a run it stops gets the same signal twice from
+// the same process at once: that is one stop, not a second one.
+std::atomic<pid_t> g_first_sender{0};
+std::atomic<long long> g_first_ns{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<long long>::is_always_lock_free);
+
+/// A repeat of the first stop, not a second one: from the same process
+/// (not the kernel) within this many nanoseconds.
+constexpr long long kSameStopNs = 2'000'000'000;
+
+long long now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);  // async-signal-safe
+  return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+extern "C" void on_stop_signal(int sig, siginfo_t* info, void*) {
   const int saved_errno = errno;
+  const pid_t sender = info != nullptr && info->si_code <= 0 ? info->si_pid : 0;  // sent by a process
+  if (g_stop.load()) {
+    if (sender != 0 && sender == g_first_sender.load() && now_ns() - g_first_ns.load() < kSameStopNs) {
+      errno = saved_errno;
+      return;  // the same stop again
+    }
+    // A second stop: the program ends at once, as the signal's default.
+    signal(sig, SIG_DFL);
+    raise(sig);
+    errno = saved_errno;
+    return;
+  }
+  g_first_sender.store(sender);
+  g_first_ns.store(now_ns());
   g_stop_signal.store(sig);
   g_stop.store(true);
   if (g_announce.load()) {
@@ -59,10 +92,12 @@ StopSignals::StopSignals(bool announce) {
   const bool terminal = isatty(2) != 0;
   g_announce.store(announce && (terminal || (fstat(2, &st) == 0 && S_ISREG(st.st_mode))));
   g_new_line.store(terminal);
+  g_first_sender.store(0);
+  g_first_ns.store(0);
   struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
+  sa.sa_sigaction = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
+  sa.sa_flags = SA_SIGINFO;
   sigaction(SIGINT, &sa, &old_int_);
   sigaction(SIGTERM, &sa, &old_term_);
 }

@@ -12,8 +12,10 @@ namespace chomp::app {
 
 /// Installs the stop handlers for the scope of a run and lowers the stop
 /// flag. SIGINT or SIGTERM raises the flag, which the run polls to stop the
-/// level in progress. SA_RESETHAND: a second Ctrl-C kills at once, for a
-/// user who will not wait. With `announce` (all but the other processes
+/// level in progress. A second Ctrl-C (or a second signal from another
+/// process, or from the same one after 2 s) ends the program at once, for
+/// a user who will not wait; the same process signalling again at once is
+/// the same stop (GNU timeout signals the program, then its process group). With `announce` (all but the other processes
 /// of an MPI run), the handler says on stderr at once that the stop was
 /// heard, where stderr is a terminal or a file (not a pipe, whose reader
 /// may be gone): saving a window's checkpoint can take a minute.
