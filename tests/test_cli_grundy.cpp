@@ -120,6 +120,24 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_EQ(not_sieve.exit_code, 2);
   EXPECT_TRUE(contains(not_sieve.err, "--check-sieve")) << not_sieve.err;
   EXPECT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.file("none.h5")}).exit_code, 2);
+  // A dry run refuses what the run would: a missing sieve file, an output
+  // that exists (without --force or --resume).
+  EXPECT_EQ(run_chomp({"grundy", "-n", "5", "--dry-run", "--check-sieve", s.file("none.h5")}).exit_code, 2);
+  const ProcessResult dry_exists = run_chomp({"grundy", "-n", "5", "--dry-run", "-o", s.file("g.h5")});
+  EXPECT_EQ(dry_exists.exit_code, 2) << dry_exists.out;
+  EXPECT_TRUE(contains(dry_exists.err, "already exists")) << dry_exists.err;
+  // --resume of a file not there, without --max-tiles: one line that says so.
+  const ProcessResult nothing = run_chomp({"grundy", "-o", s.file("none.h5"), "--resume"});
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_TRUE(contains(nothing.err, "there is no " + s.file("none.h5") + " to resume")) << nothing.err;
+  EXPECT_EQ(count_lines(nothing.err), 1) << nothing.err;
+  // The sieve file checked against is not overwritten by the run (--force).
+  ASSERT_EQ(run_chomp({"sieve", "-n", "12", "-q", "-t", "1", "-o", s.file("sv.h5")}).exit_code, 0);
+  const ProcessResult same = run_chomp({"grundy", "-n", "12", "-q", "--force", "-o", s.file("sv.h5"), "--check-sieve",
+                                        s.file("sv.h5")});
+  EXPECT_EQ(same.exit_code, 2);
+  EXPECT_TRUE(contains(same.err, "is the --output file")) << same.err;
+  EXPECT_EQ(chomp::read_level_file(s.file("sv.h5")).tiles.size(), 12u);
   // A 3D sieve file is a table of other positions: refused, not compared.
   ASSERT_EQ(run_chomp({"sieve", "--dimensions", "3", "-n", "8", "-q", "-o", s.file("s3.h5")}).exit_code, 0);
   const ProcessResult three_d =
@@ -129,7 +147,7 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_EQ(count_lines(three_d.err), 1) << three_d.err;
   EXPECT_FALSE(std::filesystem::exists(s.file("y.h5")));
   const ProcessResult dry = run_chomp({"grundy", "-n", "100", "--dry-run", "--memory-limit", "1G"});
-  EXPECT_EQ(dry.exit_code, 1) << dry.out;
+  EXPECT_EQ(dry.exit_code, 2) << dry.out;  // as the run's refusal
   EXPECT_TRUE(contains(dry.out, "does not fit")) << dry.out;
   EXPECT_FALSE(contains(dry.out, "time:")) << dry.out;  // no time for a run that cannot start
   EXPECT_TRUE(contains(dry.out, "levels 1..100 take")) << dry.out;

@@ -128,7 +128,9 @@ int run_grundy(const GrundyArgs& a) {
   std::optional<RunClaim> claim;
   if (!a.dry_run) claim.emplace(a.output);
   std::error_code ec;
-  const bool output_exists = !a.dry_run && std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
+  // (A dry run looks too, so that it refuses what the run would, and a
+  // dry --resume plans the file's own run.)
+  const bool output_exists = !a.output.empty() && std::filesystem::exists(std::filesystem::symlink_status(a.output, ec));
   if (output_exists && !a.force && !a.resume)
     throw UsageError("output file " + printable(a.output) +
                      " already exists; pass --resume to continue it, --force to start over, or choose another "
@@ -171,11 +173,21 @@ int run_grundy(const GrundyArgs& a) {
                          ", not " + check_sieve + "; omit --check-sieve or give the same file");
       }
     }
-  } else if (a.resume && !a.dry_run) {
+  } else if (a.resume && !a.dry_run && max_tiles != 0) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";
   }
   if (max_tiles == 0)
-    throw UsageError("--max-tiles N is required (a --resume of an existing file takes the file's)");
+    throw UsageError(a.resume ? "--max-tiles N is required: there is no " + printable(a.output) +
+                                    " to resume (a --resume of an existing file takes the file's)"
+                              : std::string("--max-tiles N is required"));
+  // The file the values are checked against must not be the one the run
+  // writes (with --force it was replaced by the Grundy table).
+  if (!check_sieve.empty() && output_exists && std::filesystem::equivalent(check_sieve, a.output, ec))
+    throw UsageError("--check-sieve " + printable(check_sieve) + " is the --output file, which the run would "
+                     "overwrite with its Grundy table; give another --output");
+  // Read before the plan, so that a dry run refuses what the run would.
+  const std::vector<std::uint64_t> losing =
+      check_sieve.empty() ? std::vector<std::uint64_t>{} : sieve_losing(check_sieve, max_tiles);
 
   const std::uint64_t bytes = grundy_table_bytes(max_tiles);
   std::uint64_t budget = 0;
@@ -195,7 +207,7 @@ int run_grundy(const GrundyArgs& a) {
   if (a.dry_run) {
     std::printf("%s; budget %s (%s): %s\n", plan.c_str(), human_bytes(static_cast<double>(budget)).c_str(),
                 budget_source.c_str(), budget == 0 || bytes <= budget ? "fits" : "does not fit");
-    if (budget > 0 && bytes > budget) return 1;
+    if (budget > 0 && bytes > budget) return 2;  // as the run's refusal, and the sieve's dry run
     std::fflush(stdout);
     const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
     std::printf("%s\n", time_estimate(max_tiles, threads).c_str());
@@ -204,8 +216,6 @@ int run_grundy(const GrundyArgs& a) {
   if (budget > 0 && bytes > budget)
     throw UsageError(plan + ", more than the budget of " + human_bytes(static_cast<double>(budget)) + " (" +
                      budget_source + "); choose a smaller --max-tiles or a larger --memory-limit");
-  const std::vector<std::uint64_t> losing =
-      check_sieve.empty() ? std::vector<std::uint64_t>{} : sieve_losing(check_sieve, max_tiles);
 
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
