@@ -268,4 +268,8 @@ TEST(PlaySum, ThePerfectComputerWinsEveryWonSum) {
   EXPECT_EQ(run_chomp({"play", "--boards", "3x4 + 2x5", "--level", "easy"}).exit_code, 2);
   EXPECT_EQ(run_chomp({"play", "--boards", "3x4 +"}).exit_code, 2);
   EXPECT_EQ(run_chomp({"play", "--boards", "20x20"}).exit_code, 2);
+  // Given empty, it is refused, not taken as no sum (a single board was played).
+  const ProcessResult empty = run_chomp_with_input({"play", "--boards", "", "-s", "1"}, "quit\n");
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_TRUE(contains(empty.err, "board 1 of the sum is empty")) << empty.err;
 }

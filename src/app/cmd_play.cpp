@@ -29,6 +29,7 @@ struct PlayArgs {
   bool computer_first = false;
   std::optional<std::uint64_t> seed;
   std::string boards;  // a sum of boards, e.g. "3x4 + 2x5"
+  const CLI::Option* boards_option = nullptr;  // whether --boards was given (even as "")
   const CLI::Option* level_option = nullptr;
 };
 
@@ -319,7 +320,8 @@ int run_play_sum(const PlayArgs& a) {
 }
 
 int run_play(const PlayArgs& a) {
-  if (!a.boards.empty()) return run_play_sum(a);
+  // Given, even empty: --boards "" is refused by the sum's parser, not played as a single board.
+  if (!a.boards.empty() || (a.boards_option && a.boards_option->count() > 0)) return run_play_sum(a);
   Level level{};
   try {
     level = parse_level(a.level);
@@ -404,7 +406,7 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
       ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
       ->capture_default_str();
   sub.add_flag("--computer-first", a->computer_first, "Let the computer make the first move");
-  sub.add_option("--boards", a->boards,
+  a->boards_option = sub.add_option("--boards", a->boards,
                  "Play a sum of boards, e.g. \"3x4 + 2x5\" or \"3,2 + 4,4,1\" (perfect level; the poisoned "
                  "tiles are never taken, the player who cannot move loses; the boards give their own sizes, "
                  "without --rows or --cols)")
