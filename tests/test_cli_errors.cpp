@@ -83,6 +83,8 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "-t", "99999"}, 2, "at most 4096"},
       {{"sieve", "-t", "two"}, 2, "not a whole number"},
       {{"sieve", "--store-losing", "64"}, 2, "at most 63 (stored positions are 64-bit"},
+      {{"sieve", "--dimensions", "3"}, 2, "--dimensions 3 needs --max-tiles N, at most 63 cubes"},
+      {{"sieve", "--dimensions", "3", "-n", "64"}, 2, "--max-tiles 64 with --dimensions 3: at most 63 cubes"},
       {{"sieve", "--store-losing", "20", "-n", "10"}, 2, "--store-losing 20 exceeds --max-tiles 10"},
       {{"sieve", "--slices", "2", "--slice-from", "20", "-n", "10"}, 2,
        "--slice-from 20 exceeds --max-tiles 10: --slices would cut no level"},

@@ -38,7 +38,10 @@ namespace {
 
 /// --max-tiles beyond the 3D sieve's cubes (a resumed run without it
 /// takes the file's).
-void refuse_too_many_cubes(int max_tiles) {
+void refuse_too_many_cubes(int max_tiles, bool given) {
+  if (max_tiles > kMaxCubes && !given)
+    throw UsageError("--dimensions 3 needs --max-tiles N, at most " + std::to_string(kMaxCubes) +
+                     " cubes (the default, " + std::to_string(max_tiles) + ", is the 2D sieve's)");
   if (max_tiles > kMaxCubes)
     throw UsageError("--max-tiles " + std::to_string(max_tiles) + " with --dimensions 3: at most " +
                      std::to_string(kMaxCubes) + " cubes (a 3D position's key holds 3 bits a cube in 192 bits)");
@@ -52,7 +55,7 @@ void refuse_2d_only(const SieveArgs& a, const ClusterRun& cluster) {
                        "its store of lattice paths, slices of levels, MPI processes, windows' checkpoints or "
                        "marks of the first rows; the 3D sieve holds the losing sets of every level in memory, "
                        "in one process, and saves each level as it finishes)");
-  if (a.max_tiles_option->count() || !a.resume) refuse_too_many_cubes(a.max_tiles);
+  if (a.max_tiles_option->count() || !a.resume) refuse_too_many_cubes(a.max_tiles, a.max_tiles_option->count() > 0);
   if (cluster.processes() > 1) throw UsageError("--dimensions 3 runs as one process, not under mpirun or srun");
 }
 
@@ -86,7 +89,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
     max_cubes = st.max_tiles;
     known = st.losing;
   } else {
-    refuse_too_many_cubes(max_cubes);  // --resume without a file, nor --max-tiles
+    refuse_too_many_cubes(max_cubes, a.max_tiles_option->count() > 0);  // --resume without a file
   }
 
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
