@@ -330,7 +330,10 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
           kind != attrs.text.end() && program != attrs.text.end() && program->second == "chomp")
         throw H5Error(path + " is not a table of `chomp sieve`: its root attribute format = \"" + kind->second +
                       "\" marks a file of another command" +
-                      (kind->second == "chomp-grundy" ? " (`chomp grundy`; `chomp show` reads it)" : ""));
+                      (kind->second == "chomp-grundy"       ? " (`chomp grundy`; `chomp show` reads it)"
+                       : kind->second == "chomp rectangles" ? " (`chomp rectangles`, which prints its table; "
+                                                              "h5dump or h5py read it, doc/FILE_FORMAT.md)"
+                                                            : ""));
       if (program == attrs.text.end() || program->second != "chomp" || !attrs.numbers.count("format_version"))
         throw H5Error(path + " is not a chomp result file (no program = \"chomp\" and format_version attributes)");
       t.text_attributes = attrs.text;

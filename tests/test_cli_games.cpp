@@ -86,12 +86,21 @@ TEST(RectanglesCommand, TableCsvAndHdf5) {
     const ProcessResult other = run_chomp({command, h5});
     EXPECT_EQ(other.exit_code, 1) << command;
     EXPECT_TRUE(contains(other.err, "is not a table of `chomp sieve`: its root attribute format = \"chomp "
-                                    "rectangles\" marks a file of another command"))
+                                    "rectangles\" marks a file of another command (`chomp rectangles`, which prints"))
         << other.err;
   }
   const ProcessResult big = run_chomp({"rectangles", "--max-rows", "30", "--max-cols", "30"});
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_EQ(count_lines(big.err), 1);
+  // Within the options' ranges, but a box whose rows + columns pass 256:
+  // refused as such before any solve (it was refused as an invalid position).
+  const ProcessResult wide = run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "254", "-t", "1"});
+  EXPECT_EQ(wide.exit_code, 2);
+  EXPECT_TRUE(contains(wide.err, "rows + columns must be at most 256")) << wide.err;
+  // --csv - writes the CSV to standard output (it wrote a file named "-").
+  const ProcessResult to_stdout = run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "3", "--csv", "-"});
+  EXPECT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+  EXPECT_EQ(to_stdout.out, "rows,cols,move_row,move_col,leaves\n2,2,2,2,\"2,1\"\n2,3,2,3,\"3,2\"\n3,3,2,2,\"3,1,1\"\n");
 }
 
 TEST(CountCommand, CountsAndOverflow) {

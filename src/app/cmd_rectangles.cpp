@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 
 #include "chomp/h5_output.hpp"
+#include "chomp/position.hpp"
 #include "chomp/rectangles.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
@@ -90,13 +92,18 @@ void print_table(const RectangleTable& t) {
 }
 
 int run_rectangles(const RectanglesArgs& a) {
-  if (!a.output.empty() && !a.csv.empty() && resolved(a.output) == resolved(a.csv))
+  const bool csv_to_stdout = a.csv == "-";  // the CSV in place of the printed table
+  if (!a.output.empty() && !a.csv.empty() && !csv_to_stdout && resolved(a.output) == resolved(a.csv))
     throw UsageError("--output and --csv name the same file (" + printable(a.output) +
                      "); give each table its own file");
   refuse_existing(a.output, a.force, "--output");
-  refuse_existing(a.csv, a.force, "--csv");
+  if (!csv_to_stdout) refuse_existing(a.csv, a.force, "--csv");
   // The box is min(max-rows, max-cols) x max-cols: C(rows + cols, rows) positions.
   const int box_rows = std::min(a.max_rows, a.max_cols);
+  if (box_rows + a.max_cols > kMaxPathSteps)
+    throw UsageError("the " + std::to_string(box_rows) + " x " + std::to_string(a.max_cols) + " box: rows + columns "
+                     "must be at most " + std::to_string(kMaxPathSteps) + " (a position is a lattice path of that "
+                     "many steps), such as 2 x 254 or 4 x 252");
   std::uint64_t positions = UINT64_MAX;
   try {
     positions = binomial(box_rows + a.max_cols, box_rows);
@@ -114,12 +121,19 @@ int run_rectangles(const RectanglesArgs& a) {
   SolveProgress progress(positions);
   const RectangleTable table = solve_rectangles(a.max_rows, a.max_cols, progress.callback());
   progress.end();
-  if (!a.quiet) print_table(table);
+  if (csv_to_stdout) {
+    write_rectangles_csv(table, std::cout);
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write the CSV to standard output");
+  } else if (!a.quiet) {
+    print_table(table);
+  }
   // The CSV is written beside its name and renamed once both tables are
   // whole: a failure leaves neither a partial CSV nor a temporary file.
-  const std::string csv_tmp = a.csv.empty() ? std::string() : a.csv + ".tmp";
+  const bool csv_file = !a.csv.empty() && !csv_to_stdout;
+  const std::string csv_tmp = csv_file ? a.csv + ".tmp" : std::string();
   RemoveUnlessKept csv_cleanup(csv_tmp);
-  if (!a.csv.empty()) {
+  if (csv_file) {
     errno = 0;
     std::ofstream out(csv_tmp);
     write_rectangles_csv(table, out);
@@ -129,7 +143,7 @@ int run_rectangles(const RectanglesArgs& a) {
                                (errno ? std::strerror(errno) : "check the folder and the disk"));
   }
   if (!a.output.empty()) write_rectangles_h5(table, prov, a.output);
-  if (!a.csv.empty()) {
+  if (csv_file) {
     if (std::rename(csv_tmp.c_str(), a.csv.c_str()) != 0)
       throw std::runtime_error("cannot rename " + printable(csv_tmp) + " to " + printable(a.csv));
     csv_cleanup.keep();
@@ -146,7 +160,7 @@ const RegisterCommand reg(30, "rectangles", "Winning first moves of every a x b 
   sub.add_option("--max-rows", a->max_rows, "Largest number of rows a")->required()->transform(whole_number(2, 255));
   sub.add_option("--max-cols", a->max_cols, "Largest number of columns b")->required()->transform(whole_number(2, 254));
   sub.add_option("-o,--output", a->output, "HDF5 file for the table (with provenance)")->check(output_file_name());
-  sub.add_option("--csv", a->csv, "CSV file for the table: rows,cols,move_row,move_col,leaves (not the --output file)")
+  sub.add_option("--csv", a->csv, "CSV file for the table: rows,cols,move_row,move_col,leaves (not the --output file; - for standard output, in place of the printed table)")
       ->check(output_file_name());
   sub.add_flag("-f,--force", a->force, "Overwrite output files that exist");
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the table");

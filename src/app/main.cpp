@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
     std::cerr << "chomp: invalid position: " << printable(e.what(), 400) << '\n';
     return 2;
   } catch (const std::bad_alloc&) {
-    std::cerr << "chomp: out of memory; try a smaller --max-tiles or free memory\n";
+    std::cerr << "chomp: out of memory; try a smaller run (--max-tiles, or the board's size) or free memory\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "chomp: error: " << e.what() << '\n';
