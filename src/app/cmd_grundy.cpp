@@ -316,7 +316,19 @@ int run_grundy(const GrundyArgs& a) {
     return 1;
   } catch (const std::bad_alloc&) {
     progress.clear();
-    throw;
+    if (!wrote) throw;
+    // The finished levels are kept, and the file says the run failed (it
+    // stayed "running", as if a process still wrote it); the table that did
+    // not fit is freed by now, so the small write has room.
+    std::string saved;
+    try {
+      saved = stop_message("failed");
+    } catch (...) {
+      saved = "levels 1.." + std::to_string(levels.size()) + " are saved in " + a.output;
+    }
+    std::cerr << "chomp: out of memory during level " << levels.size() + 1 << "; " << saved
+              << "; with more memory free, continue with: " << resume_command(a, max_tiles, check_sieve) << '\n';
+    return 1;
   } catch (const ResumeRefused&) {
     progress.clear();
     throw;  // a saved level computed again differs; the file is unchanged
