@@ -92,6 +92,14 @@ std::string human_bytes_up(std::uint64_t bytes) {
   return human_bytes(std::ceil(v * 10) / 10 * std::pow(1024.0, unit));
 }
 
+/// What a refusal adds about the process's own memory, which a limit
+/// includes: without it, "needs 3 MiB" beside "20 MiB is too little" reads
+/// as a contradiction.
+std::string held_text(const Budget& b) {
+  return " (of which the program itself, its libraries and a margin hold " +
+         human_bytes(static_cast<double>(b.held)) + ")";
+}
+
 }  // namespace
 
 Budget decide_budget(const std::string& memory_limit, std::uint64_t resident) {
@@ -126,7 +134,7 @@ MemoryPlan plan_or_refuse(int max_tiles, const SieveOptions& o, const Budget& b,
     throw UsageError("--max-tiles " + std::to_string(max_tiles) + " does not fit " + b.source + " (" +
                      human_bytes(static_cast<double>(b.limit)) + "): " + e.what() +
                      "; the smallest --memory-limit that works is " + human_bytes_up(smallest) +
-                     (processes > 1 ? " per process" : ""));
+                     (processes > 1 ? " per process" : "") + held_text(b));
   }
 }
 
@@ -137,7 +145,7 @@ void refuse_unless_fits_3d(int max_cubes, const Sieve3dPlan& plan, const Budget&
                    " (" + human_bytes(static_cast<double>(b.limit)) + "): it needs about " +
                    human_bytes(static_cast<double>(plan.total())) + " (the losing sets of levels 1.." +
                    std::to_string(max_cubes - 1) + " and building level " + std::to_string(max_cubes) +
-                   "); the smallest --memory-limit that works is " + human_bytes_up(smallest));
+                   "); the smallest --memory-limit that works is " + human_bytes_up(smallest) + held_text(b));
 }
 
 std::uint64_t free_bytes_beside(const std::string& path) {

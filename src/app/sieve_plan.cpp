@@ -189,8 +189,11 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
 
 void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk) {
   std::cerr << "plan: 3D levels 1.." << max_cubes << " in " << human_bytes(static_cast<double>(plan.total()))
-            << " of memory (budget " << human_bytes(static_cast<double>(b.sieve)) << "), store ~"
-            << human_bytes(static_cast<double>(plan.store_bytes)) << " on disk";
+            << " of memory (budget "
+            << (b.limit > b.held ? human_bytes(static_cast<double>(b.sieve))
+                                 : "none: the limit is below the " + human_bytes(static_cast<double>(b.held)) +
+                                       " the program itself holds")
+            << "), store ~" << human_bytes(static_cast<double>(plan.store_bytes)) << " on disk";
   if (free_disk) std::cerr << " (" << human_bytes(static_cast<double>(free_disk)) << " free)";
   std::cerr << '\n';
 }
