@@ -568,6 +568,26 @@ TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
 }
 
+// A file renamed into another folder without its store: the refusal
+// names the store to give back under the file's own name (the name it had
+// was then refused as another file's store: two refusals in a row).
+TEST(Resume, AFileRenamedWithoutItsStoreIsToldTheStoresNewName) {
+  ScratchDir dir;
+  ASSERT_EQ(run_chomp({"sieve", "-n", "20", "-t", "1", "-q", "-o", dir.file("run1.h5")}).exit_code, 0);
+  std::filesystem::create_directory(dir.file("copy"));
+  std::filesystem::copy_file(dir.file("run1.h5"), dir.file("copy/renamed.h5"));
+  const std::vector<std::string> resume{"sieve", "--resume", "-n", "24", "-t", "1", "-q", "-o",
+                                        dir.file("copy/renamed.h5")};
+  const ProcessResult refused = run_chomp(resume);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("copy that run's store to " + dir.file("copy/renamed.store")), std::string::npos)
+      << refused.err;
+  std::filesystem::copy_file(dir.file("run1.store"), dir.file("copy/renamed.store"));
+  const ProcessResult resumed = run_chomp(resume);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(read_level_file(dir.file("copy/renamed.h5")).tiles.size(), 24u);
+}
+
 // An output named like a side file of another run's is refused before
 // anything is written: a run on x.h5 removed a result file x.window as a
 // checkpoint that was not one, and one on y.h5 replaced a result file
