@@ -45,6 +45,7 @@ a SWMR reader.
 from __future__ import annotations
 
 import csv
+import operator
 import os
 import re
 from dataclasses import dataclass, field
@@ -138,9 +139,7 @@ def encode_rows(rows) -> int:
     >>> encode_rows((3, 1, 1))
     38
     """
-    rows = tuple(int(r) for r in rows)
-    if not rows or rows[-1] <= 0 or any(a < b for a, b in zip(rows, rows[1:])):
-        raise ValueError(f"{rows} is not a staircase (non-increasing positive row lengths)")
+    rows = _staircase(rows)
     word, bit, east = 0, 0, 0
     for length in reversed(rows):  # bottom row first
         bit += length - east       # east steps up to this row's length (bits stay 0)
@@ -150,10 +149,30 @@ def encode_rows(rows) -> int:
     return word
 
 
+def _staircase(rows) -> tuple[int, ...]:
+    """rows as a tuple of whole numbers; TypeError for a string (whose
+    characters are not row lengths) or a non-integer, ValueError unless they
+    are positive and non-increasing."""
+    if isinstance(rows, (str, bytes)):
+        raise TypeError(f"{rows!r} is a string: give the row lengths as numbers, e.g. (3, 1)")
+    rows = tuple(operator.index(r) for r in rows)
+    if not rows or rows[-1] <= 0 or any(a < b for a, b in zip(rows, rows[1:])):
+        raise ValueError(f"{rows} is not a staircase (non-increasing positive row lengths)")
+    return rows
+
+
 def transpose(rows) -> tuple[int, ...]:
-    """The position with rows and columns exchanged (keeps winning/losing status)."""
-    rows = tuple(rows)
-    return tuple(sum(1 for r in rows if r > j) for j in range(rows[0])) if rows else ()
+    """The position with rows and columns exchanged (keeps winning/losing
+    status); () for the empty position. ValueError for row lengths that are
+    not a staircase.
+
+    >>> transpose((3, 1))
+    (2, 1, 1)
+    """
+    if not isinstance(rows, (str, bytes)) and len(rows := tuple(rows)) == 0:
+        return ()
+    rows = _staircase(rows)
+    return tuple(sum(1 for r in rows if r > j) for j in range(rows[0]))
 
 
 def partition_numbers(n_max: int) -> list[int]:
@@ -162,6 +181,9 @@ def partition_numbers(n_max: int) -> list[int]:
     Independent of the sieve, so the notebooks can check the file's `positions`
     column and evaluate p(n) beyond the computed levels.
     """
+    n_max = operator.index(n_max)
+    if n_max < 0:
+        raise ValueError(f"n_max = {n_max}: give a level of 0 or more")
     p = [1] + [0] * n_max
     for n in range(1, n_max + 1):
         total, k = 0, 1
@@ -225,6 +247,7 @@ class Levels:
     def row(self, n: int) -> int:
         """Index of level n in the arrays; IndexError for a level the table
         does not hold."""
+        n = operator.index(n)  # a level is a whole number: TypeError for 2.5
         first, last = int(self.tiles[0]), int(self.tiles[-1])
         if not first <= int(n) <= last:
             raise IndexError(f"level {n} is not in {self.path.name}: it holds levels {first}..{last}")
@@ -330,6 +353,15 @@ def _read_settled(path, read):
 OTHER_FORMATS = {"chomp-grundy": "chomp grundy", "chomp rectangles": "chomp rectangles"}
 
 
+def _refuse_other_kind(f, path) -> None:
+    """ValueError for a file of another command (its root attribute format)."""
+    if "format" in f.attrs:
+        fmt = _attr(f.attrs["format"])
+        kind = OTHER_FORMATS.get(fmt)
+        raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
+                         f"\"{fmt}\" marks a file of " + (f"`{kind}`" if kind else "another command"))
+
+
 def read_levels(path, require_complete: bool = True) -> Levels:
     """Open a `chomp sieve` result file and return its level table.
 
@@ -345,10 +377,7 @@ def read_levels(path, require_complete: bool = True) -> Levels:
 
     def read(f):
         attrs = {k: _attr(v) for k, v in f.attrs.items()}
-        if "format" in attrs:
-            kind = OTHER_FORMATS.get(attrs["format"])
-            raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
-                             f"\"{attrs['format']}\" marks a file of " + (f"`{kind}`" if kind else "another command"))
+        _refuse_other_kind(f, path)
         if attrs.get("format_version") not in FORMAT_VERSIONS or "levels" not in f:
             raise ValueError(f"{path} is not a chomp result file of format version "
                              f"{' or '.join(map(str, FORMAT_VERSIONS))} "
@@ -409,7 +438,10 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
         "columns:",
         *(f"  {c}: {levels.descriptions.get(c, '')}" for c in LEVEL_COLUMNS),
     ]
-    own = not isinstance(out, io.TextIOBase)
+    own = isinstance(out, (str, os.PathLike))
+    if not own and (not hasattr(out, "write") or isinstance(out, (io.RawIOBase, io.BufferedIOBase))
+                    or "b" in getattr(out, "mode", "")):
+        raise TypeError(f"to_csv writes text: give a path or a file open for text, not {type(out).__name__}")
     fh = open(out, "w", newline="\n") if own else out
     try:
         fh.writelines(f"# {line}\n" for line in header)
@@ -426,8 +458,10 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
 
 
 def stored_levels(path) -> list[int]:
-    """The finished levels whose losing positions the file stores (--store-losing)."""
+    """The finished levels whose losing positions the file stores
+    (--store-losing); ValueError for a file of another command."""
     def read(f):
+        _refuse_other_kind(f, path)
         if "losing_positions" not in f:
             return []
         finished = min(len(f["levels"][c]) for c in LEVEL_COLUMNS)
@@ -440,7 +474,11 @@ def stored_levels(path) -> list[int]:
 def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
     """The losing positions with n tiles, as row-length tuples in file order.
 
-    Raises KeyError if the file does not store level n."""
+    Raises KeyError if the file does not store level n, ValueError for a
+    level below 1 or a file of another command."""
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"level {n}: levels start at 1 tile")
     if int(n) not in stored_levels(path):
         # A levels-only copy keeps the positions its run stored, up to the
         # level it was copied through: of the committed tables, none.
@@ -481,7 +519,7 @@ def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:
     (integers stay exact integers, other columns are floats).
 
     caribou_density.csv: the published table, n = 20, 30, ..., 90 (tiles,
-    positions, losing, percent_losing rounded to two decimals).
+    positions, losing, percent_losing truncated to two decimals, as published).
     small_counts.csv: positions and losing for n = 1..30 from an independent
     brute-force solver."""
     with open(data_dir() / "reference" / name, newline="") as fh:

@@ -3,12 +3,13 @@
 hand-worked and brute-force positions, and the reader against a file written
 by the sieve.
 
-    CHOMP_POSITIONS_FILE=levels.h5 python3 python/tests/test_chomp_results.py
+    CHOMP_POSITIONS_FILE=levels.h5 PYTHONPATH=python python3 python/tests/test_chomp_results.py
 
-(with the package installed, or PYTHONPATH=python).
+(or with the package installed, and CHOMP_DATA_DIR=.../data outside the checkout).
 
-The file must come from `chomp sieve --store-losing K` with K >= 12 (ctest
-writes one); without the variable the file tests are skipped.
+The file must come from `chomp sieve --max-tiles 60 --store-losing K` or
+more, K >= 12 (ctest writes one); without the variable the file tests are
+skipped.
 """
 
 import os
@@ -74,6 +75,14 @@ class DecoderTest(unittest.TestCase):
                 cp.decode_path(word)
         with self.assertRaises(ValueError):
             cp.encode_rows((1, 2))
+        # Inputs that used to give a wrong answer without a word.
+        with self.assertRaises(TypeError):
+            cp.encode_rows("31")  # was 18, the path of (3, 1)
+        with self.assertRaises(ValueError):
+            cp.transpose((1, 3))  # was (2,)
+        with self.assertRaises(ValueError):
+            cp.partition_numbers(-1)  # was [1]
+        self.assertEqual(cp.transpose(()), ())
 
     def test_round_trip_and_transpose(self):
         for n in range(1, 16):
@@ -163,6 +172,25 @@ class OtherFilesTest(unittest.TestCase):
         for n in (0, -1, levels.max_tiles + 1):
             with self.assertRaisesRegex(IndexError, rf"level {n} is not in .*: it holds levels 1\.\.{levels.max_tiles}"):
                 levels.row(n)
+        with self.assertRaises(TypeError):
+            levels.row(2.5)  # was the row of level 2
+
+    def test_other_kinds_and_bad_levels_for_losing_positions(self):
+        with self.assertRaisesRegex(ValueError, r'format = "chomp-grundy" marks a file of `chomp grundy`'):
+            cp.read_losing_positions(cp.data_dir() / "grundy-80.h5", 5)
+        with self.assertRaisesRegex(ValueError, r"levels start at 1"):
+            cp.read_losing_positions(cp.default_levels_file(), 0)
+
+    def test_to_csv_takes_any_text_file_and_refuses_a_binary_one(self):
+        import io
+
+        levels = cp.read_levels(cp.default_levels_file())
+        with tempfile.NamedTemporaryFile("w+", suffix=".csv") as t:  # not an io.TextIOBase
+            cp.to_csv(levels, t)
+            t.seek(0)
+            self.assertIn("\n170,", t.read())
+        with self.assertRaisesRegex(TypeError, "to_csv writes text"):
+            cp.to_csv(levels, io.BytesIO())
 
 
 @unittest.skipUnless(FILE, "set CHOMP_POSITIONS_FILE to a file from chomp sieve --store-losing 12 or more")
