@@ -19,6 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from sieve_table import import_chomp_results  # beside this script
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -27,12 +29,7 @@ def main() -> int:
     ap.add_argument("--allow-incomplete", action="store_true",
                     help="export the finished levels of an unfinished run (marked in the header)")
     args = ap.parse_args()
-    try:  # after the arguments, so that --help needs no package
-        import chomp_results as cr
-    except ImportError:
-        sys.exit("error: this script needs the chomp_results package: "
-                 "pip install --no-index --no-build-isolation ./python (in a venv made with "
-                 "--system-site-packages), or run it with PYTHONPATH=python")
+    cr = import_chomp_results()  # after the arguments, so that --help needs no package
 
     if args.levels.is_dir():
         print(f"error: {args.levels} is a folder, not a result file (give its levels-N.h5)", file=sys.stderr)

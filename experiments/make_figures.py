@@ -21,6 +21,8 @@ import os
 import sys
 from pathlib import Path
 
+from sieve_table import import_chomp_results  # beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "notebooks"))
 
@@ -36,12 +38,7 @@ def main() -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    try:
-        import chomp_results as cp
-    except ImportError:
-        sys.exit("error: this script needs the chomp_results package: "
-                 "pip install --no-index --no-build-isolation ./python (in a venv made with "
-                 "--system-site-packages), or run it with PYTHONPATH=python")
+    cp = import_chomp_results()
     import density_fits as fits
 
     if args.levels is not None and args.levels.is_dir():

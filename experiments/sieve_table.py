@@ -1,21 +1,25 @@
-"""The one check the standalone scripts of experiments/ make of a `chomp
-sieve` result file before reading it (h5py only, so that they run without
-the chomp_results package): open_sieve_table(path) is the file, open for
-reading, or an error that says what it is instead.
+"""What the scripts of experiments/ share about a `chomp sieve` result file:
+open_sieve_table(path), the one check they make before reading it (h5py
+only, so that they run without the chomp_results package): the file, open
+for reading, or an error that says what it is instead; and
+import_chomp_results(), the package for the scripts that need it: the
+installed one, else the checkout's python/ beside this folder.
 """
+import importlib
 import os
-
-import h5py
+import sys
 
 # The program's other files say what they are by their root attribute format.
 OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
 
 
-def open_sieve_table(path, columns=("tiles", "positions", "losing")) -> h5py.File:
+def open_sieve_table(path, columns=("tiles", "positions", "losing")) -> "h5py.File":
     """The result file at `path`, open read-only (SWMR, so a live run reads
     too). IsADirectoryError, FileNotFoundError, OSError (a damaged file,
     named) or ValueError (not HDF5; a file of another command; no /levels
     with these columns) otherwise."""
+    import h5py  # here, so that importing this module needs no h5py (--help)
+
     if os.path.isdir(path):
         raise IsADirectoryError(f"{path} is a folder, not a result file (give its levels-N.h5)")
     if not os.path.isfile(path):
@@ -37,3 +41,19 @@ def open_sieve_table(path, columns=("tiles", "positions", "losing")) -> h5py.Fil
         raise ValueError(f"{path} is not a chomp result file (no format_version attribute and /levels/"
                          f"{', '.join(columns)})")
     return f
+
+
+def import_chomp_results():
+    """The chomp_results module: installed, or the checkout's own copy in
+    python/ (so that a script runs from a checkout as it is); SystemExit with
+    one `error:` line when neither is there."""
+    try:
+        return importlib.import_module("chomp_results")
+    except ImportError:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+    try:
+        return importlib.import_module("chomp_results")
+    except ImportError:
+        sys.exit("error: this script needs the chomp_results package (python/ of the checkout, or "
+                 "pip install --no-index --no-build-isolation ./python in a venv made with "
+                 "--system-site-packages)")
