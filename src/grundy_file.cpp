@@ -170,7 +170,8 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
   s.file_max_tiles = static_cast<int>(file_max);
   s.max_tiles = requested_max_tiles > 0 ? requested_max_tiles : s.file_max_tiles;
   if (s.max_tiles < s.file_max_tiles)
-    throw ResumeMismatch(cannot + "it was started with --max-tiles " + std::to_string(file_max) +
+    throw ResumeMismatch(cannot + "its run goes to --max-tiles " + std::to_string(file_max) +
+                         " (as it was started, or last extended)" +
                          "; a resumed run may extend it (a larger --max-tiles) but not cut it short (" +
                          std::to_string(s.max_tiles) + "); omit --max-tiles to finish it as started");
   s.complete = number("complete", 0) == 1;

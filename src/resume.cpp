@@ -101,7 +101,8 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   s.store_losing = static_cast<int>(file_store);
   s.max_tiles = request.max_tiles > 0 ? request.max_tiles : s.file_max_tiles;
   if (s.max_tiles < s.file_max_tiles)
-    throw ResumeMismatch(cannot + "it was started with --max-tiles " + std::to_string(file_max) +
+    throw ResumeMismatch(cannot + "its run goes to --max-tiles " + std::to_string(file_max) +
+                         " (as it was started, or last extended)" +
                          "; a resumed run may extend it (a larger --max-tiles) but not cut it short (" +
                          std::to_string(s.max_tiles) + "); omit --max-tiles to finish it as started");
   if (request.store_losing >= 0 && request.store_losing != s.store_losing)

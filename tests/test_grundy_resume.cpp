@@ -196,7 +196,7 @@ TEST(GrundyResume, AFinishedFileIsLeftAloneOrExtendedAndContradictionsAreRefused
     std::vector<std::string> args;
     std::string says;
   };
-  for (const Case& c : {Case{{"-n", "19"}, "it was started with --max-tiles 20"},
+  for (const Case& c : {Case{{"-n", "19"}, "its run goes to --max-tiles 20 (as it was started, or last extended)"},
                         Case{{"--force"}, "contradict"},
                         Case{{"-n", "25", "--check-sieve", dir.file("other.h5")}, "it was started with --check-sieve"}}) {
     std::vector<std::string> args{"grundy", "--resume", "-q", "-o", out};
