@@ -252,6 +252,7 @@ Rows parse_picture(std::string_view text) {
          std::to_string(kMaxInputChars * 16) + " are accepted");
   Rows rows;
   bool ended = false;  // a blank line after the rows: nothing but blanks may follow
+  int blank_line = 0;  // the first such line
   std::size_t line_no = 0;
   std::size_t pos = 0;
   while (pos <= text.size()) {
@@ -265,10 +266,10 @@ Rows parse_picture(std::string_view text) {
     while (e > b && is_space(line[e - 1])) --e;
     line = line.substr(b, e - b);
     if (line.empty()) {
-      if (!rows.empty()) ended = true;
+      if (!rows.empty() && !ended) ended = true, blank_line = line_no;
       continue;
     }
-    if (ended) fail("blank line inside the picture (line " + std::to_string(line_no) + ")");
+    if (ended) fail("blank line inside the picture (line " + std::to_string(blank_line) + ")");
     for (char c : line)
       if (c != '#')
         fail("line " + std::to_string(line_no) + " of the picture has " + describe(c) +

@@ -98,5 +98,12 @@ TEST(Parse, RefusesMalformedInputWithAReason) {
   EXPECT_THROW(parse_picture("##\n###\n"), InvalidPosition);
   EXPECT_THROW(parse_picture("#.#\n"), InvalidPosition);
   EXPECT_THROW(parse_picture("##\n\n#\n"), InvalidPosition);
+  // The blank line is named by its own number, not the next row's.
+  try {
+    parse_picture("#\n\n\n#\n");
+    ADD_FAILURE() << "accepted a blank line inside the picture";
+  } catch (const InvalidPosition& e) {
+    EXPECT_NE(std::string(e.what()).find("blank line inside the picture (line 2)"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(parse_position("3\n2"), InvalidPosition);
 }

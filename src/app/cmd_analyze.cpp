@@ -152,7 +152,9 @@ int run_analyze3d(const AnalyzeArgs& a) {
                 static_cast<unsigned long long>(result.positions_solved));
     return 0;
   }
-  std::printf("3D position %s: %d cubes; heights:\n\n%s\n", pos.c_str(), cube_count(h), heights_picture(h).c_str());
+  const int cubes = cube_count(h);
+  std::printf("3D position %s: %d cube%s; heights:\n\n%s\n", pos.c_str(), cubes, cubes == 1 ? "" : "s",
+              heights_picture(h).c_str());
   if (result.losing) {
     std::printf("Status: losing (every move leaves a winning position)\n");
   } else {
@@ -160,7 +162,10 @@ int run_analyze3d(const AnalyzeArgs& a) {
     for (const Cube& c : result.winning_moves)
       std::printf("  %s leaves %s\n", cube_text(c).c_str(), heights_to_string(apply_move(h, c)).c_str());
   }
-  std::printf("\nSolved the %llu positions reachable from it.\n", static_cast<unsigned long long>(result.positions_solved));
+  // The search stops at a position's first winning move, so it solves
+  // some of the positions reachable from this one, not all of them.
+  std::printf("\nSolved %llu position%s reachable from it to decide it.\n",
+              static_cast<unsigned long long>(result.positions_solved), result.positions_solved == 1 ? "" : "s");
   return 0;
 }
 
