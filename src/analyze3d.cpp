@@ -1,5 +1,6 @@
 /// @file analyze3d.cpp
-/// @brief One 3D position solved with every position reachable from it.
+/// @brief One 3D position solved, by the positions reachable from it that
+/// decide it (a position's search stops at its first winning move).
 
 #include "chomp/analyze3d.hpp"
 

@@ -85,6 +85,9 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "--store-losing", "64"}, 2, "at most 63 (stored positions are 64-bit"},
       {{"sieve", "--dimensions", "3"}, 2, "--dimensions 3 needs --max-tiles N, at most 63 cubes"},
       {{"sieve", "--dimensions", "3", "-n", "64"}, 2, "--max-tiles 64 with --dimensions 3: at most 63 cubes"},
+      {{"sieve", "--dimensions", "3", "--resume", "-o", "/nonexistent-folder/none3.h5"}, 2,
+       "there is no /nonexistent-folder/none3.h5 to resume; a new 3D run needs --max-tiles N, at most 63 cubes"},
+      {{"grundy", "--dry-run", "--resume"}, 2, "--max-tiles N is required (a --resume takes the --output file's)"},
       {{"sieve", "--store-losing", "20", "-n", "10"}, 2, "--store-losing 20 exceeds --max-tiles 10"},
       {{"sieve", "--slices", "2", "--slice-from", "20", "-n", "10"}, 2,
        "--slice-from 20 exceeds --max-tiles 10: --slices would cut no level"},
@@ -474,6 +477,13 @@ TEST(CliErrors, MemoryLimitAcceptsSizesAndRefusesWithTheNumbers) {
   // a limit of 100 KiB refused read as a contradiction.
   EXPECT_NE(refused.err.find("(of which the program itself, its libraries and a margin hold "), std::string::npos)
       << refused.err;
+  // A plan under a limit below what the program holds says there is no
+  // budget (it printed "a budget of 1.0 B").
+  const ProcessResult none = run_chomp({"sieve", "--dimensions", "3", "-n", "10", "--memory-limit", "1M", "--dry-run",
+                                        "-o", dir.file("d.h5")});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.out.find("of a budget of none: the limit is below the "), std::string::npos) << none.out;
+  EXPECT_EQ(none.out.find("1.0 B"), std::string::npos) << none.out;
   EXPECT_TRUE(dir.entries().empty());
   // The limit it names does not grow with the limit refused, and it works.
   const auto smallest = [](const std::string& err) {

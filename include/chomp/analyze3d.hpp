@@ -16,8 +16,10 @@ struct Analysis3d {
   std::uint64_t positions_solved = 0;  ///< the sub-positions the solver decided
 };
 
-/// Solves h and every position reached from it. Throws std::length_error
-/// when more than max_positions sub-positions would be needed.
+/// Solves h, and each of its moves, by a search that stops at a
+/// position's first winning move (so it solves some of the positions
+/// reachable from h, not all). Throws std::length_error when more than
+/// max_positions sub-positions would be needed.
 Analysis3d analyze_3d(const Heights& h, std::uint64_t max_positions = 20'000'000);
 
 }  // namespace chomp

@@ -210,6 +210,9 @@ def plane_partition_numbers(n_max: int) -> list[int]:
     >>> plane_partition_numbers(8)
     [1, 1, 3, 6, 13, 24, 48, 86, 160]
     """
+    n_max = operator.index(n_max)
+    if n_max < 0:
+        raise ValueError(f"n_max = {n_max}: give a level of 0 or more")
     sigma2 = [0] * (n_max + 1)
     for d in range(1, n_max + 1):
         for m in range(d, n_max + 1, d):

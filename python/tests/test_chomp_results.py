@@ -82,6 +82,8 @@ class DecoderTest(unittest.TestCase):
             cp.transpose((1, 3))  # was (2,)
         with self.assertRaises(ValueError):
             cp.partition_numbers(-1)  # was [1]
+        with self.assertRaises(ValueError):
+            cp.plane_partition_numbers(-1)  # was [1]
         self.assertEqual(cp.transpose(()), ())
 
     def test_round_trip_and_transpose(self):

@@ -177,9 +177,10 @@ int run_grundy(const GrundyArgs& a) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";
   }
   if (max_tiles == 0)
-    throw UsageError(a.resume ? "--max-tiles N is required: there is no " + printable(a.output) +
-                                    " to resume (a --resume of an existing file takes the file's)"
-                              : std::string("--max-tiles N is required"));
+    throw UsageError(a.resume && !a.output.empty()
+                         ? "--max-tiles N is required: there is no " + printable(a.output) +
+                               " to resume (a --resume of an existing file takes the file's)"
+                         : std::string("--max-tiles N is required (a --resume takes the --output file's)"));
   // The file the values are checked against must not be the one the run
   // writes (with --force it was replaced by the Grundy table).
   if (!check_sieve.empty() && output_exists && std::filesystem::equivalent(check_sieve, a.output, ec))

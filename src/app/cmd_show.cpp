@@ -192,8 +192,7 @@ int run_show(const ShowArgs& a) {
       store_note = e.what();
     }
   } else {
-    store_note = "the file names no store (format_version " + std::to_string(reader.format_version()) +
-                 (t.number_attributes.count("levels_only") ? ", a levels-only copy)" : ")");
+    store_note = "the file names no store (format_version " + std::to_string(reader.format_version()) + ")";
   }
   const auto bytes_per = [&](std::size_t i) {
     return i < store_bytes.size() && t.losing[i] ? static_cast<double>(store_bytes[i]) / static_cast<double>(t.losing[i])

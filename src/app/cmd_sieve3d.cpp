@@ -56,6 +56,10 @@ void refuse_2d_only(const SieveArgs& a, const ClusterRun& cluster) {
                        "marks of the first rows; the 3D sieve holds the losing sets of every level in memory, "
                        "in one process, and saves each level as it finishes)");
   if (a.max_tiles_option->count() || !a.resume) refuse_too_many_cubes(a.max_tiles, a.max_tiles_option->count() > 0);
+  std::error_code ec;
+  if (a.resume && !a.max_tiles_option->count() && !std::filesystem::exists(a.output, ec))
+    throw UsageError("there is no " + printable(a.output, 200) + " to resume; a new 3D run needs --max-tiles N, at "
+                     "most " + std::to_string(kMaxCubes) + " cubes");
   if (cluster.processes() > 1) throw UsageError("--dimensions 3 runs as one process, not under mpirun or srun");
 }
 

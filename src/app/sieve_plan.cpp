@@ -25,12 +25,23 @@ std::uint64_t checkpoint_bytes_planned(int max_tiles, const MemoryPlan& plan, co
   return plan.bitmap_bytes + (plan.first_sliced ? disk.store_bytes - plan_disk(max_tiles - 1).store_bytes : 0);
 }
 
+namespace {
+
+/// The sieve's budget, or, for a limit below what the program itself
+/// holds, that there is none (a budget of "1.0 B" read as nonsense).
+std::string budget_text(const Budget& b) {
+  if (b.limit > b.held) return human_bytes(static_cast<double>(b.sieve));
+  return "none: the limit is below the " + human_bytes(static_cast<double>(b.held)) + " the program itself holds";
+}
+
+}  // namespace
+
 void print_plan(std::ostream& out, int max_tiles, const MemoryPlan& plan, const DiskPlan& disk, const Budget& b,
                 std::uint64_t free_disk, int processes) {
   out << "plan: levels 1.." << max_tiles << ", " << plan.threads << (plan.threads == 1 ? " thread" : " threads");
   if (processes > 1) out << ", " << processes << " MPI processes (memory per process)";
   out << "\n  memory: " << human_bytes(static_cast<double>(plan.total())) << " of a budget of "
-      << human_bytes(static_cast<double>(b.sieve)) << " (" << b.source << ", "
+      << budget_text(b) << " (" << b.source << ", "
       << human_bytes(static_cast<double>(b.limit)) << ", less what the program holds)\n"
       << "    bitmaps " << human_bytes(static_cast<double>(plan.bitmap_bytes)) << " (windows of up to "
       << human_bytes(static_cast<double>(plan.window_bits / 8)) << "), mark buckets "
@@ -66,7 +77,7 @@ void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk
   std::cerr << "plan: levels 1.." << max_tiles;
   if (processes > 1) std::cerr << ", " << processes << " MPI processes,";
   std::cerr << " in " << human_bytes(static_cast<double>(plan.total())) << " of memory"
-            << (processes > 1 ? " per process" : "") << " (budget " << human_bytes(static_cast<double>(b.sieve))
+            << (processes > 1 ? " per process" : "") << " (budget " << budget_text(b)
             << "), store ~"
             << human_bytes(static_cast<double>(disk.store_bytes)) << " on disk";
   if (free_disk) std::cerr << " (" << human_bytes(static_cast<double>(free_disk)) << " free)";
@@ -134,7 +145,7 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
                   std::uint64_t free_disk, int threads, std::size_t done) {
   const auto bytes = [](std::uint64_t v) { return human_bytes(static_cast<double>(v)); };
   out << "plan: 3D levels 1.." << max_cubes << ", " << threads_text(threads) << "\n  memory: " << bytes(plan.total())
-      << " of a budget of " << bytes(b.sieve) << " (" << b.source << ", " << bytes(b.limit)
+      << " of a budget of " << budget_text(b) << " (" << b.source << ", " << bytes(b.limit)
       << ", less what the program holds)\n    losing sets of levels 1.." << max_cubes - 1 << " "
       << bytes(plan.sets_bytes) << ", building level " << max_cubes << " " << bytes(plan.level_bytes) << " ("
       << plan.build_bytes_each << " bytes a losing position)\n    ";
@@ -190,9 +201,7 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
 void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk) {
   std::cerr << "plan: 3D levels 1.." << max_cubes << " in " << human_bytes(static_cast<double>(plan.total()))
             << " of memory (budget "
-            << (b.limit > b.held ? human_bytes(static_cast<double>(b.sieve))
-                                 : "none: the limit is below the " + human_bytes(static_cast<double>(b.held)) +
-                                       " the program itself holds")
+            << budget_text(b)
             << "), store ~" << human_bytes(static_cast<double>(plan.store_bytes)) << " on disk";
   if (free_disk) std::cerr << " (" << human_bytes(static_cast<double>(free_disk)) << " free)";
   std::cerr << '\n';

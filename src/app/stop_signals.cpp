@@ -46,8 +46,9 @@ std::atomic<pid_t> g_first_sender{0};
 std::atomic<long long> g_first_ns{0};
 static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<long long>::is_always_lock_free);
 
-/// A repeat of the first stop, not a second one: from the same process
-/// (not the kernel) within this many nanoseconds.
+/// A repeat of the first stop, not a second one: the same signal from the
+/// same process (not the kernel) within this many nanoseconds. (A SIGINT
+/// then a SIGTERM is an escalation, and ends the program.)
 constexpr long long kSameStopNs = 2'000'000'000;
 
 long long now_ns() {
@@ -60,7 +61,8 @@ extern "C" void on_stop_signal(int sig, siginfo_t* info, void*) {
   const int saved_errno = errno;
   const pid_t sender = info != nullptr && info->si_code <= 0 ? info->si_pid : 0;  // sent by a process
   if (g_stop.load()) {
-    if (sender != 0 && sender == g_first_sender.load() && now_ns() - g_first_ns.load() < kSameStopNs) {
+    if (sig == g_stop_signal.load() && sender != 0 && sender == g_first_sender.load() &&
+        now_ns() - g_first_ns.load() < kSameStopNs) {
       errno = saved_errno;
       return;  // the same stop again
     }

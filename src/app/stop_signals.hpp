@@ -14,8 +14,9 @@ namespace chomp::app {
 /// flag. SIGINT or SIGTERM raises the flag, which the run polls to stop the
 /// level in progress. A second Ctrl-C (or a second signal from another
 /// process, or from the same one after 2 s) ends the program at once, for
-/// a user who will not wait; the same process signalling again at once is
-/// the same stop (GNU timeout signals the program, then its process group). With `announce` (all but the other processes
+/// a user who will not wait; the same process sending the same signal
+/// again at once is the same stop (GNU timeout signals the program, then
+/// its process group). With `announce` (all but the other processes
 /// of an MPI run), the handler says on stderr at once that the stop was
 /// heard, where stderr is a terminal or a file (not a pipe, whose reader
 /// may be gone): saving a window's checkpoint can take a minute.
