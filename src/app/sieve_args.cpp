@@ -108,12 +108,13 @@ std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
     // the advice is the name to give it back under (the one it had would be
     // refused as another file's, above).
     if (named != own && !nothing_to_do && !std::filesystem::exists(named, ec) && !std::filesystem::exists(own, ec))
-      throw ResumeRefused("cannot resume " + printable(a.output, 200) + ": its store is missing. The file names " +
-                       printable(std::filesystem::path(named).filename().string(), 200) +
-                       " (it was renamed or copied from the run that wrote it), and a resumed run writes the store "
-                       "named after its output: copy that run's store to " + printable(own, 200) +
-                       " (cp /path/to/" + shell_quote(std::filesystem::path(named).filename().string()) + " " +
-                       shell_quote(own) + ")");
+      throw ResumeRefused("cannot resume " + printable(a.output, 200) + ": its store " +
+                          printable(std::filesystem::path(named).filename().string(), 200) +
+                          " is missing (the name it had where its run wrote it: this file was renamed or copied "
+                          "from there), and a resumed run writes the store named after its output: copy that run's "
+                          "store to " + printable(own, 200) + " (cp /path/to/" +
+                          shell_quote(std::filesystem::path(named).filename().string()) + " " + shell_quote(own) +
+                          ")");
     for (const std::string& note : resume->state().notes) std::cerr << "note: " << note << '\n';
   } else if (a.resume) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";
