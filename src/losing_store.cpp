@@ -116,6 +116,13 @@ LosingStore::LosingStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
 }
 LosingStore::~LosingStore() = default;
 
+bool LosingStore::holds_no_level(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  return !ec && size <= store_file::kHeaderBytes;
+}
+
 std::unique_ptr<LosingStore> LosingStore::create(const std::string& path, const std::string& run_id) {
   if (run_id.size() != kIdChars) throw std::invalid_argument("a run id has 32 characters");
   auto impl = std::make_unique<Impl>();

@@ -566,6 +566,15 @@ TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
   EXPECT_EQ(read_text(dir.file("copy.store")), left);
   const ProcessResult forced = run_chomp({"sieve", "-n", "12", "-t", "1", "-q", "--force", "-o", dir.file("copy.h5")});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  // A store of its header alone is a run killed before its result file was
+  // named (Resume.KillsAtRandomMoments...): nothing to lose, and its
+  // --resume starts the run anew without --force.
+  ASSERT_EQ(run_chomp({"sieve", "-n", "12", "-t", "1", "-q", "-o", dir.file("early.h5")}).exit_code, 0);
+  std::filesystem::remove(dir.file("early.h5"));
+  std::filesystem::resize_file(dir.file("early.store"), 64);
+  const ProcessResult early = run_chomp({"sieve", "--resume", "-n", "14", "-t", "1", "-q", "-o", dir.file("early.h5")});
+  EXPECT_EQ(early.exit_code, 0) << early.err;
+  EXPECT_EQ(read_level_file(dir.file("early.h5")).tiles.size(), 14u);
 }
 
 // A file renamed into another folder without its store: the refusal

@@ -111,6 +111,10 @@ class LosingStore {
  public:
   /// Creates the file (replacing one there) for a new run.
   static std::unique_ptr<LosingStore> create(const std::string& path, const std::string& run_id);
+  /// Whether the file at `path` holds a store header and nothing after it:
+  /// a store just created, whose run ended (a kill) before it finished a
+  /// level. False for a missing file and for one with any level's bytes.
+  static bool holds_no_level(const std::string& path);
   /// A store in an unnamed temporary file (removed when closed), for a
   /// sieve that writes no result file (tests, `chomp analyze`-like uses).
   static std::unique_ptr<LosingStore> temporary();

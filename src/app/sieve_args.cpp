@@ -188,7 +188,10 @@ ClaimedOutput::ClaimedOutput(SieveArgs& a) {
                      "with it), or give another --output");
   // A store without its result file: the file was renamed, copied or moved
   // without it (and may still name it), or removed. A new run would empty it.
-  if (!exists_ && !a.force && !a.dry_run && std::filesystem::exists(std::filesystem::symlink_status(store_path_, ec)))
+  // (A store with no level in it is the start of a run killed before its
+  // first level, or before its result file was named: nothing to lose.)
+  if (!exists_ && !a.force && !a.dry_run && std::filesystem::exists(std::filesystem::symlink_status(store_path_, ec)) &&
+      !LosingStore::holds_no_level(store_path_))
     throw UsageError("the store " + printable(store_path_, 200) + " exists but " + printable(a.output, 200) +
                      " does not: it may be the store of a result file renamed or copied without it, which a new "
                      "run would empty; move it away first, or pass --force to overwrite it");
