@@ -141,7 +141,7 @@ bool is_hdf5_file(const std::string& path) {
 void refuse_side_file_name(const std::string& output) {
   const std::string name = std::filesystem::path(output).filename().string();
   for (const std::string_view suffix : {".store", ".window", ".partial", ".lock", ".tmp"})
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (name.size() > suffix.size() && name.ends_with(suffix))
       throw UsageError("--output " + printable(output, 200) + " ends in " + std::string(suffix) +
                        ", the name of a run's side file (its store, window's checkpoint, partial file or lock), "
                        "which another run's output may own; give a name ending in .h5");
@@ -150,8 +150,8 @@ void refuse_side_file_name(const std::string& output) {
 }  // namespace
 
 std::string checkpoint_path_for(const std::string& store_path) {
-  const std::string suffix = ".store";
-  if (store_path.size() > suffix.size() && store_path.compare(store_path.size() - suffix.size(), suffix.size(), suffix) == 0)
+  constexpr std::string_view suffix = ".store";
+  if (store_path.size() > suffix.size() && store_path.ends_with(suffix))
     return store_path.substr(0, store_path.size() - suffix.size()) + ".window";
   return store_path + ".window";
 }
