@@ -141,13 +141,17 @@ TEST(MpiSieve, TwoAndThreeProcessesInSlicesFindTheSingleProcessLevels) {
 
 // Slices forced by --memory-limit, not --slices: a limit a little above
 // the smallest that the job itself names (its processes' resident memory
-// is part of it, and differs by some KiB from one launch to the next: a
-// limit refused is raised), so that a process's share of the top levels
-// does not fit whole; 2 and 3 processes find the single-process levels.
+// is part of it, rounded up to a MiB, and differs by some KiB from one
+// launch to the next: a limit refused is raised), so that a process's
+// share of the top levels does not fit whole; 2 and 3 processes find the
+// single-process levels. At 84 tiles the whole levels needed less than
+// the smallest limit plus 0.3 MiB, so a launch whose resident memory
+// rounded to one MiB less ran without slices (CI, 2 processes); at 92
+// they slice up to the smallest plus 3 MiB (measured, 2 and 3 processes).
 TEST(MpiSieve, AMemoryLimitThatForcesSlicesFindsTheSingleProcessLevels) {
-  constexpr int kN = 84;
+  constexpr int kN = 92;
   const std::string n = " sieve -n " + std::to_string(kN);
-  const std::string reference = path("one-process-84.h5");
+  const std::string reference = path("one-process-" + std::to_string(kN) + ".h5");
   Result r = sh(kChomp + n + " -o " + reference + " --force -q --file-all-marks");
   ASSERT_EQ(r.code, 0) << r.err;
   for (int processes : {2, 3}) {
