@@ -315,12 +315,14 @@ TEST(Resume, KillsWhileAResumeReadsTheStoreLeaveItResumable) {
   std::mt19937_64 rng(seed);
   int killed_before = 0;
   // Six rounds; then, while no kill has landed before "resumed" (a loaded
-  // machine can run the copies faster or slower than the timed run), up to
-  // six more, each drawing from the earlier part of the span.
+  // machine can run the copies faster or slower than the timed run, whose
+  // start may have been the slow one), up to six more, each drawing from
+  // an earlier and shorter span, whose start moves towards the launch.
   for (int round = 0; round < 6 || (killed_before == 0 && round < 12); ++round) {
     const std::string out = copy_of_base("round" + std::to_string(round));
-    const int upto = round < 6 ? static_cast<int>(said_us) : from_us + (static_cast<int>(said_us) - from_us) / (round - 4);
-    const int delay_us = std::uniform_int_distribution<int>(from_us, std::max(from_us, upto))(rng);
+    const int lowest = round < 6 ? from_us : from_us * (12 - round) / 7;
+    const int upto = round < 6 ? static_cast<int>(said_us) : lowest + (static_cast<int>(said_us) - lowest) / (round - 4);
+    const int delay_us = std::uniform_int_distribution<int>(lowest, std::max(lowest, upto))(rng);
     SCOPED_TRACE("round " + std::to_string(round) + ", killed after " + std::to_string(delay_us) + " us of " +
                  std::to_string(static_cast<int>(read_us)));
     {
