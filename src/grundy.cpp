@@ -340,6 +340,11 @@ std::string_view trim(std::string_view s) {
 Rows parse_component(std::string_view text) {
   const std::size_t x = text.find_first_of("xX");
   if (x == std::string_view::npos) return parse_rows(text);
+  // "XXX/XX" or rows of 'X' on stdin: a picture drawn with the wrong mark.
+  if (text.find_first_of("0123456789") == std::string_view::npos)
+    throw InvalidPosition("'" + std::string(text.substr(0, 20)) + (text.size() > 20 ? "...'" : "'") +
+                          " has no number: a rectangle is ROWSxCOLS, such as 3x4, and a picture draws each row "
+                          "with '#', one row a line, on stdin (printf '###\\n##\\n' | chomp analyze)");
   const std::string_view a = trim(text.substr(0, x)), b = trim(text.substr(x + 1));
   const auto number = [&](std::string_view s) {
     if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -369,6 +374,7 @@ std::vector<Rows> parse_sum(std::string_view text) {
     try {
       out.push_back(parse_component(part));
     } catch (const InvalidPosition& e) {
+      if (index == 1 && plus == std::string_view::npos) throw;  // one board: not a sum
       throw InvalidPosition("board " + std::to_string(index) + " of the sum: " + e.what());
     }
     if (plus == std::string_view::npos) break;

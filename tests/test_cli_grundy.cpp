@@ -232,6 +232,11 @@ TEST(AnalyzeSum, MalformedSumsExit2WithAMessage) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(contains(bad.err, "board 2 of the sum")) << bad.err;
   EXPECT_EQ(run_chomp({"analyze", "3x0 + 1"}).exit_code, 2);
+  // A picture drawn with 'X' is one board, not a sum, and told to use '#'.
+  const ProcessResult xs = run_chomp_with_input({"analyze"}, "XXX\nXX\n");
+  EXPECT_EQ(xs.exit_code, 2);
+  EXPECT_TRUE(contains(xs.err, "draws each row with '#'")) << xs.err;
+  EXPECT_FALSE(contains(xs.err, "of the sum")) << xs.err;
 }
 
 namespace {

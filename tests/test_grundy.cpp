@@ -279,6 +279,15 @@ TEST(GrundySums, ParseSum) {
   } catch (const InvalidPosition& e) {
     EXPECT_NE(std::string(e.what()).find("board 2 of the sum is empty"), std::string::npos) << e.what();
   }
+  // A picture drawn with 'X' instead of '#' is told how pictures are drawn.
+  for (const char* picture : {"XXX/XX", "xxx\nxx\n", "X"}) {
+    try {
+      parse_sum(picture);
+      ADD_FAILURE() << picture;
+    } catch (const InvalidPosition& e) {
+      EXPECT_NE(std::string(e.what()).find("a picture draws each row with '#'"), std::string::npos) << e.what();
+    }
+  }
 }
 
 namespace {
