@@ -208,6 +208,26 @@ TEST(Sieve3d, CliAnalyzesA3dPosition) {
   const ProcessResult l = run_chomp({"analyze", "--dimensions", "3", "2,1", "--json"});
   ASSERT_EQ(l.exit_code, 0) << l.err;
   EXPECT_NE(l.out.find("\"status\": \"losing\""), std::string::npos) << l.out;
+  // From a losing position, as in 2D, the best move leaves the most cubes
+  // (the first such in move order); the text names it, the JSON too.
+  const Heights losing = parse_heights("2,1");
+  Cube best{};
+  int most = -1;
+  for (const Cube& c : moves_3d(losing))
+    if (cube_count(apply_move(losing, c)) > most) most = cube_count(apply_move(losing, c)), best = c;
+  const std::string left = heights_to_string(apply_move(losing, best));
+  EXPECT_NE(l.out.find("\"best_move\": {\"row\": " + std::to_string(best.row) + ", \"col\": " +
+                       std::to_string(best.col) + ", \"layer\": " + std::to_string(best.layer) + ", \"leaves\": \"" +
+                       left + "\"}"),
+            std::string::npos)
+      << l.out;
+  const ProcessResult lt = run_chomp({"analyze", "--dimensions", "3", "2,1"});
+  EXPECT_NE(lt.out.find("Best move: (" + std::to_string(best.row) + "," + std::to_string(best.col) + "," +
+                        std::to_string(best.layer) + ") leaves " + left + ", the largest position left"),
+            std::string::npos)
+      << lt.out;
+  const ProcessResult poisoned = run_chomp({"analyze", "--dimensions", "3", "1"});
+  EXPECT_NE(poisoned.out.find("Best move: (1,1,1) leaves nothing"), std::string::npos) << poisoned.out;
   const ProcessResult bad = run_chomp({"analyze", "--dimensions", "3", "1,2/1"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("must not increase along a row"), std::string::npos) << bad.err;

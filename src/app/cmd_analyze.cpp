@@ -133,12 +133,30 @@ int run_analyze3d(const AnalyzeArgs& a) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   const Heights h = parse_heights(text);
   Analysis3d result;
+  const auto t0 = std::chrono::steady_clock::now();
   try {
     result = analyze_3d(h);
   } catch (const std::length_error& e) {
     throw UsageError(e.what());
   }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string pos = heights_to_string(h);
+  // As in 2D: a winning position's first winning move; from a losing one,
+  // the move that leaves the most cubes (the first such, in move order);
+  // from the poisoned cube alone, taking it.
+  Cube best{1, 1, 1};
+  if (!result.losing) {
+    best = result.winning_moves.front();
+  } else {
+    int most = -1;
+    for (const Cube& c : moves_3d(h))
+      if (const int left = cube_count(apply_move(h, c)); left > most) {
+        most = left;
+        best = c;
+      }
+  }
+  const Heights after_best = apply_move(h, best);
+  const std::string best_leaves = after_best.empty() ? std::string() : heights_to_string(after_best);
   if (a.json) {
     std::printf("{\n  \"position\": \"%s\",\n  \"dimensions\": 3,\n  \"cubes\": %d,\n  \"status\": \"%s\",\n"
                 "  \"winning_moves\": [",
@@ -148,8 +166,10 @@ int run_analyze3d(const AnalyzeArgs& a) {
       std::printf("%s\n    {\"row\": %d, \"col\": %d, \"layer\": %d, \"leaves\": \"%s\"}", i ? "," : "", c.row,
                   c.col, c.layer, heights_to_string(apply_move(h, c)).c_str());
     }
-    std::printf("%s],\n  \"positions_solved\": %llu\n}\n", result.winning_moves.empty() ? "" : "\n  ",
-                static_cast<unsigned long long>(result.positions_solved));
+    std::printf("%s],\n  \"best_move\": {\"row\": %d, \"col\": %d, \"layer\": %d, \"leaves\": \"%s\"},\n",
+                result.winning_moves.empty() ? "" : "\n  ", best.row, best.col, best.layer, best_leaves.c_str());
+    std::printf("  \"positions_solved\": %llu,\n  \"seconds\": %.6f\n}\n",
+                static_cast<unsigned long long>(result.positions_solved), seconds);
     return 0;
   }
   const int cubes = cube_count(h);
@@ -157,6 +177,9 @@ int run_analyze3d(const AnalyzeArgs& a) {
               heights_picture(h).c_str());
   if (result.losing) {
     std::printf("Status: losing (every move leaves a winning position)\n");
+    std::printf("Best move: %s leaves %s\n", cube_text(best).c_str(),
+                after_best.empty() ? "nothing (it is the poisoned cube)"
+                                   : (best_leaves + ", the largest position left").c_str());
   } else {
     std::printf("Status: winning\nWinning moves (%zu), the cube (row,column,layer) taken:\n", result.winning_moves.size());
     for (const Cube& c : result.winning_moves)
@@ -164,8 +187,9 @@ int run_analyze3d(const AnalyzeArgs& a) {
   }
   // The search stops at a position's first winning move, so it solves
   // some of the positions reachable from this one, not all of them.
-  std::printf("\nSolved %llu position%s reachable from it to decide it.\n",
-              static_cast<unsigned long long>(result.positions_solved), result.positions_solved == 1 ? "" : "s");
+  std::printf("\nSolved %llu position%s reachable from it to decide it in %.3f s.\n",
+              static_cast<unsigned long long>(result.positions_solved), result.positions_solved == 1 ? "" : "s",
+              seconds);
   return 0;
 }
 
@@ -239,7 +263,8 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
   sub.add_option("--dimensions", a->dimensions,
                  "3: the position is 3D Chomp, rows of heights separated by '/', e.g. 3,2/1 (h(1,1)=3, "
-                 "h(1,2)=2, h(2,1)=1); a move takes a cube (row,column,layer) and every cube at or beyond it")
+                 "h(1,2)=2, h(2,1)=1); a move takes a cube (row,column,layer) and every cube at or beyond it; up to 63 cubes, "
+                 "about a second at most")
       ->transform(whole_number(2, 3));
   sub.footer(
       "Solves exactly every position contained in the given one (its rows no longer\n"
