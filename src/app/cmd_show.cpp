@@ -172,10 +172,10 @@ int run_show(const ShowArgs& a) {
   std::string store_note;
   std::error_code ec;
   const bool levels_only = t.number_attributes.count("levels_only") != 0;
+  const auto d = t.number_attributes.find("dimensions");
+  const bool three_d = d != t.number_attributes.end() && d->second == 3;
   if (levels_only && (!reader.has_store() || !std::filesystem::exists(reader.store_path(), ec))) {
     // Made without its store on purpose (experiments/h5_levels_only.py): not a store gone missing.
-    const auto d = t.number_attributes.find("dimensions");
-    const bool three_d = d != t.number_attributes.end() && d->second == 3;
     store_note = std::string("none beside it: a levels-only copy of the run's file (its levels and provenance") +
                  (three_d ? "" : ", and a sample of three-row positions that `chomp verify` checks") +
                  "); the run's own file and store hold the losing positions";
@@ -230,9 +230,9 @@ int run_show(const ShowArgs& a) {
     return 0;
   }
   std::printf("%s: %zu levels, status %s%s\n", a.file.c_str(), rows, t.status().c_str(),
-              t.complete() ? " (complete)" : "");
+              t.complete() && t.status() != "complete" ? " (complete)" : "");
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
-                          "threads", "memory_budget", "inferred_marks", "store_file", "run_id"}) {
+                          "dimensions", "threads", "memory_budget", "inferred_marks", "store_file", "run_id"}) {
     if (const auto it = t.text_attributes.find(key); it != t.text_attributes.end() && !it->second.empty())
       std::printf("  %-14s %s\n", key, it->second.c_str());
     else if (const auto jt = t.number_attributes.find(key); jt != t.number_attributes.end())
@@ -245,7 +245,9 @@ int run_show(const ShowArgs& a) {
       return s;
     }().c_str());
   if (!store_note.empty()) std::printf("  store          %s\n", store_note.c_str());
-  std::printf("%6s %16s %14s %10s %10s %10s %6s %8s\n", "tiles", "positions", "losing", "%losing", "ratio",
+  // A 3D table's levels count cubes, as its run printed them (the CSV and
+  // JSON keep the column name `tiles`, the dataset's).
+  std::printf("%6s %16s %14s %10s %10s %10s %6s %8s\n", three_d ? "cubes" : "tiles", "positions", "losing", "%losing", "ratio",
               "seconds", "slices", "B/losing");
   for (std::size_t i = 0; i < rows; ++i) {
     const double b = bytes_per(i);
