@@ -62,6 +62,31 @@ TEST(AnalyzeCommand, MalformedAndTooLargeExitTwo) {
   EXPECT_EQ(count_lines(huge.err), 1);
 }
 
+// A position or box that fits the solver's limit but not the memory left
+// (here ulimit -v, 300 MB; the 16 x 16 box needs about 360 MiB) is refused
+// before it starts, with what it needs: not killed by the kernel, nor
+// "out of memory" after a partial solve. The rectangles' file is not made.
+TEST(AnalyzeCommand, APositionLargerThanTheMemoryLeftIsRefusedUpFront) {
+  if (sanitized_binary()) GTEST_SKIP() << "sanitizer builds reserve terabytes of address space";
+  ScratchDir s;
+  ProcessOptions opts;
+  opts.address_space_limit = 300LL << 20;
+  const ProcessResult big = run_chomp({"analyze", "16,16,16,16,16,16,16,16,16,16,16,16,16,16,16,16"}, opts);
+  EXPECT_EQ(big.exit_code, 2) << big.err;
+  EXPECT_TRUE(contains(big.err, "needs about 359.9 MiB of memory")) << big.err;
+  EXPECT_TRUE(contains(big.err, "is allowed by ulimit -v")) << big.err;
+  EXPECT_TRUE(big.out.empty()) << big.out;
+  const std::string file = s.file("rect.h5");
+  const ProcessResult box = run_chomp({"rectangles", "--max-rows", "16", "--max-cols", "16", "-o", file}, opts);
+  EXPECT_EQ(box.exit_code, 2) << box.err;
+  EXPECT_TRUE(contains(box.err, "the 16 x 16 box needs about")) << box.err;
+  EXPECT_FALSE(std::filesystem::exists(file));
+  // Under the same limit, a smaller position is solved.
+  const ProcessResult small = run_chomp({"analyze", "12,12,12,12,12,12,12,12,12,12,12,12"}, opts);
+  EXPECT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_TRUE(contains(small.out, "Status: ")) << small.out;
+}
+
 TEST(RectanglesCommand, TableCsvAndHdf5) {
   ScratchDir s;
   const std::string h5 = s.file("rect.h5"), csv = s.file("rect.csv");

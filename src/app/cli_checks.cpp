@@ -2,6 +2,7 @@
 /// @brief Strict validators for command-line values; printable echoes of input.
 
 #include "cli_checks.hpp"
+#include "commands.hpp"
 
 #include <sys/resource.h>
 
@@ -244,6 +245,14 @@ std::pair<std::uint64_t, std::string> available_memory() {
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
     consider(static_cast<std::uint64_t>(as.rlim_cur), "allowed by ulimit -v");
   return {best, source};
+}
+
+void refuse_unless_memory_left(std::uint64_t bytes, const std::string& what, const std::string& detail,
+                               const std::string& advice) {
+  const auto [avail, source] = available_memory();
+  if (avail == 0 || bytes <= avail) return;
+  throw UsageError(what + " needs about " + human_bytes(static_cast<double>(bytes)) + " of memory (" + detail +
+                   "), and only " + human_bytes(static_cast<double>(avail)) + " is " + source + "; " + advice);
 }
 
 }  // namespace chomp::app

@@ -63,4 +63,11 @@ std::string human_bytes(double bytes);
 /// limit (batch schedulers and containers set one), and ulimit -v.
 std::pair<std::uint64_t, std::string> available_memory();
 
+/// Refuses (UsageError, exit code 2) a solve that needs more memory than
+/// available_memory() says is left, before it starts, instead of letting
+/// the kernel's out-of-memory killer end it: "WHAT needs about X of memory
+/// (DETAIL), and only Y is SOURCE; ADVICE".
+void refuse_unless_memory_left(std::uint64_t bytes, const std::string& what, const std::string& detail,
+                               const std::string& advice);
+
 }  // namespace chomp::app

@@ -208,6 +208,10 @@ int run_analyze(const AnalyzeArgs& a) {
                      (domain == UINT64_MAX ? std::string("more than 2^64") : std::to_string(domain)) +
                      " positions; analyze solves at most " + std::to_string(kMaxDomainPositions) +
                      " (such as 18 x 18 or 10 x 42)");
+  refuse_unless_memory_left(bounded_solver_bytes(domain),
+                            "position " + std::string(rows.size() <= 20 ? rows_to_string(rows) : "given"),
+                            "a bit for each of the " + std::to_string(domain) + " positions inside it, and buffers",
+                            "analyze a smaller position, or free memory");
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
@@ -269,12 +273,14 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
   sub.footer(
       "Solves exactly every position contained in the given one (its rows no longer\n"
       "than the given rows), so its answer needs no search and no guess.\n"
-      "Size: the work and memory (one bit each) grow with that number of positions:\n"
+      "Size: the work and memory (one bit each, and up to 0.3 GB of buffers) grow with\n"
+      "that number of positions:\n"
       "  8 x 15 (4.9e5 positions)  well under a second\n"
       "  14 x 14 (4.0e7)           about a second\n"
-      "  18 x 18 (9.1e9, 1.1 GB)   minutes\n"
-      "  10 x 42 (1.6e10, 2.0 GB)  minutes\n"
-      "Positions containing more than 2^36 (6.9e10) positions are refused (exit code 2).\n"
+      "  18 x 18 (9.1e9, 1.4 GB)   minutes\n"
+      "  10 x 42 (1.6e10, 2.3 GB)  minutes\n"
+      "Positions containing more than 2^36 (6.9e10) positions, or needing more memory than\n"
+      "is left, are refused before solving (exit code 2).\n"
       "Sums: boards separated by '+', each row lengths or ROWSxCOLS (a rectangle). A move\n"
       "takes a tile of one board; the poisoned tile (1,1) is never taken, so the single\n"
       "poisoned tile has Grundy value 0, G = mex over the other moves, and G = 0 exactly\n"

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "chomp/bounded.hpp"
 #include "chomp/h5_output.hpp"
 #include "chomp/position.hpp"
 #include "chomp/rectangles.hpp"
@@ -114,6 +115,10 @@ int run_rectangles(const RectanglesArgs& a) {
                      (positions == UINT64_MAX ? std::string("more than 2^64") : std::to_string(positions)) +
                      " positions; at most " + std::to_string(kMaxDomainPositions) +
                      " can be solved (such as 18 x 18 or 10 x 42)");
+  refuse_unless_memory_left(bounded_solver_bytes(positions),
+                            "the " + std::to_string(box_rows) + " x " + std::to_string(a.max_cols) + " box",
+                            "a bit for each of its " + std::to_string(positions) + " positions, and buffers",
+                            "give a smaller --max-rows or --max-cols, or free memory");
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
@@ -168,8 +173,9 @@ const RegisterCommand reg(30, "rectangles", "Winning first moves of every a x b 
   sub.footer(
       "Lists every a x b board with 2 <= a <= max-rows and a <= b <= max-cols, with all its\n"
       "winning first moves, from one exact solve of the box of min(max-rows, max-cols) x\n"
-      "max-cols (one bit per position: 14 x 14 takes about a second, 18 x 18 minutes\n"
-      "and 1.1 GB). Boxes of more than 2^36 positions are refused (exit code 2).\n"
+      "max-cols (one bit per position and up to 0.3 GB of buffers: 14 x 14 takes about a\n"
+      "second, 18 x 18 minutes and 1.4 GB). Boxes of more than 2^36 positions, or that\n"
+      "need more memory than is left, are refused before solving (exit code 2).\n"
       "Example: chomp rectangles --max-rows 8 --max-cols 15 --csv rect.csv --output rect.h5\n");
   return [a] { return run_rectangles(*a); };
 });
