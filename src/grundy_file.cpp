@@ -43,6 +43,7 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
     write_attr(f, "memory_bytes", static_cast<std::int64_t>(grundy_table_bytes(max_tiles)));
     write_attr(f, "start_utc", prov.start_utc);
     write_attr(f, "checked_against", prov.checked_against);
+    write_attr(f, "checked_to_level", std::int64_t{prov.checked_to_level});
     write_attr(f, "resume_history", prov.resume_history);
 
     std::vector<std::uint32_t> tiles, largest;
@@ -225,6 +226,7 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
   p.command_line = text("command_line");
   p.start_utc = text("start_utc");
   p.checked_against = text("checked_against");
+  p.checked_to_level = static_cast<int>(number("checked_to_level", 0));
   p.resume_history = text("resume_history");
   p.threads = static_cast<int>(number("threads", 0));
   return s;

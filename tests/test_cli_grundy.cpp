@@ -93,6 +93,15 @@ TEST(GrundyCommand, ValueZeroCountsEqualTheSievesLosingCountsAtEveryLevel) {
   ASSERT_EQ(checked.exit_code, 0) << checked.err;
   EXPECT_TRUE(contains(checked.err, "value 0 counts equal L(n)")) << checked.err;
   EXPECT_EQ(chomp::read_grundy_file(s.file("g2.h5")).text_attributes.at("checked_against"), s.file("s.h5"));
+  EXPECT_EQ(chomp::read_grundy_file(s.file("g2.h5")).number_attributes.at("checked_to_level"), kN);
+  // A sieve file shorter than the run: the file records how far it checked.
+  const ProcessResult longer = run_chomp(
+      {"grundy", "-n", std::to_string(kN + 4), "-o", s.file("g3.h5"), "-q", "--check-sieve", s.file("s.h5")});
+  ASSERT_EQ(longer.exit_code, 0) << longer.err;
+  EXPECT_EQ(chomp::read_grundy_file(s.file("g3.h5")).number_attributes.at("checked_to_level"), kN);
+  const ProcessResult shown_checked = run_chomp({"show", s.file("g3.h5")});
+  EXPECT_TRUE(contains(shown_checked.out, "checked_to_level " + std::to_string(kN))) << shown_checked.out;
+  EXPECT_EQ(chomp::read_grundy_file(s.file("g.h5")).number_attributes.at("checked_to_level"), 0);
 }
 
 TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
@@ -138,6 +147,18 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_EQ(same.exit_code, 2);
   EXPECT_TRUE(contains(same.err, "is the --output file")) << same.err;
   EXPECT_EQ(chomp::read_level_file(s.file("sv.h5")).tiles.size(), 12u);
+  // Nor is its store: an output named like a run's side file is refused,
+  // --force or not, as the sieve refuses it.
+  const std::string store_bytes = read_text(s.file("sv.store"));
+  const ProcessResult side = run_chomp({"grundy", "-n", "5", "-q", "--force", "-o", s.file("sv.store")});
+  EXPECT_EQ(side.exit_code, 2);
+  EXPECT_TRUE(contains(side.err, "ends in .store, the name of a run's side file")) << side.err;
+  EXPECT_EQ(read_text(s.file("sv.store")), store_bytes);
+  // --check-sieve given empty (an unset variable) is refused, not skipped.
+  const ProcessResult empty_check = run_chomp({"grundy", "-n", "5", "-o", s.file("e.h5"), "--check-sieve", ""});
+  EXPECT_EQ(empty_check.exit_code, 2);
+  EXPECT_TRUE(contains(empty_check.err, "--check-sieve is empty")) << empty_check.err;
+  EXPECT_FALSE(std::filesystem::exists(s.file("e.h5")));
   // A 3D sieve file is a table of other positions: refused, not compared.
   ASSERT_EQ(run_chomp({"sieve", "--dimensions", "3", "-n", "8", "-q", "-o", s.file("s3.h5")}).exit_code, 0);
   const ProcessResult three_d =

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 namespace chomp::app {
@@ -253,6 +254,15 @@ void refuse_unless_memory_left(std::uint64_t bytes, const std::string& what, con
   if (avail == 0 || bytes <= avail) return;
   throw UsageError(what + " needs about " + human_bytes(static_cast<double>(bytes)) + " of memory (" + detail +
                    "), and only " + human_bytes(static_cast<double>(avail)) + " is " + source + "; " + advice);
+}
+
+void refuse_side_file_name(const std::string& output) {
+  const std::string name = std::filesystem::path(output).filename().string();
+  for (const std::string_view suffix : {".store", ".window", ".partial", ".lock", ".tmp"})
+    if (name.size() > suffix.size() && name.ends_with(suffix))
+      throw UsageError("--output " + printable(output, 200) + " ends in " + std::string(suffix) +
+                       ", the name of a run's side file (its store, window's checkpoint, partial file or lock), "
+                       "which another run's output may own; give a name ending in .h5");
 }
 
 }  // namespace chomp::app

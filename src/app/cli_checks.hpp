@@ -67,6 +67,14 @@ std::pair<std::uint64_t, std::string> available_memory();
 /// available_memory() says is left, before it starts, instead of letting
 /// the kernel's out-of-memory killer end it: "WHAT needs about X of memory
 /// (DETAIL), and only Y is SOURCE; ADVICE".
+/// Refuses (UsageError) an --output named like a side file of a run
+/// (run.h5 keeps run.store, run.window, run.window.tmp, run.h5.partial and
+/// run.h5.lock): a run on that other output would take this result file
+/// for its own side file and remove or overwrite it (a new run on x.h5
+/// removed a result file x.window as a stale checkpoint; `grundy -o
+/// x.store --force` replaced a sieve run's store).
+void refuse_side_file_name(const std::string& output);
+
 void refuse_unless_memory_left(std::uint64_t bytes, const std::string& what, const std::string& detail,
                                const std::string& advice);
 

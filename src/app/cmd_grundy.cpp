@@ -43,6 +43,7 @@ struct GrundyArgs {
   int threads = 0;
   // Whether the user gave it: a resumed run otherwise takes the file's.
   const CLI::Option* max_tiles_option = nullptr;
+  const CLI::Option* check_sieve_option = nullptr;
 };
 
 /// A level whose count of value 0 is not the --check-sieve file's L(n).
@@ -116,8 +117,13 @@ int run_grundy(const GrundyArgs& a) {
   if (a.force && a.resume)
     throw UsageError("--force and --resume contradict each other: --force starts over, --resume continues "
                      "the run in --output; give one of them");
+  // Given empty (a script's unset variable), it would check nothing.
+  if (a.check_sieve_option && a.check_sieve_option->count() && a.check_sieve.empty())
+    throw UsageError("--check-sieve is empty; give the `chomp sieve` result file to check against, or leave "
+                     "the option out");
   if (!a.dry_run) {
     if (a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
+    refuse_side_file_name(a.output);
     refuse_missing_folder(a.output, "--output");
     std::error_code ec;
     if (std::filesystem::is_directory(a.output, ec))
@@ -235,6 +241,7 @@ int run_grundy(const GrundyArgs& a) {
   }
   prov.threads = threads;
   prov.checked_against = check_sieve;
+  prov.checked_to_level = static_cast<int>(std::min(losing.size(), static_cast<std::size_t>(max_tiles)));
 
   const StopSignals stop_signals;
   const auto t0 = std::chrono::steady_clock::now();
@@ -383,9 +390,10 @@ const RegisterCommand reg(12, "grundy",
                "Continue the run in the output file (after a stop or a kill); starts one if there is none. A "
                "larger --max-tiles extends a finished run. The file keeps counts, not values, so the saved "
                "levels are computed again and must equal the file's");
-  sub.add_option("--check-sieve", a->check_sieve,
+  a->check_sieve_option = sub.add_option("--check-sieve", a->check_sieve,
                  "A `chomp sieve` result file: the run stops (exit 1, status \"failed\") at the first level "
-                 "whose count of value 0 is not that file's L(n)");
+                 "whose count of value 0 is not that file's L(n); levels above the file's last are not checked "
+                 "(the output records checked_to_level)");
   sub.add_option("--memory-limit", a->memory_limit,
                  "Memory the values may take (e.g. 512M, 4G; powers of 1024); a run that needs more is refused "
                  "(default: nine tenths of the available memory)")

@@ -138,7 +138,7 @@ int show_grundy(const ShowArgs& a) {
   std::printf("%s: Grundy values of %zu levels, status %s\n", a.file.c_str(), rows,
               g.text_attributes.count("status") ? g.text_attributes.at("status").c_str() : "?");
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
-                          "threads", "checked_against", "resume_history", "convention"}) {
+                          "threads", "checked_against", "checked_to_level", "resume_history", "convention"}) {
     if (const auto it = g.text_attributes.find(key); it != g.text_attributes.end() && !it->second.empty())
       std::printf("  %-15s %s\n", key, it->second.c_str());
     else if (const auto jt = g.number_attributes.find(key); jt != g.number_attributes.end())

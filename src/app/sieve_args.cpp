@@ -133,20 +133,6 @@ bool is_hdf5_file(const std::string& path) {
   return in.read(head, sizeof head) && std::string_view(head, sizeof head) == std::string_view("\x89HDF\r\n\x1a\n", 8);
 }
 
-/// Refuses an --output named like a side file of a run (run.h5 keeps
-/// run.store, run.window, run.window.tmp, run.h5.partial and run.h5.lock):
-/// the run on that other output would take this result file for its own
-/// side file and remove or overwrite it (a new run on x.h5 removed a result
-/// file x.window as a checkpoint that is not one).
-void refuse_side_file_name(const std::string& output) {
-  const std::string name = std::filesystem::path(output).filename().string();
-  for (const std::string_view suffix : {".store", ".window", ".partial", ".lock", ".tmp"})
-    if (name.size() > suffix.size() && name.ends_with(suffix))
-      throw UsageError("--output " + printable(output, 200) + " ends in " + std::string(suffix) +
-                       ", the name of a run's side file (its store, window's checkpoint, partial file or lock), "
-                       "which another run's output may own; give a name ending in .h5");
-}
-
 }  // namespace
 
 std::string checkpoint_path_for(const std::string& store_path) {
