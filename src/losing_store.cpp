@@ -210,9 +210,8 @@ std::unique_ptr<LosingStore> LosingStore::open(const std::string& path, const st
   if (impl->fd < 0) {
     const int e = errno;
     if (e == ENOENT)
-      throw StoreError("store " + path + " is missing: the result file's losing positions are kept there; "
-                       "give it back (move it beside the result file), or, to run again, start over with "
-                       "`chomp sieve --force`");
+      throw StoreMissing("store " + path + " is missing: the result file's losing positions are kept there; "
+                         "give it back (move it beside the result file), or start the run over");
     throw StoreError("cannot open store " + path + ": " + errno_text(e));
   }
   struct stat st {};

@@ -577,6 +577,17 @@ TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
   const ProcessResult early = run_chomp({"sieve", "--resume", "-n", "14", "-t", "1", "-q", "-o", dir.file("early.h5")});
   EXPECT_EQ(early.exit_code, 0) << early.err;
   EXPECT_EQ(read_level_file(dir.file("early.h5")).tiles.size(), 14u);
+  // A folder with the store's name is said to be one, --force or not (the
+  // refusal once said to pass --force, which then failed to create it).
+  std::filesystem::create_directory(dir.file("q.store"));
+  for (const bool force : {false, true}) {
+    std::vector<std::string> args{"sieve", "-n", "12", "-t", "1", "-q", "-o", dir.file("q.h5")};
+    if (force) args.push_back("--force");
+    const ProcessResult folder = run_chomp(args);
+    EXPECT_EQ(folder.exit_code, 2) << folder.err;
+    EXPECT_NE(folder.err.find(dir.file("q.store") + ", which is a folder"), std::string::npos) << folder.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("q.h5")));
+  }
 }
 
 // A file renamed into another folder without its store: the refusal

@@ -315,6 +315,28 @@ TEST(Resume3d, ADamagedStoreIsRefusedAndTheFilesLeftAsTheyWere) {
   }
 }
 
+// A store gone from beside its own file: the refusal says to give it back
+// or names the command that starts the run over, a 3D run's (it once
+// named a bare `chomp sieve --force`, which started a 2D run elsewhere).
+TEST(Resume3d, AMissingStoreNamesThe3dCommandThatStartsOver) {
+  ScratchDir dir;
+  const std::string h5 = dir.file("a.h5");
+  ASSERT_EQ(run_chomp(sieve3d({"-n", "10", "-q", "-o", h5})).exit_code, 0);
+  std::filesystem::remove(store_path_for(h5));
+  const ProcessResult r = run_chomp(sieve3d({"--resume", "-n", "12", "-q", "-o", h5}));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("give it back (move it beside the file), or, to run again, start over with "),
+            std::string::npos) << r.err;
+  ASSERT_NE(r.err.find(" sieve --dimensions 3 --max-tiles 12 --output " + h5 + " --force"), std::string::npos)
+      << r.err;
+  ASSERT_EQ(run_chomp({"sieve", "--dimensions", "3", "--max-tiles", "12", "--output", h5, "--force", "-q"}).exit_code,
+            0);
+  const LevelTable t = read_level_file(h5);
+  EXPECT_TRUE(t.complete());
+  EXPECT_EQ(t.tiles.size(), 12u);
+  EXPECT_EQ(t.number_attributes.at("dimensions"), 3);
+}
+
 // --dry-run prints the memory (the losing sets, the level being built), the
 // disk and, for a run that fits, the time from levels 1..30 computed then
 // (the arithmetic: WorkModel.ACalibratedRunPricesTheLevelsAboveAtTheLastFiveLevelsPace),

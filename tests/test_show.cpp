@@ -63,6 +63,13 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   const ProcessResult lone = run_chomp({"show", file});
   EXPECT_EQ(lone.exit_code, 0) << lone.err;
   EXPECT_NE(lone.out.find("is missing"), std::string::npos) << lone.out;
+  // The command it names to start over is this run's, and runs it again
+  // (a bare `chomp sieve --force` wrote the default output, 90 levels).
+  const std::string said = " sieve --max-tiles 40 --output " + file + " --force\n";
+  ASSERT_NE(lone.out.find(said), std::string::npos) << lone.out;
+  ASSERT_EQ(run_chomp({"sieve", "--max-tiles", "40", "--output", file, "--force", "-q"}).exit_code, 0);
+  EXPECT_TRUE(read_level_file(file).complete());
+  std::filesystem::remove(store_path_for(file));
   EXPECT_EQ(run_chomp({"show", file, "--csv", "--json"}).exit_code, 2);
 }
 

@@ -53,6 +53,13 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The store is not there (ENOENT): a program that knows the run can add
+/// the command that starts it over.
+class StoreMissing : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 /// A write to the store failed for want of space (ENOSPC, EDQUOT, EFBIG):
 /// the level being written is lost, the finished ones are kept.
 class StoreFull : public StoreError {

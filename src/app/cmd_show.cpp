@@ -15,6 +15,7 @@
 #include "chomp/ranking.hpp"
 #include "chomp/three_rows.hpp"
 #include "commands.hpp"
+#include "sieve_args.hpp"
 
 namespace chomp::app {
 namespace {
@@ -188,6 +189,8 @@ int run_show(const ShowArgs& a) {
         for (const StoreBlock& b : store->blocks(n)) bytes += b.bytes;
         store_bytes.push_back(bytes);
       }
+    } catch (const StoreMissing& e) {
+      store_note = std::string(e.what()) + " with " + start_over_command(a.file, t);
     } catch (const StoreError& e) {
       store_note = e.what();
     }

@@ -337,7 +337,8 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "it; --memory-limit and --dry-run as in 2D (the memory is the losing sets of every level); "
                  "without --store-losing, --slices, --slice-from, --processes, --checkpoint-every, "
                  "--file-all-marks or --inferred-rows")
-      ->check(whole_number(2, 3, " (the divisor game of more primes is not built yet)"));
+      ->check(whole_number(2, 3, " (the sieve in more dimensions is not built; `chomp divisors` plays the "
+                                 "game of more primes)"));
   sub.add_option("--checkpoint-every", a->checkpoint_minutes,
                  "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window), so that a "
                  "kill loses at most that much of it; a stop (SIGINT, SIGTERM) always saves it, and --resume "

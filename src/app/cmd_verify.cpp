@@ -18,6 +18,7 @@
 #include "chomp/verify.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "sieve_args.hpp"
 
 namespace chomp::app {
 namespace {
@@ -123,8 +124,8 @@ int run_verify(const VerifyArgs& a) {
     throw std::runtime_error(a.file + " is not a complete run (status \"" + t.status() + "\", levels 1.." +
                              std::to_string(rows) + " of " +
                              std::to_string(t.number_attributes.count("max_tiles") ? t.number_attributes.at("max_tiles") : 0) +
-                             " finished): resume it (chomp sieve --resume), or add --finished to check the "
-                             "levels it finished");
+                             " finished): resume it (" + shell_quote(program_path()) + " sieve --resume --output " +
+                             shell_quote(a.file) + "), or add --finished to check the levels it finished");
   if (!reader.has_store() || t.number_attributes.count("levels_only")) {
     if (t.number_attributes.count("levels_only")) return verify_levels_only(a, t);
     throw std::runtime_error(a.file + " names no store of losing positions (format_version " +
@@ -135,8 +136,13 @@ int run_verify(const VerifyArgs& a) {
   const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const PartitionTable table(rows);
-  const std::unique_ptr<LosingStore> store =
-      LosingStore::open(reader.store_path(), reader.run_id(), reader.stored_levels(rows), false);
+  const std::unique_ptr<LosingStore> store = [&] {
+    try {
+      return LosingStore::open(reader.store_path(), reader.run_id(), reader.stored_levels(rows), false);
+    } catch (const StoreMissing& e) {
+      throw StoreMissing(std::string(e.what()) + " with " + start_over_command(a.file, t));
+    }
+  }();
   // Files of the engine that takes positions whose first row is shorter
   // than their first column as transposes (format 3) are closed under
   // transposition by construction.

@@ -21,6 +21,20 @@
 
 namespace chomp::app {
 
+std::string start_over_command(const std::string& output, const LevelTable& t) {
+  const auto number = [&](const char* key) {
+    const auto it = t.number_attributes.find(key);
+    return it == t.number_attributes.end() ? std::int64_t{0} : it->second;
+  };
+  const std::int64_t max_tiles = number("max_tiles") > 0 ? number("max_tiles") : static_cast<std::int64_t>(t.tiles.size());
+  return start_over_command(output, max_tiles, number("dimensions") == 3 ? 3 : 2);
+}
+
+std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions) {
+  return shell_quote(program_path()) + " sieve" + (dimensions == 3 ? " --dimensions 3" : "") + " --max-tiles " +
+         std::to_string(max_tiles) + " --output " + shell_quote(output) + " --force";
+}
+
 std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing) {
   std::string c = shell_quote(program_path()) + " sieve --output " + shell_quote(output) + " --max-tiles " +
                   std::to_string(max_tiles);
@@ -115,6 +129,12 @@ std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
                           "store to " + printable(own, 200) + " (cp /path/to/" +
                           shell_quote(std::filesystem::path(named).filename().string()) + " " + shell_quote(own) +
                           ")");
+    // The store gone under its own name: give it back, or start over.
+    if (named == own && !nothing_to_do && !std::filesystem::exists(named, ec))
+      throw ResumeRefused("cannot resume " + printable(a.output, 200) + ": its store " + printable(own, 200) +
+                          " is missing: the file's losing positions are kept there; give it back (move it beside "
+                          "the file), or, to run again, start over with " +
+                          start_over_command(a.output, st.max_tiles, a.dimensions));
     for (const std::string& note : resume->state().notes) std::cerr << "note: " << note << '\n';
   } else if (a.resume) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";
@@ -172,6 +192,10 @@ ClaimedOutput::ClaimedOutput(SieveArgs& a) {
     throw UsageError("the result file " + printable(window, 200) + " has the name of the window's checkpoint of " +
                      printable(a.output, 200) + ", which a run on it would remove; rename that file (and its store "
                      "with it), or give another --output");
+  // A folder with the store's name: no --force can make the store there.
+  if (std::filesystem::is_directory(store_path_, ec))
+    throw UsageError("the store of " + printable(a.output, 200) + " would be " + printable(store_path_, 200) +
+                     ", which is a folder; move the folder away, or give another --output");
   // A store without its result file: the file was renamed, copied or moved
   // without it (and may still name it), or removed. A new run would empty it.
   // (A store with no level in it is the start of a run killed before its

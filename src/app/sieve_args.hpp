@@ -50,6 +50,12 @@ struct SieveArgs {
 /// and the memory limit it ran with; --dimensions 3).
 std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing);
 
+/// The command that starts the run of result file `output` over (its
+/// store gone): `chomp sieve [--dimensions 3] --max-tiles N --output F
+/// --force`, N and the dimensions read from the file's table.
+std::string start_over_command(const std::string& output, const LevelTable& t);
+std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions);
+
 /// Checks the arguments against each other and the file system; nothing is
 /// written before this passes.
 void check_arguments(const SieveArgs& a, bool output_exists);
