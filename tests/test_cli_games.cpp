@@ -24,6 +24,13 @@ TEST(AnalyzeCommand, WinningAndLosingPositions) {
   EXPECT_EQ(two.exit_code, 0);
   EXPECT_TRUE(contains(two.out, "Status: losing"));
   EXPECT_TRUE(contains(two.out, "Best move: (1,5) leaves 4,4"));
+  // A rectangle alone is a position (it went to the sums, and their
+  // smaller limit): 4x7 is 7,7,7,7, won like every rectangle but 1 x 1.
+  const ProcessResult rect = run_chomp({"analyze", "4x7"});
+  EXPECT_EQ(rect.exit_code, 0) << rect.err;
+  EXPECT_TRUE(contains(rect.out, "Position 7,7,7,7: 28 tiles, 4 rows x 7 columns")) << rect.out;
+  EXPECT_TRUE(contains(rect.out, "Status: winning")) << rect.out;
+  EXPECT_FALSE(contains(rect.out, "Sum of")) << rect.out;
 }
 
 TEST(AnalyzeCommand, JsonAndStdin) {

@@ -17,6 +17,7 @@
 #include "chomp/h5_output.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp_process.hpp"
+#include "damaged_files.hpp"
 
 using namespace chomp::testing;
 namespace fs = std::filesystem;
@@ -102,6 +103,21 @@ TEST(GrundyCommand, ValueZeroCountsEqualTheSievesLosingCountsAtEveryLevel) {
   const ProcessResult shown_checked = run_chomp({"show", s.file("g3.h5")});
   EXPECT_TRUE(contains(shown_checked.out, "checked_to_level " + std::to_string(kN))) << shown_checked.out;
   EXPECT_EQ(chomp::read_grundy_file(s.file("g.h5")).number_attributes.at("checked_to_level"), 0);
+  EXPECT_FALSE(contains(shown.out, "checked_to_level")) << "no check, nothing to say: " << shown.out;
+  // A sieve table that disagrees at level 20: the run fails there and its
+  // file says it was checked through level 19, not to its planned end.
+  chomp::testing::copy_run(s.file("s.h5"), s.file("wrong.h5"));
+  {
+    const chomp::testing::RawFile f(s.file("wrong.h5"));
+    auto losing = f.read<std::uint64_t>("/levels/losing", H5T_NATIVE_UINT64);
+    ++losing[19];
+    f.write("/levels/losing", H5T_NATIVE_UINT64, losing);
+  }
+  const ProcessResult wrong =
+      run_chomp({"grundy", "-n", "30", "-o", s.file("g4.h5"), "-q", "--check-sieve", s.file("wrong.h5")});
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.err;
+  EXPECT_TRUE(contains(wrong.err, "level 20:")) << wrong.err;
+  EXPECT_EQ(chomp::read_grundy_file(s.file("g4.h5")).number_attributes.at("checked_to_level"), 19);
 }
 
 TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
@@ -154,6 +170,7 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_EQ(side.exit_code, 2);
   EXPECT_TRUE(contains(side.err, "ends in .store, the name of a run's side file")) << side.err;
   EXPECT_EQ(read_text(s.file("sv.store")), store_bytes);
+  EXPECT_EQ(run_chomp({"grundy", "-n", "5", "--dry-run", "-o", s.file("sv.store")}).exit_code, 2);  // as the run
   // --check-sieve given empty (an unset variable) is refused, not skipped.
   const ProcessResult empty_check = run_chomp({"grundy", "-n", "5", "-o", s.file("e.h5"), "--check-sieve", ""});
   EXPECT_EQ(empty_check.exit_code, 2);

@@ -70,6 +70,12 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   ASSERT_EQ(run_chomp({"sieve", "--max-tiles", "40", "--output", file, "--force", "-q"}).exit_code, 0);
   EXPECT_TRUE(read_level_file(file).complete());
   std::filesystem::remove(store_path_for(file));
+  // A run that kept its losing positions in the file keeps doing so.
+  const std::string kept = dir.file("kept.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "20", "--store-losing", "10", "-q", "-o", kept}).exit_code, 0);
+  std::filesystem::remove(store_path_for(kept));
+  EXPECT_TRUE(contains(run_chomp({"show", kept}).out,
+                       " sieve --max-tiles 20 --store-losing 10 --output " + kept + " --force\n"));
   EXPECT_EQ(run_chomp({"show", file, "--csv", "--json"}).exit_code, 2);
 }
 

@@ -132,11 +132,12 @@ using BoundedProgressFn = std::function<void(int tiles, int max_tiles, double fr
 /// About the most memory a BoundedSolver of `positions` positions (its
 /// domain, as count_subpositions gives it) holds: a bit a position, and,
 /// above the size that marks straight into the bitmap, the filed marks of
-/// a round: a byte a position, up to config::kRoundMarks 4-byte offsets
+/// a round: two bytes a position, up to config::kRoundMarks 4-byte offsets
 /// and an eighth more for the round's last chunks. Measured beside the
 /// program's own 17 MiB: the 12 x 16 box (3.0e7 positions) peaked at
-/// 41 MiB resident, 15 x 16 (3.0e8) at 311 MiB, 16 x 16 (6.0e8, 72 MiB
-/// of bits) at 351 MiB, with 1 or 2 threads.
+/// 41 MiB resident, 14 x 14 (4.0e7) at 82 MiB, 15 x 15 (1.6e8) at
+/// 263 MiB, 15 x 16 (3.0e8) at 311 MiB, 16 x 16 (6.0e8, 72 MiB of bits)
+/// at 351 MiB, with 1 or 2 threads.
 std::uint64_t bounded_solver_bytes(std::uint64_t positions);
 
 /// Every position inside a shape, solved exactly (see the file comment).

@@ -17,8 +17,8 @@
 /// format, format_version, convention, command_line, max_tiles (the run's
 /// target N), threads, memory_bytes, start_utc, end_utc ("" while running),
 /// checked_against (the sieve file whose L(n) the zeros were compared with,
-/// or ""), checked_to_level (the last level that file holds, so the last
-/// one compared: levels above it are not checked; 0 without one), resume_history (a line per resume, or ""), status and complete.
+/// or ""), checked_to_level (the last level compared with that file and
+/// found equal: levels above it are not checked; 0 without one), resume_history (a line per resume, or ""), status and complete.
 /// The file is rewritten whole after every level (to NAME.tmp, then renamed),
 /// so a kill at any moment leaves its last finished level readable:
 ///

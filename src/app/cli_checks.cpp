@@ -6,6 +6,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <climits>
@@ -240,7 +241,18 @@ std::pair<std::uint64_t, std::string> available_memory() {
   {
     std::ifstream max_in("/sys/fs/cgroup/memory.max"), cur_in("/sys/fs/cgroup/memory.current");
     std::uint64_t max = 0, cur = 0;
-    if (max_in >> max && cur_in >> cur) consider(max > cur ? max - cur : 1, "left under the cgroup memory.max");
+    if (max_in >> max && cur_in >> cur) {
+      // memory.current counts the page cache of files written (a store,
+      // a checkpoint), which the kernel reclaims before it runs out: its
+      // inactive part is not memory in use (as container runtimes count
+      // a working set).
+      std::ifstream stat_in("/sys/fs/cgroup/memory.stat");
+      std::string key;
+      std::uint64_t value = 0;
+      while (stat_in >> key >> value)
+        if (key == "inactive_file") cur -= std::min(cur, value);
+      consider(max > cur ? max - cur : 1, "left under the cgroup memory.max");
+    }
   }
   rlimit as{};
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)

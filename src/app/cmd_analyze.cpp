@@ -196,12 +196,14 @@ int run_analyze3d(const AnalyzeArgs& a) {
 int run_analyze(const AnalyzeArgs& a) {
   if (a.dimensions == 3) return run_analyze3d(a);
   const std::string text = a.position == "-" ? read_stdin() : a.position;
-  if (text.find('+') != std::string::npos || text.find_first_of("xX") != std::string::npos) {
+  if (text.find('+') != std::string::npos) {
     const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     return run_sum(text, a.json);
   }
-  const Rows rows = parse_position(text);
+  // One rectangle, "14x14", is a position, solved like its row lengths (as
+  // a sum of one board it was held to a sum's 2^22 positions).
+  const Rows rows = text.find_first_of("xX") != std::string::npos ? parse_sum(text).front() : parse_position(text);
   const std::uint64_t domain = count_subpositions(rows);
   if (domain > kMaxDomainPositions)
     throw UsageError("position " + std::string(rows.size() <= 20 ? rows_to_string(rows) : "given") + " contains " +
@@ -261,7 +263,8 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<AnalyzeArgs>();
   sub.add_option("position", a->position,
-                 "Row lengths top first, e.g. 7,3,3,1,1, or a sum of boards such as \"3,2 + 4,4,1 + 2\" or \"3x4 + 2x5\"; "
+                 "Row lengths top first, e.g. 7,3,3,1,1, or a rectangle ROWSxCOLS such as 14x14, or a sum of boards "
+                 "such as \"3,2 + 4,4,1 + 2\" or \"3x4 + 2x5\"; "
                  "'-' or nothing reads rows of '#' (or row lengths, or a sum) from stdin");
   sub.add_flag("--json", a->json, "Print the result as JSON");
   sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));

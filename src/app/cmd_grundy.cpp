@@ -121,9 +121,9 @@ int run_grundy(const GrundyArgs& a) {
   if (a.check_sieve_option && a.check_sieve_option->count() && a.check_sieve.empty())
     throw UsageError("--check-sieve is empty; give the `chomp sieve` result file to check against, or leave "
                      "the option out");
+  if (!a.output.empty()) refuse_side_file_name(a.output);  // a dry run too: it refuses what the run would
   if (!a.dry_run) {
     if (a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
-    refuse_side_file_name(a.output);
     refuse_missing_folder(a.output, "--output");
     std::error_code ec;
     if (std::filesystem::is_directory(a.output, ec))
@@ -241,7 +241,7 @@ int run_grundy(const GrundyArgs& a) {
   }
   prov.threads = threads;
   prov.checked_against = check_sieve;
-  prov.checked_to_level = static_cast<int>(std::min(losing.size(), static_cast<std::size_t>(max_tiles)));
+  prov.checked_to_level = 0;  // raised as each level is found equal (the file is written after each level)
 
   const StopSignals stop_signals;
   const auto t0 = std::chrono::steady_clock::now();
@@ -286,6 +286,7 @@ int run_grundy(const GrundyArgs& a) {
                          static_cast<unsigned long long>(losing[i]));
             throw SieveDisagrees("level " + std::to_string(l.tiles) + " disagrees with " + check_sieve);
           }
+          if (i < losing.size()) prov.checked_to_level = l.tiles;
           if (l.tiles <= restored) {
             levels.push_back(resume->saved[i]);
             if (l.tiles == restored) {

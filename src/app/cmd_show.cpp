@@ -141,9 +141,10 @@ int show_grundy(const ShowArgs& a) {
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
                           "threads", "checked_against", "checked_to_level", "resume_history", "convention"}) {
     if (const auto it = g.text_attributes.find(key); it != g.text_attributes.end() && !it->second.empty())
-      std::printf("  %-15s %s\n", key, it->second.c_str());
-    else if (const auto jt = g.number_attributes.find(key); jt != g.number_attributes.end())
-      std::printf("  %-15s %lld\n", key, static_cast<long long>(jt->second));
+      std::printf("  %-16s %s\n", key, it->second.c_str());
+    else if (const auto jt = g.number_attributes.find(key);
+             jt != g.number_attributes.end() && !(jt->second == 0 && std::string_view(key) == "checked_to_level"))
+      std::printf("  %-16s %lld\n", key, static_cast<long long>(jt->second));
   }
   std::printf("%6s %16s %14s %14s %14s %8s %12s %10s\n", "tiles", "positions", "G=0 (losing)", "G=1", "G=2", "largest",
               "most common", "seconds");

@@ -27,12 +27,14 @@ std::string start_over_command(const std::string& output, const LevelTable& t) {
     return it == t.number_attributes.end() ? std::int64_t{0} : it->second;
   };
   const std::int64_t max_tiles = number("max_tiles") > 0 ? number("max_tiles") : static_cast<std::int64_t>(t.tiles.size());
-  return start_over_command(output, max_tiles, number("dimensions") == 3 ? 3 : 2);
+  return start_over_command(output, max_tiles, number("dimensions") == 3 ? 3 : 2, number("store_losing"));
 }
 
-std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions) {
+std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions,
+                               std::int64_t store_losing) {
   return shell_quote(program_path()) + " sieve" + (dimensions == 3 ? " --dimensions 3" : "") + " --max-tiles " +
-         std::to_string(max_tiles) + " --output " + shell_quote(output) + " --force";
+         std::to_string(max_tiles) + (store_losing > 0 ? " --store-losing " + std::to_string(store_losing) : "") +
+         " --output " + shell_quote(output) + " --force";
 }
 
 std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing) {
@@ -134,7 +136,7 @@ std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
       throw ResumeRefused("cannot resume " + printable(a.output, 200) + ": its store " + printable(own, 200) +
                           " is missing: the file's losing positions are kept there; give it back (move it beside "
                           "the file), or, to run again, start over with " +
-                          start_over_command(a.output, st.max_tiles, a.dimensions));
+                          start_over_command(a.output, st.max_tiles, a.dimensions, st.store_losing));
     for (const std::string& note : resume->state().notes) std::cerr << "note: " << note << '\n';
   } else if (a.resume) {
     std::cerr << "no " << a.output << " yet: starting a new run\n";

@@ -51,10 +51,12 @@ struct SieveArgs {
 std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing);
 
 /// The command that starts the run of result file `output` over (its
-/// store gone): `chomp sieve [--dimensions 3] --max-tiles N --output F
-/// --force`, N and the dimensions read from the file's table.
+/// store gone): `chomp sieve [--dimensions 3] --max-tiles N [--store-losing
+/// K] --output F --force`, N, K and the dimensions read from the file's
+/// table (the machine's options, threads and memory, are left out).
 std::string start_over_command(const std::string& output, const LevelTable& t);
-std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions);
+std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions,
+                               std::int64_t store_losing);
 
 /// Checks the arguments against each other and the file system; nothing is
 /// written before this passes.
