@@ -20,7 +20,7 @@ from sieve_table import open_sieve_table  # beside this script
 def read_result(path):
     """Level -> (p(n), L(n)) of a chomp sieve result file; FileNotFoundError or
     ValueError for a file that is not one."""
-    with open_sieve_table(path) as f:
+    with open_sieve_table(path, two_d=True) as f:
         tiles = f["levels/tiles"][()]
         return {int(n): (int(p), int(l)) for n, p, l in
                 zip(tiles, f["levels/positions"][()], f["levels/losing"][()])}

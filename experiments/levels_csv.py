@@ -38,6 +38,17 @@ def parse_levels(text, name, columns, optional=()):
     return out
 
 
+def header_value(text, key):
+    """The value of a `# key: value` line among the table's leading #
+    lines (the provenance h5_to_csv.py writes), or None."""
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith(f"# {key}: "):
+            return line[len(f"# {key}: "):].strip()
+    return None
+
+
 def read_levels(path, columns, optional=()):
     """parse_levels of the file at `path`; IsADirectoryError,
     FileNotFoundError or ValueError (not a text file) for a path that is
@@ -52,4 +63,11 @@ def read_levels(path, columns, optional=()):
             text = f.read()
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a CSV table (give the CSV beside a result file: data/levels-K.csv)") from None
-    return parse_levels(text, path, columns, optional)
+    levels = parse_levels(text, path, columns, optional)
+    # A run that inferred the moves of its first rows from bits filed fewer
+    # marks: a table of it counts other marks than every move examined.
+    if "marks" in columns and (way := header_value(text, "inferred_marks")) not in (None, "none"):
+        raise ValueError(f"{path} is the table of a run that inferred the marks of its first rows' moves "
+                         f"(inferred_marks: {way}): its marks are not every move examined; give the table of a "
+                         "run made with --file-all-marks (such as data/levels-170.csv)")
+    return levels

@@ -19,8 +19,11 @@
 # that a rebuild in the work tree does not change a running leg).
 # MEMORY_LIMIT (default 18G) leaves room for other work on a 24 GiB machine.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 run_dir=${RUN_DIR:-/var/tmp/chomp-run}
+# A relative RUN_DIR is the caller's, not the checkout's (the script works there).
+[[ $run_dir == /* ]] || run_dir=$PWD/$run_dir
+cd "$(dirname "$0")/.."
+
 limit=${MEMORY_LIMIT:-18G}
 
 running_pid() {

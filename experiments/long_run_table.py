@@ -50,7 +50,9 @@ def windows(rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file", nargs="?", default="/var/tmp/chomp-run/levels-170.h5")
-    ap.add_argument("--chomp", default="build/chomp", help="the program that reads the file")
+    ap.add_argument("--chomp", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                    "build", "chomp"),
+                    help="the program that reads the file (default: the checkout's build/chomp)")
     ap.add_argument("--from", dest="first", type=int, default=100, help="first level shown (default 100)")
     a = ap.parse_args()
     if os.path.isdir(a.file):

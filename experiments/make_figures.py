@@ -52,6 +52,10 @@ def main() -> int:
         # HDF5's own message for a truncated file does not name it.
         print(f"error: {e}" if path is None or str(path) in str(e) else f"error: {path}: {e}", file=sys.stderr)
         return 2
+    if int(levels.attrs.get("dimensions", 2)) == 3:
+        print(f"error: {path} is a table of 3D Chomp (root attribute dimensions = 3); this figure is of the 2D "
+              "conjecture, against its published rows (notebooks/three_d.ipynb draws the 3D ratio)", file=sys.stderr)
+        return 2
     output = args.output or ROOT / "out" / f"{levels.path.stem}-hypothesis_ratio.png"
     output.parent.mkdir(parents=True, exist_ok=True)
     fig = fits.figure_hypothesis(levels, cp.read_reference())

@@ -13,11 +13,11 @@ import sys
 OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
 
 
-def open_sieve_table(path, columns=("tiles", "positions", "losing")) -> "h5py.File":
+def open_sieve_table(path, columns=("tiles", "positions", "losing"), two_d=False) -> "h5py.File":
     """The result file at `path`, open read-only (SWMR, so a live run reads
     too). IsADirectoryError, FileNotFoundError, OSError (a damaged file,
     named) or ValueError (not HDF5; a file of another command; no /levels
-    with these columns) otherwise."""
+    with these columns; with two_d, a table of 3D Chomp) otherwise."""
     import h5py  # here, so that importing this module needs no h5py (--help)
 
     if os.path.isdir(path):
@@ -40,6 +40,10 @@ def open_sieve_table(path, columns=("tiles", "positions", "losing")) -> "h5py.Fi
         f.close()
         raise ValueError(f"{path} is not a chomp result file (no format_version attribute and /levels/"
                          f"{', '.join(columns)})")
+    if two_d and int(f.attrs.get("dimensions", 2)) == 3:
+        f.close()
+        raise ValueError(f"{path} is a table of 3D Chomp (root attribute dimensions = 3), whose levels count "
+                         "cubes; this compares tables of 2D Chomp")
     return f
 
 

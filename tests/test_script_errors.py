@@ -77,6 +77,15 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("make_figures.py", missing, "-o", tmp / "x.png", says=f"no result file at {missing}")
     refused("make_figures.py", truncated, "-o", tmp / "x.png", says=f"error: {truncated}: ")
     refused("make_figures.py", tmp, "-o", tmp / "x.png", says=f"error: {tmp} is a folder, not a result file")
+    # A 3D table is not drawn against the 2D conjecture's published rows (it was, under a 2D title).
+    THREE_D = ROOT / "data" / "levels3d-40.h5"
+    refused("make_figures.py", THREE_D, "-o", tmp / "x.png", says=f"{THREE_D} is a table of 3D Chomp")
+    assert not (tmp / "x.png").exists()
+    # A short table draws (31 levels: a holdout of 30 left no level, an IndexError).
+    short_run = tmp / "short.h5"
+    assert subprocess.run([str(CHOMP), "sieve", "-n", "31", "-q", "-o", str(short_run)], capture_output=True).returncode == 0
+    r = script("make_figures.py", short_run, "-o", tmp / "short.png")
+    assert r.returncode == 0 and (tmp / "short.png").stat().st_size > 0, r.stdout + r.stderr
 
     # compare_public_table.py: both arguments.
     public = tmp / "public.txt"
@@ -89,6 +98,7 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("compare_public_table.py", truncated, public, says=f"error: {truncated}: ")
     refused("compare_public_table.py", tmp, public, says=f"error: {tmp} is a folder, not a result file")
     refused("compare_public_table.py", RESULT, tmp, says=f"error: {tmp} is a folder, not a table")
+    refused("compare_public_table.py", THREE_D, public, says=f"{THREE_D} is a table of 3D Chomp")
     r = script("compare_public_table.py", RESULT, public)
     assert r.returncode == 0 and "levels 1..60 (3 in both): all agree" in r.stdout, r.stdout + r.stderr
 

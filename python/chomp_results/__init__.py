@@ -435,6 +435,9 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
         f"format_version: {a.get('format_version')}; complete: {a.get('complete')}; status: {a.get('status')}; "
         f"levels 1..{levels.max_tiles}",
         *([f"snapshot_of_run: {a.get('snapshot_of_run')}"] if a.get("snapshot_of_run") else []),
+        # Whether the marks count every move examined ("none") or leave out
+        # the moves of the first rows, inferred from bits (scripts check it).
+        *([f"inferred_marks: {a.get('inferred_marks')}"] if a.get("inferred_marks") else []),
         *([f"dimensions: {int(a.get('dimensions'))} (3D Chomp by cube count: tiles = cubes n, positions = PL(n), "
            "the plane partitions of n; marks = moves examined; doc/THREE_D.md)"]
           if int(a.get("dimensions", 2)) == 3 else []),
