@@ -207,8 +207,13 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int fir
       if (detail::tuning_for(max_tiles, larger, processes).window_bits >= bits) break;
       smallest += smallest / 16;
     }
+    // Each thread's buffers and buckets count: with many threads they are
+    // most of it (4 MiB and more a thread), not the window.
     throw BudgetTooSmall("a run to " + std::to_string(max_tiles) + " tiles needs a window of at least " +
-                             std::to_string(bits / 8) + " bytes (one first row of its largest level)",
+                             std::to_string(bits / 8) + " bytes (one first row of its largest level)" +
+                             (tu.threads > 1 ? " and the buffers of its " + std::to_string(tu.threads) +
+                                                   " threads (fewer threads, --threads, need less)"
+                                             : std::string()),
                          smallest);
   }
   plan.bitmap_bytes = windows.bits / 8;

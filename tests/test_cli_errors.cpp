@@ -100,6 +100,8 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "--memory-limit", "1.5.5G"}, 2, "not a size"},
       {{"sieve", "--memory-limit", "99999999999999T"}, 2, "does not fit 64 bits"},
       {{"sieve", "--memory-limit", "1M", "-n", "50"}, 2, "the smallest --memory-limit that works is"},
+      // Many threads: their buffers, not the window, are what does not fit.
+      {{"sieve", "--memory-limit", "64M", "-n", "10", "-t", "256"}, 2, "and the buffers of its 256 threads"},
       {{"sieve", "-n", "255"}, 2, "does not fit nine tenths of the memory"},  // far beyond any machine
       // --checkpoint-every (NaN passed CLI11's range and meant: never save)
       {{"sieve", "--checkpoint-every", "nan"}, 2, "'nan' is not a decimal number"},

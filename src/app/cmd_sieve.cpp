@@ -279,7 +279,9 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<SieveArgs>();
   a->max_tiles_option =
-      sub.add_option("-n,--max-tiles", a->max_tiles, "Largest tile count (level) to classify")
+      sub.add_option("-n,--max-tiles", a->max_tiles,
+                     "Largest tile count (level) to classify (a --resume without it goes to the file's own; "
+                     "--dimensions 3 needs it, at most 63)")
           ->transform(whole_number(1, kMaxTiles,
                                " (a position is stored as a lattice path of at most 256 steps, rows "
                                "plus columns, which holds every position of up to 255 tiles)"))
@@ -287,7 +289,9 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_option("-o,--output", a->output, "HDF5 file for the per-level table")
       ->check(output_file_name())
       ->capture_default_str();
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")
+  sub.add_option("-t,--threads", a->threads,
+                 "Worker threads (default: all cores); each has buffers in the memory budget (about 5 MiB at "
+                 "the least), so hundreds of threads need a large --memory-limit")
       ->transform(whole_number(1, 4096));
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
   sub.add_flag("-r,--resume", a->resume,

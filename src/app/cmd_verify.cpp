@@ -237,10 +237,11 @@ int run_verify(const VerifyArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(15, "verify", "Check a sieve result file's levels without the sieve: its store, transposition, the rule move by move",
+const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels without the sieve: its store, transposition, the rule move by move",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<VerifyArgs>();
-  sub.add_option("file", a->file, "Result file of `chomp sieve` (with its store beside it)")
+  sub.add_option("file", a->file, "Result file of a 2D `chomp sieve` run (with its store beside it; a 3D run's "
+                                   "store is checked when `chomp sieve --dimensions 3 --resume` continues it)")
       ->required()
       ->check(CLI::ExistingFile);
   sub.add_option("--from", a->from, "First level to check")->transform(whole_number(1, kMaxTiles));
