@@ -64,6 +64,13 @@ naive=build/benchmarks/chomp_naive_sieve
 for chomp in "${chomps[@]}"; do
   [ -x "$chomp" ] || { echo "error: $chomp is not a program: build first (scripts/build.sh)" >&2; exit 1; }
 done
+if [ "${NAIVE:-1}" = 1 ] && [ ! -x "$naive" ]; then
+  echo "error: $naive is not built (scripts/build.sh builds the benchmarks), or set NAIVE=0" >&2
+  exit 1
+fi
+for t in $threads ${NAIVE_THREADS:-}; do
+  [[ $t =~ ^[1-9][0-9]*$ ]] || { echo "error: THREADS and NAIVE_THREADS are thread counts, not '$t'" >&2; exit 1; }
+done
 command -v /usr/bin/time >/dev/null || { echo "error: /usr/bin/time is needed (Debian package 'time')" >&2; exit 1; }
 
 header="program,max_tiles,threads,wall_s,cpu_s,peak_rss_mib,losing_at_max,git_revision,host,date_utc,cpus"
@@ -104,7 +111,12 @@ measure() {  # program n t revision command...
     fi
     run=(taskset -c "$list" "${run[@]}")
   fi
-  "${run[@]}" > "$log" 2>&1
+  if ! "${run[@]}" > "$log" 2>&1; then
+    # The rows so far stay; this run's failure is said, not only logged.
+    echo "error: $program at N = $n with $t threads failed; its log, $log, ends:" >&2
+    tail -n 3 "$log" >&2
+    exit 1
+  fi
   read -r wall user sys rss < out/bench.time
   local losing
   losing=$(awk -v n="$n" '$1 == n {print $3}' "$log" | tail -n 1)
