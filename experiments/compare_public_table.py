@@ -12,7 +12,6 @@ import os
 import re
 import sys
 
-import h5py
 
 from sieve_table import open_sieve_table  # beside this script
 
@@ -45,6 +44,9 @@ def read_table(path):
 
 
 def main() -> int:
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         return 2

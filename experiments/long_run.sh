@@ -34,6 +34,9 @@ running_pid() {
 }
 
 case ${1:-} in
+  -h | --help)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0 ;;
   --stop)
     stop_wait=${STOP_WAIT:-900}
     [[ $stop_wait =~ ^[1-9][0-9]*$ ]] || { echo "error: STOP_WAIT must be whole seconds, not '$stop_wait'" >&2; exit 2; }
