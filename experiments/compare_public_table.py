@@ -12,7 +12,6 @@ import os
 import re
 import sys
 
-
 from sieve_table import open_sieve_table  # beside this script
 
 
