@@ -131,4 +131,18 @@ echo "$pid" > "$run_dir/pid"
 nohup bash -c 'while [ -r /proc/'"$pid"'/status ]; do
   awk -v t="$(date +%s)" '"'"'/^VmHWM/ {h = $2} /^VmRSS/ {r = $2} END {if (h) print t, h, r}'"'"' /proc/'"$pid"'/status
   sleep 300; done' >> "$run_dir/rss.log" 2>/dev/null < /dev/null &
+# A leg refused at once (a file of another command or of 3D Chomp in the
+# folder, a damaged store) says so here, not only in its log.
+sleep 3
+if ! kill -0 "$pid" 2>/dev/null; then
+  status=0
+  wait "$pid" || status=$?
+  if [ "$status" != 0 ]; then
+    echo "error: leg $((legs + 1)) ended at once (exit status $status); $log ends:" >&2
+    tail -n 3 "$log" >&2
+    exit 1
+  fi
+  echo "leg $((legs + 1)) finished at once; log: $log"
+  exit 0
+fi
 echo "leg $((legs + 1)) started (pid $pid); log: $log"
