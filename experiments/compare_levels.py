@@ -98,7 +98,11 @@ def compare(args):
         raise OSError(f"cannot run {args.chomp} ({e.strerror or e}): build it (scripts/build.sh) or give --chomp")
     if shown.returncode != 0:
         raise ValueError(f"{args.chomp} show {args.file}: {(shown.stderr.strip().splitlines() or ['failed'])[0]}")
-    attributes = json.loads(about.stdout).get("attributes", {}) if about.returncode == 0 else {}
+    try:
+        attributes = json.loads(about.stdout).get("attributes", {}) if about.returncode == 0 else {}
+    except ValueError:
+        raise ValueError(f"{args.chomp} show {args.file} --json printed no JSON: is {args.chomp} the chomp "
+                         "program? (give it with --chomp)") from None
     if kind := attributes.get("format"):
         raise ValueError(f"{args.file} is not a table of `chomp sieve`: its root attribute format = "
                          f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
