@@ -147,6 +147,10 @@ void Sieve::Impl::remove_checkpoint() {
 
 bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
   if (!can_checkpoint()) return false;
+  // A pass of no source level (the first window, before its first level is
+  // finished) has marked nothing: a checkpoint would hold an empty window,
+  // and the reader takes sources 1..0 for a damaged header.
+  if (pass.from > pass.to) return false;
   const detail::PhaseTimer timer(phases.checkpoints);
   // The window's levels not finished yet (a pass that follows a finished
   // level marks the levels above it): from that level's base on, as held.

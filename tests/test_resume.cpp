@@ -342,6 +342,29 @@ TEST(Resume, KillsWhileAResumeReadsTheStoreLeaveItResumable) {
 // SIGINT: the level in progress is dropped, the finished ones are kept, the
 // file says "interrupted", the exit code is 130 and stderr gives the exact
 // command that continues the run; running that command finishes it.
+// A stop in the first window before its first level is finished: its pass
+// of earlier levels (none) has marked nothing, so no checkpoint is saved;
+// one was, and the resume threw it away as a "damaged header" (a window of
+// up to the whole budget written to disk for nothing). Whenever the stop
+// lands, the resume never calls the checkpoint damaged and finishes.
+TEST(Resume, AStopBeforeTheFirstLevelLeavesNoCheckpointToThrowAway) {
+  ScratchDir dir;
+  const std::string out = dir.file("early.h5");
+  ChompProcess run({"sieve", "-n", kFullSize ? "100" : "90", "-t", "1", "-o", out});
+  ASSERT_TRUE(run.wait_until([&] { return run.err().find("plan: ") != std::string::npos; }, 60)) << run.err();
+  run.send(SIGINT);
+  const ProcessResult r = run.wait();
+  ASSERT_EQ(r.exit_code, 130) << r.err;
+  if (r.err.find("during level 1;") != std::string::npos) {
+    EXPECT_FALSE(std::filesystem::exists(dir.file("early.window"))) << r.err;
+    EXPECT_EQ(r.err.find("is saved in"), std::string::npos) << r.err;
+  }
+  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-t", "1", "-q", "-o", out});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(resumed.err.find("damaged"), std::string::npos) << resumed.err;
+  EXPECT_TRUE(read_level_file(out).complete());
+}
+
 TEST(Resume, SigintStopsCleanlyAndPrintsTheResumeCommand) {
   ScratchDir dir;
   const std::string out = dir.file("run with space.h5");
