@@ -12,20 +12,26 @@ MPIRUN=(mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-run() {  # label, threads per process, launcher words (none for one process)
+run() {  # label, threads per process, launcher words (none for one process), -- then chomp's own options
   local label=$1 threads=$2; shift 2
+  local -a launcher=() extra=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do launcher+=("$1"); shift; done
+  [ $# -gt 0 ] && { shift; extra=("$@"); }
   local start end
   start=$(date +%s.%N)
-  "$@" "$CHOMP" sieve -n "$N" --threads "$threads" -o "$dir/$label.h5" --force -q 2>"$dir/$label.err" ||
+  "${launcher[@]}" "$CHOMP" sieve -n "$N" --threads "$threads" -o "$dir/$label.h5" --force -q "${extra[@]}" \
+    2>"$dir/$label.err" ||
     { cat "$dir/$label.err"; exit 1; }
   end=$(date +%s.%N)
   local sieve
-  sieve=$(sed -n 's/.*threads*, \([0-9.]*\) s).*/\1/p' "$dir/$label.err")
+  sieve=$(sed -n 's/.*threads*, \([0-9.]*\) s[;)].*/\1/p' "$dir/$label.err")
   printf '%-4s %6.2f s wall (%s s in the sieve)\n' "$label" "$(echo "$end - $start" | bc)" "$sieve"
 }
 
 echo "chomp sieve -n $N, $THREADS threads in all, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-run K1 "$THREADS"
+# MPI runs file every mark (none inferred from bits), so the single process
+# does too, for the marks to compare.
+run K1 "$THREADS" -- --file-all-marks
 for K in 2 4; do
   run "K$K" $(( THREADS / K > 0 ? THREADS / K : 1 )) "${MPIRUN[@]}" -np "$K"
 done

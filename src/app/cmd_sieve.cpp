@@ -101,6 +101,13 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     saved = peek_checkpoint(checkpoint);
     if (saved && (saved->run_id != resume->state().provenance.run_id || saved->level != resume->state().levels))
       saved.reset();  // of another state: the sieve says so and removes it
+  } else if (std::error_code ec; resume && !a.dry_run && std::filesystem::exists(checkpoint, ec)) {
+    // As an ignored checkpoint is: said, and removed (it would be stale once
+    // these processes pass its window, and it may be as large as the window).
+    std::filesystem::remove(checkpoint, ec);
+    std::cerr << "note: ignored the window's checkpoint " << checkpoint << ", which only a run of one process "
+              << "continues; these " << cluster.processes() << " processes mark that window again"
+              << (ec ? " (it could not be removed: " + ec.message() + ")" : std::string(" (it is removed)")) << '\n';
   }
   if (saved && saved->threads > 0 && saved->threads != threads) {
     if (a.threads > 0)
@@ -344,7 +351,8 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->check(whole_number(2, 3, " (the sieve in more dimensions is not built; `chomp divisors` plays the "
                                  "game of more primes)"));
   sub.add_option("--checkpoint-every", a->checkpoint_minutes,
-                 "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window), so that a "
+                 "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window; "
+                 "runs of one process: an MPI run saves none), so that a "
                  "kill loses at most that much of it; a stop (SIGINT, SIGTERM) always saves it, and --resume "
                  "continues from it. 0: only at a stop")
       ->check(decimal_number(1e6))

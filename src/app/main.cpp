@@ -61,10 +61,21 @@ int main(int argc, char** argv) {
     actions.emplace_back(sub, spec.setup(*sub));
   }
 
+  // Under an MPI launcher every process parses the same words before MPI
+  // starts: only the first (rank 0, from the launcher's environment) says
+  // what is wrong, or prints help, instead of K interleaved copies, and
+  // gives the job its exit code; the others end quietly with 0 (one ending
+  // with 2 first made mpirun abort the job across rank 0's message).
+  const bool other_rank = [] {
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+      if (const char* r = std::getenv(name); r && *r) return std::string_view(r) != "0";
+    return false;
+  }();
   // A first word that is neither an option nor a command is named, with
   // the commands there are (CLI11 would say only "A subcommand is required").
   if (argc > 1 && argv[1][0] != '-' &&
       std::none_of(registry.begin(), registry.end(), [&](const CommandSpec& c) { return c.name == argv[1]; })) {
+    if (other_rank) return 0;
     std::string names;
     for (const CommandSpec& c : registry) names += (names.empty() ? "" : ", ") + c.name;
     std::cerr << "chomp: unknown command '" << printable(argv[1], 80) << "'; the commands are " << names << '\n'
@@ -75,12 +86,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return other_rank ? 0 : app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return other_rank ? 0 : app.exit(e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return other_rank ? 0 : app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (other_rank) return 0;
     // One line for the problem (the value echoed safely), one for help.
     std::cerr << "chomp: " << printable(e.what(), 400) << '\n'
               << "Run 'chomp --help' or 'chomp <command> --help' for usage.\n";
