@@ -384,7 +384,7 @@ const RegisterCommand reg(12, "grundy",
       sub.add_option("-n,--max-tiles", a->max_tiles,
                      "Largest tile count (level); required unless --resume continues an existing file")
           ->check(whole_number(1, kMaxTiles, " (positions of up to 255 tiles fit the ranking)"));
-  sub.add_option("-o,--output", a->output, "HDF5 file for the per-level counts of each value (required, but with --dry-run)")
+  sub.add_option("-o,--output", a->output, "HDF5 file for the per-level counts of each value (required, except with --dry-run)")
       ->check(output_file_name());
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
   sub.add_flag("-r,--resume", a->resume,
