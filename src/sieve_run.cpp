@@ -29,7 +29,9 @@ Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
   if (resume) {
     prov = resume->state().provenance;
     if (!prov.resume_history.empty()) prov.resume_history += '\n';
+    // An MPI run's processes too: mpi_ranks keeps only the last run's count.
     prov.resume_history += utc_now() + ": restored levels 1.." + std::to_string(resume->state().levels) + " with " +
+                           (r.processes > 1 ? std::to_string(r.processes) + " MPI processes of " : std::string()) +
                            std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " (chomp " +
                            build::kVersion + ", revision " + build::kGitRevision + "): " + r.command_line;
   } else {

@@ -194,6 +194,11 @@ TEST(MpiSieve, ResumesWithAnotherProcessCount) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("levels 1..68 checked"), std::string::npos) << r.err;
   expect_same_levels(f, 3);
+  // The history says how many processes resumed it (mpi_ranks keeps the last count only).
+  const chomp::LevelTable t = chomp::read_level_file(f);
+  EXPECT_NE(t.text_attributes.at("resume_history").find("restored levels 1..68 with 3 MPI processes of "),
+            std::string::npos)
+      << t.text_attributes.at("resume_history");
 }
 
 // A one-process run's window checkpoint (the run stopped by SIGTERM after
