@@ -63,10 +63,6 @@ std::string human_bytes(double bytes);
 /// limit (batch schedulers and containers set one), and ulimit -v.
 std::pair<std::uint64_t, std::string> available_memory();
 
-/// Refuses (UsageError, exit code 2) a solve that needs more memory than
-/// available_memory() says is left, before it starts, instead of letting
-/// the kernel's out-of-memory killer end it: "WHAT needs about X of memory
-/// (DETAIL), and only Y is SOURCE; ADVICE".
 /// Refuses (UsageError) an --output named like a side file of a run
 /// (run.h5 keeps run.store, run.window, run.window.tmp, run.h5.partial and
 /// run.h5.lock): a run on that other output would take this result file
@@ -75,6 +71,10 @@ std::pair<std::uint64_t, std::string> available_memory();
 /// x.store --force` replaced a sieve run's store).
 void refuse_side_file_name(const std::string& output);
 
+/// Refuses (UsageError, exit code 2) a solve that needs more memory than
+/// available_memory() says is left, before it starts, instead of letting
+/// the kernel's out-of-memory killer end it: "WHAT needs about X of memory
+/// (DETAIL), and only Y is SOURCE; ADVICE".
 void refuse_unless_memory_left(std::uint64_t bytes, const std::string& what, const std::string& detail,
                                const std::string& advice);
 
