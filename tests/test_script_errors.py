@@ -62,10 +62,11 @@ with tempfile.TemporaryDirectory() as tmp:
                       (TABLE, f"{TABLE} is not an HDF5 file")]:
         refused("h5_to_csv.py", bad, "-o", tmp / "x.csv", says=says)
         assert not (tmp / "x.csv").exists()
-    # HDF5's message for a truncated file does not name it: the error does. A folder is said to be one.
+    # A truncated file is named and said to be truncated (HDF5's own message names neither;
+    # compare_public_table.py, which reads with h5py alone, names it). A folder is said to be one.
     truncated = tmp / "truncated.h5"
     truncated.write_bytes(RESULT.read_bytes()[:3000])
-    refused("h5_to_csv.py", truncated, "-o", tmp / "x.csv", says=f"error: {truncated}: ")
+    refused("h5_to_csv.py", truncated, "-o", tmp / "x.csv", says=f"error: {truncated} cannot be read: the file is truncated")
     refused("h5_to_csv.py", tmp, "-o", tmp / "x.csv", says=f"error: {tmp} is a folder, not a result file")
     assert not (tmp / "x.csv").exists()
     r = script("h5_to_csv.py", RESULT, "-o", tmp / TABLE.name)
@@ -75,7 +76,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # make_figures.py (the figure itself: notebooks/test_density_fits.py and the notebooks).
     refused("make_figures.py", GRUNDY, "-o", tmp / "x.png", says=SAYS_GRUNDY)
     refused("make_figures.py", missing, "-o", tmp / "x.png", says=f"no result file at {missing}")
-    refused("make_figures.py", truncated, "-o", tmp / "x.png", says=f"error: {truncated}: ")
+    refused("make_figures.py", truncated, "-o", tmp / "x.png", says=f"error: {truncated} cannot be read: the file is truncated")
     refused("make_figures.py", tmp, "-o", tmp / "x.png", says=f"error: {tmp} is a folder, not a result file")
     # A 3D table is not drawn against the 2D conjecture's published rows (it was, under a 2D title).
     THREE_D = ROOT / "data" / "levels3d-40.h5"

@@ -58,6 +58,7 @@ __version__ = "0.2.0"
 __all__ = [
     "IncompleteRunError",
     "Levels",
+    "NotATableError",
     "decode_path",
     "default_levels_file",
     "data_dir",
@@ -247,6 +248,12 @@ class Levels:
     def max_tiles(self) -> int:
         return int(self.tiles[-1])
 
+    @property
+    def dimensions(self) -> int:
+        """2 for Chomp's boards; 3 for a table of 3D Chomp, whose levels are
+        cube counts and whose positions are the plane partitions (PL(n))."""
+        return int(self.attrs.get("dimensions", 2))
+
     def row(self, n: int) -> int:
         """Index of level n in the arrays; IndexError for a level the table
         does not hold."""
@@ -343,12 +350,35 @@ def _read_settled(path, read):
                 return read(f)
         except FileNotFoundError:
             raise
+        except NotATableError:  # the readers' own refusal: final unless a live writer may be mid-update
+            if not live or attempt == _LIVE_READ_ATTEMPTS:
+                raise
         # h5py raises OSError, KeyError, ValueError or RuntimeError by HDF5's error code.
         except (OSError, KeyError, ValueError, RuntimeError) as e:
             if not (live or (isinstance(e, OSError) and _truncated(e))) or attempt == _LIVE_READ_ATTEMPTS:
-                raise
+                raise _unreadable(path, e) from e
         time.sleep(pause)
         pause *= 2
+
+
+class NotATableError(ValueError):
+    """The file was read and is not what the caller asked for (raised by the
+    readers themselves; read again only while a live writer may be
+    rewriting its attributes)."""
+
+
+def _unreadable(path, e: BaseException) -> BaseException:
+    """The ValueError that an HDF5 failure while reading `path` stands for:
+    a file cut short or damaged says so and what to do; a file that opened
+    but lacks an object the program always writes is not a result file."""
+    if isinstance(e, ValueError) and "is not an HDF5 file" in str(e):
+        return e
+    if isinstance(e, KeyError) and "doesn't exist" in str(e):
+        return ValueError(f"{path} is not a chomp result file: it lacks an object every result file has ({e})")
+    what = "truncated" if _truncated(e) else "damaged"
+    return ValueError(f"{path} cannot be read: the file is {what} (HDF5: {e}). Copy it again from where "
+                      "it was made; a run's own file is checked with `chomp verify FILE`, and an unfinished "
+                      "run is continued with `chomp sieve --resume --output FILE`")
 
 
 #: Root attribute ``format`` of the program's other files -> the command that
@@ -361,8 +391,23 @@ def _refuse_other_kind(f, path) -> None:
     if "format" in f.attrs:
         fmt = _attr(f.attrs["format"])
         kind = OTHER_FORMATS.get(fmt)
-        raise ValueError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
+        raise NotATableError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
                          f"\"{fmt}\" marks a file of " + (f"`{kind}`" if kind else "another command"))
+
+
+def _check_table(f, path) -> dict:
+    """The root attributes of a `chomp sieve` table; ValueError for any other file."""
+    attrs = {k: _attr(v) for k, v in f.attrs.items()}
+    _refuse_other_kind(f, path)
+    if attrs.get("format_version") in FORMAT_VERSIONS and "levels" not in f:
+        raise NotATableError(f"{path} is not a chomp result file: it has no /levels group")
+    if attrs.get("format_version") not in FORMAT_VERSIONS:
+        raise NotATableError(f"{path} is not a chomp result file of format version "
+                         f"{' or '.join(map(str, FORMAT_VERSIONS))} "
+                         f"(format_version = {attrs.get('format_version')!r})")
+    if missing := [c for c in LEVEL_COLUMNS if c not in f["levels"]]:
+        raise NotATableError(f"{path} is not a chomp result file: /levels has no {', '.join(missing)}")
+    return attrs
 
 
 def read_levels(path, require_complete: bool = True) -> Levels:
@@ -379,22 +424,20 @@ def read_levels(path, require_complete: bool = True) -> Levels:
     path = Path(path)
 
     def read(f):
-        attrs = {k: _attr(v) for k, v in f.attrs.items()}
-        _refuse_other_kind(f, path)
-        if attrs.get("format_version") not in FORMAT_VERSIONS or "levels" not in f:
-            raise ValueError(f"{path} is not a chomp result file of format version "
-                             f"{' or '.join(map(str, FORMAT_VERSIONS))} "
-                             f"(format_version = {attrs.get('format_version')!r})")
-        if missing := [c for c in LEVEL_COLUMNS if c not in f["levels"]]:
-            raise ValueError(f"{path} is not a chomp result file: /levels has no {', '.join(missing)}")
+        attrs = _check_table(f, path)
         cols = {c: f["levels"][c][()] for c in LEVEL_COLUMNS}
         descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in LEVEL_COLUMNS}
         return attrs, cols, descriptions
 
     attrs, cols, descriptions = _read_settled(path, read)
     if require_complete and attrs.get("complete") != 1:
-        raise IncompleteRunError(f"{path}: run not complete (complete = {attrs.get('complete')!r}, "
-                                 f"status = {attrs.get('status')!r}); rerun chomp sieve")
+        status = attrs.get("status")
+        todo = ("it is still being written, or its writer was killed: wait for it to finish, or "
+                f"continue a killed run with `chomp sieve --resume --output {path}`" if status == "running"
+                else f"continue it with `chomp sieve --resume --output {path}`")
+        raise IncompleteRunError(f"{path}: the run did not finish (complete = {attrs.get('complete')!r}, "
+                                 f"status = {status!r}): {todo}; read_levels(path, require_complete=False) "
+                                 "reads its finished levels")
     # A killed writer may leave a row in only some of the datasets: keep full rows.
     rows = min(len(v) for v in cols.values())
     levels = Levels(path=path, attrs=attrs, descriptions=descriptions,
@@ -467,7 +510,7 @@ def stored_levels(path) -> list[int]:
     """The finished levels whose losing positions the file stores
     (--store-losing); ValueError for a file of another command."""
     def read(f):
-        _refuse_other_kind(f, path)
+        _check_table(f, path)
         if "losing_positions" not in f:
             return []
         finished = min(len(f["levels"][c]) for c in LEVEL_COLUMNS)
@@ -488,9 +531,14 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
     if int(n) not in stored_levels(path):
         # A levels-only copy keeps the positions its run stored, up to the
         # level it was copied through: of the committed tables, none.
-        bare_copy = not stored_levels(path) and _read_settled(path, lambda f: int(f.attrs.get("levels_only", 0)) == 1)
-        hint = ("a levels-only copy of a run that stored none: read a run's own file made with --store-losing"
-                if bare_copy else f"run chomp sieve with --store-losing {n} or more")
+        attrs = _read_settled(path, lambda f: {k: _attr(f.attrs.get(k, 0)) for k in ("levels_only", "dimensions")})
+        bare_copy = not stored_levels(path) and int(attrs["levels_only"]) == 1
+        if int(attrs["dimensions"] or 2) == 3:
+            hint = "a table of 3D Chomp: 3D runs store no positions (doc/THREE_D.md)"
+        elif bare_copy:
+            hint = "a levels-only copy of a run that stored none: read a run's own file made with --store-losing"
+        else:
+            hint = f"run chomp sieve with --store-losing {n} or more"
         raise KeyError(f"{path} does not store the losing positions of level {n} ({hint})")
     words = _read_settled(path, lambda f: f[f"losing_positions/level_{int(n):03d}"][()])
     return [decode_path(w) for w in words]
@@ -528,7 +576,11 @@ def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:
     positions, losing, percent_losing truncated to two decimals, as published).
     small_counts.csv: positions and losing for n = 1..30 from an independent
     brute-force solver."""
-    with open(data_dir() / "reference" / name, newline="") as fh:
+    path = data_dir() / "reference" / name
+    if not path.is_file():
+        raise FileNotFoundError(f"no reference table {path} (set CHOMP_DATA_DIR to the repository's data/ "
+                                "folder, which holds reference/)")
+    with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     table = {}
     for col in rows[0]:

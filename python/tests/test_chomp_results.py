@@ -144,6 +144,8 @@ class OtherFilesTest(unittest.TestCase):
         import subprocess
 
         checkout = Path(__file__).resolve().parent.parent.parent
+        if not (checkout / "notebooks").is_dir():
+            self.skipTest(f"run from a copy of the tests without the checkout's notebooks/ ({checkout})")
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copytree(Path(cp.__file__).parent, Path(tmp) / "site" / "chomp_results")
             env = {k: v for k, v in os.environ.items() if k != "CHOMP_DATA_DIR"}
@@ -156,6 +158,40 @@ class OtherFilesTest(unittest.TestCase):
         table = next(cp.data_dir().glob("levels-*.csv"))
         with self.assertRaisesRegex(ValueError, r"is not an HDF5 file"):
             cp.read_levels(table)
+
+    def test_another_hdf5_file_is_not_a_table(self):
+        import h5py
+
+        with tempfile.TemporaryDirectory() as tmp:
+            other = Path(tmp) / "other.h5"
+            with h5py.File(other, "w") as f:
+                f["data"] = [1, 2, 3]
+            no_levels = Path(tmp) / "no-levels.h5"
+            with h5py.File(no_levels, "w") as f:
+                f.attrs["format_version"] = 3
+                f["losing_positions/level_005"] = [1]
+            for path, said in ((other, r"format_version = None"), (no_levels, r"has no /levels group")):
+                for read in (cp.read_levels, cp.stored_levels, lambda p: cp.read_losing_positions(p, 5)):
+                    with self.assertRaisesRegex(cp.NotATableError, said):
+                        read(path)
+
+    @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
+    def test_a_3d_table_is_said_to_store_no_positions(self):
+        import subprocess
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "d3.h5"
+            subprocess.run([os.environ["CHOMP_BIN"], "sieve", "--dimensions", "3", "--max-tiles", "12",
+                            "--output", str(out), "-q"], check=True, capture_output=True)
+            levels = cp.read_levels(out)
+            self.assertEqual(levels.dimensions, 3)
+            self.assertEqual([int(x) for x in levels.positions], cp.plane_partition_numbers(12)[1:])
+            with self.assertRaisesRegex(KeyError, r"a table of 3D Chomp: 3D runs store no positions"):
+                cp.read_losing_positions(out, 5)
+
+    def test_a_missing_reference_table_says_where_to_look(self):
+        with self.assertRaisesRegex(FileNotFoundError, r"no reference table .*set CHOMP_DATA_DIR"):
+            cp.read_reference("none.csv")
 
     def test_a_missing_file(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -227,7 +263,8 @@ class FileTest(unittest.TestCase):
             with h5py.File(copy, "r+") as f:
                 f.attrs["complete"] = 0
                 f.attrs["status"] = "interrupted"
-            with self.assertRaises(cp.IncompleteRunError):
+            with self.assertRaisesRegex(cp.IncompleteRunError, r"status = 'interrupted'\): continue it with "
+                                        r"`chomp sieve --resume --output .*interrupted\.h5`; .*require_complete=False"):
                 cp.read_levels(copy)
             self.assertEqual(cp.read_levels(copy, require_complete=False).attrs["complete"], 0)
 
@@ -370,8 +407,22 @@ class FileTest(unittest.TestCase):
             self.assertEqual(levels.max_tiles, 20)
             self.assertEqual(int(levels.losing[11]), 10)  # L(12), data/reference/small_counts.csv
             out.write_bytes(data[:cut])
-            with self.assertRaisesRegex(OSError, "truncated"):
+            with self.assertRaisesRegex(ValueError, r"cannot be read: the file is truncated .* Copy it again"):
                 cp.read_levels(out)
+
+    def test_a_damaged_file_is_said_to_be_damaged(self):
+        # Bytes of its metadata overwritten (HDF5 finds their checksums
+        # wrong): a ValueError that says so and what to do, not h5py's own
+        # RuntimeError or KeyError.
+        with tempfile.TemporaryDirectory() as tmp:
+            for where in (512, 1024):
+                damaged = bytearray(Path(FILE).read_bytes())
+                damaged[where:where + 256] = bytes(b ^ 0xFF for b in damaged[where:where + 256])
+                out = Path(tmp) / f"damaged-{where}.h5"
+                out.write_bytes(damaged)
+                for read in (cp.read_levels, cp.stored_levels):
+                    with self.assertRaisesRegex(ValueError, r"cannot be read: the file is damaged .*chomp verify"):
+                        read(out)
 
     def test_levels_file_from_environment(self):
         os.environ["CHOMP_TEST_LEVELS"] = FILE
