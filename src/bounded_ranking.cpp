@@ -57,6 +57,10 @@ std::uint64_t count_subpositions(std::span<const int> shape) {
   return total;
 }
 
+std::string positions_text(std::uint64_t count) {
+  return count == std::numeric_limits<std::uint64_t>::max() ? std::string("more than 2^64") : std::to_string(count);
+}
+
 Rows box_shape(int rows, int cols) {
   if (rows < 1 || cols < 1)
     throw InvalidPosition("a board needs at least one row and one column, not " + std::to_string(rows) +
@@ -79,9 +83,7 @@ BoundedRanking::BoundedRanking(std::span<const int> shape) : shape_(shape.begin(
   const std::uint64_t domain = count_subpositions(shape_);
   if (domain > kMaxDomainPositions)
     throw std::length_error("the positions inside " + rows_to_string(shape_) + " number " +
-                            (domain == std::numeric_limits<std::uint64_t>::max()
-                                 ? std::string("more than 2^64")
-                                 : std::to_string(domain)) +
+                            positions_text(domain) +
                             ", more than the " + std::to_string(kMaxDomainPositions) + " a solver holds");
   rows_ = static_cast<int>(shape_.size());
   cols_ = shape_.front();

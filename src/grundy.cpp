@@ -273,7 +273,7 @@ BoundedGrundy::BoundedGrundy(std::span<const int> shape) {
   const std::uint64_t domain = count_subpositions(shape);
   if (domain > kMaxGrundyDomain)
     throw std::length_error("the positions inside " + rows_to_string(shape) + " number " +
-                            (domain == UINT64_MAX ? std::string("more than 2^64") : std::to_string(domain)) +
+                            positions_text(domain) +
                             ", more than the " + std::to_string(kMaxGrundyDomain) +
                             " a Grundy solve holds (such as 10 x 12 or 6 x 30)");
   impl_ = std::make_unique<Impl>(shape);

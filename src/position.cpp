@@ -273,7 +273,10 @@ Rows parse_picture(std::string_view text) {
     for (char c : line)
       if (c != '#')
         fail("line " + std::to_string(line_no) + " of the picture has " + describe(c) +
-             "; draw each row with '#' only");
+             (c == 'X' || c == 'x' ? " (chomp play's mark of the poisoned tile): draw every tile, the poisoned one "
+                                     "too, with '#'"
+              : c == '.'          ? " (chomp play's mark of an eaten tile): draw only the tiles left, with '#'"
+                                  : "; draw each row with '#' only"));
     rows.push_back(static_cast<int>(line.size()));
     if (rows.size() > static_cast<std::size_t>(kMaxPathSteps))
       fail("picture has more than " + std::to_string(kMaxPathSteps - 1) + " rows");
@@ -287,8 +290,12 @@ Rows parse_position(std::string_view text) {
   if (text.find('#') != std::string_view::npos) return parse_picture(text);
   // Allow one trailing newline, as from `echo 3,2,1 | chomp ...`.
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-  if (text.find('\n') != std::string_view::npos)
+  if (text.find('\n') != std::string_view::npos) {
+    // Lines without a digit are a picture drawn with another mark: its
+    // reader names the mark (and 'X' or '.', chomp play's, as such).
+    if (text.find_first_of("0123456789") == std::string_view::npos) return parse_picture(text);
     fail("position spans several lines; give row lengths on one line or a picture of '#'");
+  }
   return parse_rows(text);
 }
 

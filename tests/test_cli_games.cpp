@@ -46,6 +46,21 @@ TEST(AnalyzeCommand, JsonAndStdin) {
   EXPECT_TRUE(contains(dash.out, "\"position\": \"7,3,3,1,1\""));
 }
 
+// A sum typed without quotes reaches the program as several words: it reads
+// as the quoted sum (it was "The following arguments were not expected: 4,1 +").
+TEST(AnalyzeCommand, AnUnquotedSumReadsAsTheQuotedOne) {
+  const ProcessResult quoted = run_chomp({"analyze", "--json", "3,2 + 4,1"});
+  const ProcessResult unquoted = run_chomp({"analyze", "--json", "3,2", "+", "4,1"});
+  EXPECT_EQ(quoted.exit_code, 0) << quoted.err;
+  EXPECT_EQ(unquoted.exit_code, 0) << unquoted.err;
+  EXPECT_TRUE(contains(unquoted.out, "{\"board\": 2, \"position\": \"4,1\"")) << unquoted.out;
+  const auto no_seconds = [](const std::string& s) { return s.substr(0, s.find("\"seconds\"")); };
+  EXPECT_EQ(no_seconds(unquoted.out), no_seconds(quoted.out));
+  const ProcessResult play = run_chomp_with_input({"play", "--boards", "3x4", "+", "2x5", "--seed", "1"}, "quit\n");
+  EXPECT_EQ(play.exit_code, 0) << play.err;
+  EXPECT_TRUE(contains(play.out, "A sum of 2 Chomp boards")) << play.out;
+}
+
 TEST(AnalyzeCommand, EightByFifteenIsQuick) {
   const ProcessResult r = run_chomp({"analyze", "--json", "15,15,15,15,15,15,15,15"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -187,6 +202,14 @@ TEST(PlayCommand, RefusesWhatItCannotOffer) {
   const ProcessResult huge = run_chomp({"play", "--rows", "40", "--cols", "40", "--level", "perfect"});
   EXPECT_EQ(huge.exit_code, 2);
   EXPECT_TRUE(contains(huge.err, "40 x 40 holds more than 10^19")) << huge.err;
+  // The same for a board of a sum, and for a hint on a board too large to solve.
+  const ProcessResult huge_sum = run_chomp({"play", "--boards", "40x40"});
+  EXPECT_EQ(huge_sum.exit_code, 2);
+  EXPECT_TRUE(contains(huge_sum.err, "board 1 of --boards contains more than 2^64 positions")) << huge_sum.err;
+  const ProcessResult huge_hint = run_chomp_with_input(
+      {"play", "--rows", "40", "--cols", "40", "--level", "hard", "--computer-first", "--seed", "1"}, "hint\nquit\n");
+  EXPECT_TRUE(contains(huge_hint.out, "No hint: the position contains more than 2^64 positions")) << huge_hint.out;
+  EXPECT_FALSE(contains(huge_hint.out + huge_sum.err, "18446744073709551615"));
   EXPECT_EQ(run_chomp({"play", "--level", "expert"}).exit_code, 2);
   // A sum's boards give their own sizes: --rows beside them is refused, not ignored.
   const ProcessResult sized = run_chomp({"play", "--boards", "3x4 + 2x5", "--rows", "5"});

@@ -270,11 +270,22 @@ TEST(AnalyzeSum, MalformedSumsExit2WithAMessage) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(contains(bad.err, "board 2 of the sum")) << bad.err;
   EXPECT_EQ(run_chomp({"analyze", "3x0 + 1"}).exit_code, 2);
-  // A picture drawn with 'X' is one board, not a sum, and told to use '#'.
-  const ProcessResult xs = run_chomp_with_input({"analyze"}, "XXX\nXX\n");
-  EXPECT_EQ(xs.exit_code, 2);
-  EXPECT_TRUE(contains(xs.err, "draws each row with '#'")) << xs.err;
-  EXPECT_FALSE(contains(xs.err, "of the sum")) << xs.err;
+  // A picture drawn with 'X' is one board, not a sum, and told to use '#';
+  // so is one drawn as chomp play draws it (X the poisoned tile, '.' an
+  // eaten one), which was taken for a rectangle ("'X##\x0A##' has no number").
+  for (const char* picture : {"XXX\nXX\n", "X##\n##\n"}) {
+    const ProcessResult xs = run_chomp_with_input({"analyze"}, picture);
+    EXPECT_EQ(xs.exit_code, 2);
+    EXPECT_TRUE(contains(xs.err, "line 1 of the picture has 'X' (chomp play's mark of the poisoned tile): draw every "
+                                 "tile, the poisoned one too, with '#'")) << xs.err;
+    EXPECT_FALSE(contains(xs.err, "of the sum")) << xs.err;
+  }
+  const ProcessResult eaten = run_chomp_with_input({"analyze"}, "###\n#.\n");
+  EXPECT_EQ(eaten.exit_code, 2);
+  EXPECT_TRUE(contains(eaten.err, "line 2 of the picture has '.' (chomp play's mark of an eaten tile)")) << eaten.err;
+  // Several lines of another mark: the mark is named.
+  const ProcessResult os = run_chomp_with_input({"analyze"}, "OOO\nOO\n");
+  EXPECT_TRUE(contains(os.err, "line 1 of the picture has 'O'; draw each row with '#' only")) << os.err;
 }
 
 namespace {

@@ -46,6 +46,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "chomp/position.hpp"
@@ -65,6 +66,10 @@ std::uint64_t binomial(int n, int k);
 /// saturating at UINT64_MAX (so the caller can refuse a domain before
 /// building anything). Throws InvalidPosition for a malformed shape.
 std::uint64_t count_subpositions(std::span<const int> shape);
+
+/// A count of count_subpositions for a message: "more than 2^64" where it
+/// saturated (printing UINT64_MAX would read as a real count).
+std::string positions_text(std::uint64_t count);
 
 /// The a x b box as a shape: a rows of length b.
 Rows box_shape(int rows, int cols);

@@ -196,6 +196,12 @@ CLI::Validator byte_size() {
       "SIZE");
 }
 
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
 std::string shell_quote(const std::string& text) {
   bool plain = !text.empty();
   for (char c : text)

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace chomp::app {
 
@@ -51,6 +52,11 @@ CLI::Validator byte_size();
 /// text quoted for a POSIX shell when it needs it, for printing a command
 /// that can be pasted.
 std::string shell_quote(const std::string& text);
+
+/// The words of an option or argument joined with single spaces: a sum of
+/// boards typed without quotes (3,2 + 4,1) reaches the program as several
+/// words, and reads as the quoted one would.
+std::string join_words(const std::vector<std::string>& words);
 
 /// The program as it was invoked (argv[0]), for printing commands to run next.
 const std::string& program_path();

@@ -24,6 +24,7 @@ namespace {
 
 struct AnalyzeArgs {
   std::string position = "-";
+  std::vector<std::string> words;  // the position as given; an unquoted sum comes as several words
   bool json = false;
   int threads = 0;
   int dimensions = 2;
@@ -66,7 +67,7 @@ int run_sum(const std::string& text, bool json) {
     if (domain > kMaxGrundyDomain)
       throw UsageError("board " + std::to_string(c + 1) + " of the sum (" +
                        (components[c].size() <= 20 ? rows_to_string(components[c]) : std::string("given")) +
-                       ") contains " + (domain == UINT64_MAX ? std::string("more than 2^64") : std::to_string(domain)) +
+                       ") contains " + positions_text(domain) +
                        " positions; a board of a sum is solved for Grundy values with at most " +
                        std::to_string(kMaxGrundyDomain) + " (such as 10 x 12 or 6 x 30)");
   }
@@ -203,11 +204,17 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   // One rectangle, "14x14", is a position, solved like its row lengths (as
   // a sum of one board it was held to a sum's 2^22 positions).
-  const Rows rows = text.find_first_of("xX") != std::string::npos ? parse_sum(text).front() : parse_position(text);
+  // A picture ('#', or several lines: "X##" drawn as chomp play draws) is
+  // read as one, not taken for a rectangle by its 'X'.
+  std::string_view lines = text;
+  while (!lines.empty() && (lines.back() == '\n' || lines.back() == '\r')) lines.remove_suffix(1);
+  const bool picture = text.find('#') != std::string::npos || lines.find('\n') != std::string_view::npos;
+  const Rows rows = !picture && text.find_first_of("xX") != std::string::npos ? parse_sum(text).front()
+                                                                              : parse_position(text);
   const std::uint64_t domain = count_subpositions(rows);
   if (domain > kMaxDomainPositions)
     throw UsageError("position " + std::string(rows.size() <= 20 ? rows_to_string(rows) : "given") + " contains " +
-                     (domain == UINT64_MAX ? std::string("more than 2^64") : std::to_string(domain)) +
+                     positions_text(domain) +
                      " positions; analyze solves at most " + std::to_string(kMaxDomainPositions) +
                      " (such as 18 x 18 or 10 x 42)");
   refuse_unless_memory_left(bounded_solver_bytes(domain),
@@ -262,7 +269,7 @@ int run_analyze(const AnalyzeArgs& a) {
 const RegisterCommand reg(20, "analyze", "Status and every winning move of a position",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<AnalyzeArgs>();
-  sub.add_option("position", a->position,
+  sub.add_option("position", a->words,
                  "Row lengths top first, e.g. 7,3,3,1,1, or a rectangle ROWSxCOLS such as 14x14, or a sum of boards "
                  "such as \"3,2 + 4,4,1 + 2\" or \"3x4 + 2x5\"; "
                  "'-' or nothing reads rows of '#' (or row lengths, or a sum) from stdin");
@@ -297,7 +304,10 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
       "  chomp analyze --dimensions 3 3,2/2,1\n"
       "  printf '###\\n##\\n#\\n' | chomp analyze --json\n"
       "  chomp analyze \"3,2 + 4,4,1 + 2\" --json\n");
-  return [a] { return run_analyze(*a); };
+  return [a] {
+    if (!a->words.empty()) a->position = join_words(a->words);
+    return run_analyze(*a);
+  };
 });
 
 }  // namespace

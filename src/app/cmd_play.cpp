@@ -29,6 +29,7 @@ struct PlayArgs {
   bool computer_first = false;
   std::optional<std::uint64_t> seed;
   std::string boards;  // a sum of boards, e.g. "3x4 + 2x5"
+  std::vector<std::string> boards_words;  // --boards as given; an unquoted sum comes as several words
   const CLI::Option* boards_option = nullptr;  // whether --boards was given (even as "")
   const CLI::Option* level_option = nullptr;
 };
@@ -127,7 +128,7 @@ class Hinter {
     if (!solver_ || !solver_->contains(pos)) {
       const std::uint64_t domain = count_subpositions(pos);
       if (domain > kPerfectMaxPositions)
-        return "No hint: the position contains " + std::to_string(domain) + " positions, more than the " +
+        return "No hint: the position contains " + positions_text(domain) + " positions, more than the " +
                std::to_string(kPerfectMaxPositions) + " a hint solves; try again a few moves later.";
       solver_.emplace(pos);
     }
@@ -208,7 +209,7 @@ int run_play_sum(const PlayArgs& a) {
                        " rows and columns");
     const std::uint64_t domain = count_subpositions(boards[c]);
     if (domain > kMaxGrundyDomain)
-      throw UsageError("board " + std::to_string(c + 1) + " of --boards contains " + std::to_string(domain) +
+      throw UsageError("board " + std::to_string(c + 1) + " of --boards contains " + positions_text(domain) +
                        " positions; a board of a sum may contain at most " + std::to_string(kMaxGrundyDomain) +
                        " (such as 10 x 12 or 6 x 30)");
     solved.emplace_back(boards[c]);
@@ -406,7 +407,7 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
       ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
       ->capture_default_str();
   sub.add_flag("--computer-first", a->computer_first, "Let the computer make the first move");
-  a->boards_option = sub.add_option("--boards", a->boards,
+  a->boards_option = sub.add_option("--boards", a->boards_words,
                  "Play a sum of boards, e.g. \"3x4 + 2x5\" or \"3,2 + 4,4,1\" (perfect level; the poisoned "
                  "tiles are never taken, the player who cannot move loses; the boards give their own sizes, "
                  "without --rows or --cols)")
@@ -425,7 +426,10 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
       "taken, the single poisoned tile has Grundy value 0, and the computer plays the move\n"
       "that makes the nim-sum of the boards' Grundy values 0 whenever there is one. Each\n"
       "board is at most 40 x 40 and contains at most 2^22 positions (e.g. 10 x 12).\n");
-  return [a] { return run_play(*a); };
+  return [a] {
+    a->boards = join_words(a->boards_words);
+    return run_play(*a);
+  };
 });
 
 }  // namespace

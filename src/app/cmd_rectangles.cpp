@@ -112,7 +112,7 @@ int run_rectangles(const RectanglesArgs& a) {
   }
   if (positions > kMaxDomainPositions)
     throw UsageError("the " + std::to_string(box_rows) + " x " + std::to_string(a.max_cols) + " box holds " +
-                     (positions == UINT64_MAX ? std::string("more than 2^64") : std::to_string(positions)) +
+                     positions_text(positions) +
                      " positions; at most " + std::to_string(kMaxDomainPositions) +
                      " can be solved (such as 18 x 18 or 10 x 42)");
   refuse_unless_memory_left(bounded_solver_bytes(positions),
