@@ -125,6 +125,16 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("readme_results.py", ROOT / "README.md", tmp / "short",
             says=f"{tmp}/short/levels-170.csv, line 2: 2 fields where the header has 3")
     refused("readme_results.py", RESULT, says=f"error: {RESULT} is not a text file, so not a README")
+    # A table shorter than the checks (levels 1..60) is not said to hold levels beyond it, nor new ones.
+    (tmp / "sixty").mkdir()
+    rows = [line for line in TABLE.read_text().splitlines() if not line.startswith("#")]
+    (tmp / "sixty" / "levels-60.csv").write_text("\n".join(rows[:61]) + "\n")
+    (tmp / "sixty" / "README.md").write_text("<!-- results:begin -->\n<!-- results:end -->\n")
+    r = script("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty")
+    assert r.returncode == 0, r.stderr
+    said = (tmp / "sixty" / "README.md").read_text()
+    assert "Levels 20..60 equal the published table,\n1..60 the independent table above.\n" in said, said
+    assert "are new" not in said and "| 60 | 966,467 | 20,106 |" in said, said
     refused("readme_results.py", tmp, says=f"error: {tmp} is a folder, not a README")
 
     # readme_verdict.py: a paragraph that differs is an error, on stderr (exit status 1).
