@@ -59,6 +59,13 @@ TEST(AnalyzeCommand, AnUnquotedSumReadsAsTheQuotedOne) {
   const ProcessResult play = run_chomp_with_input({"play", "--boards", "3x4", "+", "2x5", "--seed", "1"}, "quit\n");
   EXPECT_EQ(play.exit_code, 0) << play.err;
   EXPECT_TRUE(contains(play.out, "A sum of 2 Chomp boards")) << play.out;
+  // Words without a '+' between them: the refusal says they came as several words and how to write a sum.
+  for (const auto& args : std::vector<std::vector<std::string>>{{"analyze", "3x4", "2x5"},
+                                                                 {"play", "--boards", "3x4", "--boards", "2x5"}}) {
+    const ProcessResult two = run_chomp(args);
+    EXPECT_EQ(two.exit_code, 2) << two.err;
+    EXPECT_TRUE(contains(two.err, "came as 2 words, read as one: join the boards of a sum with '+'")) << two.err;
+  }
 }
 
 TEST(AnalyzeCommand, EightByFifteenIsQuick) {
@@ -208,6 +215,7 @@ TEST(PlayCommand, RefusesWhatItCannotOffer) {
   EXPECT_TRUE(contains(huge_sum.err, "board 1 of --boards contains more than 2^64 positions")) << huge_sum.err;
   const ProcessResult huge_hint = run_chomp_with_input(
       {"play", "--rows", "40", "--cols", "40", "--level", "hard", "--computer-first", "--seed", "1"}, "hint\nquit\n");
+  EXPECT_EQ(huge_hint.exit_code, 0) << huge_hint.err;
   EXPECT_TRUE(contains(huge_hint.out, "No hint: the position contains more than 2^64 positions")) << huge_hint.out;
   EXPECT_FALSE(contains(huge_hint.out + huge_sum.err, "18446744073709551615"));
   EXPECT_EQ(run_chomp({"play", "--level", "expert"}).exit_code, 2);

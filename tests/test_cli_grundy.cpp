@@ -285,6 +285,7 @@ TEST(AnalyzeSum, MalformedSumsExit2WithAMessage) {
   EXPECT_TRUE(contains(eaten.err, "line 2 of the picture has '.' (chomp play's mark of an eaten tile)")) << eaten.err;
   // Several lines of another mark: the mark is named.
   const ProcessResult os = run_chomp_with_input({"analyze"}, "OOO\nOO\n");
+  EXPECT_EQ(os.exit_code, 2);
   EXPECT_TRUE(contains(os.err, "line 1 of the picture has 'O'; draw each row with '#' only")) << os.err;
 }
 

@@ -2,6 +2,7 @@
 /// @brief Strict validators for command-line values; printable echoes of input.
 
 #include "cli_checks.hpp"
+#include "chomp/position.hpp"
 #include "commands.hpp"
 
 #include <sys/resource.h>
@@ -200,6 +201,19 @@ std::string join_words(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
   return out;
+}
+
+int with_words_hint(const std::vector<std::string>& words, const std::string& what, const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const InvalidPosition& e) {
+    const bool plus = std::any_of(words.begin(), words.end(),
+                                  [](const std::string& w) { return w.find('+') != std::string::npos; });
+    if (words.size() < 2 || plus) throw;
+    throw InvalidPosition(std::string(e.what()) + " (" + what + " came as " + std::to_string(words.size()) +
+                          " words, read as one: join the boards of a sum with '+', such as \"3x4 + 2x5\", or "
+                          "give one position)");
+  }
 }
 
 std::string shell_quote(const std::string& text) {

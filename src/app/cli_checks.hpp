@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,11 @@ std::string shell_quote(const std::string& text);
 /// boards typed without quotes (3,2 + 4,1) reaches the program as several
 /// words, and reads as the quoted one would.
 std::string join_words(const std::vector<std::string>& words);
+
+/// Runs `run`; an InvalidPosition of text joined from several words with
+/// no '+' among them (3x4 2x5: two boards without a '+') says how many words
+/// came and how to write a sum, which its own message cannot know.
+int with_words_hint(const std::vector<std::string>& words, const std::string& what, const std::function<int()>& run);
 
 /// The program as it was invoked (argv[0]), for printing commands to run next.
 const std::string& program_path();

@@ -306,7 +306,7 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
       "  chomp analyze \"3,2 + 4,4,1 + 2\" --json\n");
   return [a] {
     if (!a->words.empty()) a->position = join_words(a->words);
-    return run_analyze(*a);
+    return with_words_hint(a->words, "the position", [&] { return run_analyze(*a); });
   };
 });
 

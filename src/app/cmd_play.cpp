@@ -428,7 +428,7 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
       "board is at most 40 x 40 and contains at most 2^22 positions (e.g. 10 x 12).\n");
   return [a] {
     a->boards = join_words(a->boards_words);
-    return run_play(*a);
+    return with_words_hint(a->boards_words, "--boards", [&] { return run_play(*a); });
   };
 });
 
