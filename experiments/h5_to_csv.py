@@ -37,7 +37,7 @@ def main() -> int:
     try:
         levels = cr.read_levels(args.levels, require_complete=not args.allow_incomplete)
     except cr.IncompleteRunError as e:
-        print(f"error: {e}, or export its finished levels with --allow-incomplete", file=sys.stderr)
+        print(f"error: {e.what}, or export its finished levels with --allow-incomplete", file=sys.stderr)
         return 2
     except (OSError, ValueError) as e:  # missing, not HDF5, not a table of chomp sieve, damaged
         # HDF5's own message for a truncated file does not name it.

@@ -48,7 +48,10 @@ def main() -> int:
     try:
         path = args.levels or cp.default_levels_file()
         levels = cp.read_levels(path)
-    except (OSError, ValueError, cp.IncompleteRunError) as e:  # missing, not a finished table of chomp sieve
+    except cp.IncompleteRunError as e:  # the figure is of a finished table
+        print(f"error: {e.what}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as e:  # missing, not a table of chomp sieve
         # HDF5's own message for a truncated file does not name it.
         print(f"error: {e}" if path is None or str(path) in str(e) else f"error: {path}: {e}", file=sys.stderr)
         return 2

@@ -104,7 +104,15 @@ def data_dir() -> Path:
 
 
 class IncompleteRunError(RuntimeError):
-    """The file is a result file, but its run did not finish (complete != 1)."""
+    """The file is a result file, but its run did not finish (complete != 1).
+
+    ``what`` says so and how to go on with the run (a command line), without
+    the Python hint that ends the message; a script prints it with its own
+    option for reading the finished levels."""
+
+    def __init__(self, what: str, api_hint: str):
+        super().__init__(f"{what}; {api_hint}")
+        self.what = what
 
 
 # --------------------------------------------------------------------------
@@ -356,7 +364,8 @@ def _read_settled(path, read):
         # h5py raises OSError, KeyError, ValueError or RuntimeError by HDF5's error code.
         except (OSError, KeyError, ValueError, RuntimeError) as e:
             if not (live or (isinstance(e, OSError) and _truncated(e))) or attempt == _LIVE_READ_ATTEMPTS:
-                raise _unreadable(path, e) from e
+                error = _unreadable(path, e)
+                raise error from (None if error is e else e)
         time.sleep(pause)
         pause *= 2
 
@@ -368,17 +377,29 @@ class NotATableError(ValueError):
 
 
 def _unreadable(path, e: BaseException) -> BaseException:
-    """The ValueError that an HDF5 failure while reading `path` stands for:
-    a file cut short or damaged says so and what to do; a file that opened
-    but lacks an object the program always writes is not a result file."""
+    """The error that an HDF5 failure while reading `path` stands for, saying
+    what to do: a file cut short or damaged (ValueError), one this user may
+    not read (PermissionError), one another program holds open for writing
+    (ValueError); a file that opened but lacks an object the program always
+    writes is not a result file."""
     if isinstance(e, ValueError) and "is not an HDF5 file" in str(e):
         return e
     if isinstance(e, KeyError) and "doesn't exist" in str(e):
         return ValueError(f"{path} is not a chomp result file: it lacks an object every result file has ({e})")
-    what = "truncated" if _truncated(e) else "damaged"
-    return ValueError(f"{path} cannot be read: the file is {what} (HDF5: {e}). Copy it again from where "
-                      "it was made; a run's own file is checked with `chomp verify FILE`, and an unfinished "
-                      "run is continued with `chomp sieve --resume --output FILE`")
+    first, said = str(e), []
+    while e is not None:  # h5py's OSError, and the one _open's second try followed
+        said.append(str(e))
+        e = e.__context__
+    said = " ".join(said)
+    if "Permission denied" in said or "[Errno 13]" in said or "[Errno 1]" in said:
+        return PermissionError(f"{path} cannot be read: permission denied (give this user read access to it)")
+    if "unable to lock file" in said:
+        return ValueError(f"{path} cannot be read: another program holds it open for writing (HDF5's file lock); "
+                          "read it once that program has closed it")
+    what = "truncated" if "truncated file" in said else "damaged"
+    return ValueError(f"{path} cannot be read: the file is {what} (HDF5: {first}). Copy it "
+                      "again from where it was made, or make it again; `chomp verify FILE` checks a result file "
+                      "that opens")
 
 
 #: Root attribute ``format`` of the program's other files -> the command that
@@ -432,12 +453,13 @@ def read_levels(path, require_complete: bool = True) -> Levels:
     attrs, cols, descriptions = _read_settled(path, read)
     if require_complete and attrs.get("complete") != 1:
         status = attrs.get("status")
+        resume = "chomp sieve" + (" --dimensions 3" if int(attrs.get("dimensions", 2)) == 3 else "") + \
+            f" --resume --output {path}"
         todo = ("it is still being written, or its writer was killed: wait for it to finish, or "
-                f"continue a killed run with `chomp sieve --resume --output {path}`" if status == "running"
-                else f"continue it with `chomp sieve --resume --output {path}`")
+                f"continue a killed run with `{resume}`" if status == "running" else f"continue it with `{resume}`")
         raise IncompleteRunError(f"{path}: the run did not finish (complete = {attrs.get('complete')!r}, "
-                                 f"status = {status!r}): {todo}; read_levels(path, require_complete=False) "
-                                 "reads its finished levels")
+                                 f"status = {status!r}): {todo}",
+                                 "read_levels(path, require_complete=False) reads its finished levels")
     # A killed writer may leave a row in only some of the datasets: keep full rows.
     rows = min(len(v) for v in cols.values())
     levels = Levels(path=path, attrs=attrs, descriptions=descriptions,

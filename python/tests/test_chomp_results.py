@@ -188,6 +188,17 @@ class OtherFilesTest(unittest.TestCase):
             self.assertEqual([int(x) for x in levels.positions], cp.plane_partition_numbers(12)[1:])
             with self.assertRaisesRegex(KeyError, r"a table of 3D Chomp: 3D runs store no positions"):
                 cp.read_losing_positions(out, 5)
+            # An unfinished 3D run is continued with --dimensions 3 (without it the resume is refused).
+            import h5py
+
+            with h5py.File(out, "r+") as f:
+                f.attrs["complete"] = 0
+                f.attrs["status"] = "interrupted"
+            with self.assertRaises(cp.IncompleteRunError) as caught:
+                cp.read_levels(out)
+            self.assertIn(f"continue it with `chomp sieve --dimensions 3 --resume --output {out}`", caught.exception.what)
+            self.assertNotIn("read_levels", caught.exception.what)  # the Python hint is the message's alone
+            self.assertIn("require_complete=False", str(caught.exception))
 
     def test_a_missing_reference_table_says_where_to_look(self):
         with self.assertRaisesRegex(FileNotFoundError, r"no reference table .*set CHOMP_DATA_DIR"):
@@ -410,6 +421,27 @@ class FileTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, r"cannot be read: the file is truncated .* Copy it again"):
                 cp.read_levels(out)
 
+    def test_a_file_another_program_writes_is_said_to_be_locked(self):
+        # HDF5's file lock, held by another process that has the file open
+        # for writing: not "damaged", and no advice to copy it again.
+        import subprocess
+
+        with tempfile.TemporaryDirectory() as tmp:
+            held = Path(tmp) / "held.h5"
+            shutil.copy(FILE, held)
+            writer = subprocess.Popen([sys.executable, "-c", "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); "
+                                       "print('open', flush=True); sys.stdin.read()", str(held)],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            try:
+                self.assertEqual(writer.stdout.readline().strip(), "open")
+                with self.assertRaisesRegex(ValueError, r"another program holds it open for writing"):
+                    cp.read_levels(held)
+            finally:
+                writer.stdin.close()
+                writer.wait()
+                writer.stdout.close()
+            self.assertEqual(cp.read_levels(held).max_tiles, cp.read_levels(FILE).max_tiles)  # once it is closed
+
     def test_a_damaged_file_is_said_to_be_damaged(self):
         # Bytes of its metadata overwritten (HDF5 finds their checksums
         # wrong): a ValueError that says so and what to do, not h5py's own
@@ -421,7 +453,7 @@ class FileTest(unittest.TestCase):
                 out = Path(tmp) / f"damaged-{where}.h5"
                 out.write_bytes(damaged)
                 for read in (cp.read_levels, cp.stored_levels):
-                    with self.assertRaisesRegex(ValueError, r"cannot be read: the file is damaged .*chomp verify"):
+                    with self.assertRaisesRegex(ValueError, r"cannot be read: the file is damaged .*Copy it again"):
                         read(out)
 
     def test_levels_file_from_environment(self):
