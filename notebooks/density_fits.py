@@ -1096,27 +1096,55 @@ class Analysis:
         ends = [e for e, _, _ in self.upper_ends]
         return float(max(ends)) if ends and np.isfinite(max(ends)) else None
 
+    @property
+    def zero_in_sample(self) -> str | None:
+        """The model with limit 0 that fits n >= FIT_CUT best (lowest chi^2/dof),
+        exponents off their bounds: chosen by the same rule as fixed_in_sample,
+        so the calibration's two truths are each kind's best case on the levels."""
+        ks = [k for k, f in self.fits.items() if f is not None and MODEL[k].limit == "zero" and not f.at_bound]
+        return min(ks, key=lambda k: self.fits[k].chi2_dof) if ks else None
+
     # 10. calibration: the same procedure on synthetic copies whose limit is known
     @property
     def calibration(self) -> dict:
-        """kind ('fixed', 'zero') -> {key, turn, sigs}: `signature` of the
-        analysis of CALIBRATION_SEEDS jittered copies of this table made from
-        its best fit with limit CONJECTURED (fixed_in_sample, the conjecture's
-        best case: with a late turn where the data's best such fit has one) and
-        from its best limit-0 predictor; empty without a ranking or when this
-        analysis is itself such a copy."""
+        """kind ('fixed', 'zero') -> what the analysis of CALIBRATION_SEEDS
+        synthetic copies of this table reports, the copies made from its best
+        in-sample fit of that kind (fixed_in_sample, zero_in_sample: the same
+        rule for both) with AR(1) jitter estimated from that fit's own residuals
+        (`copy_noise`).  Per kind: key, turn, rho, scale, and per copy its
+        `signature` (sigs), the true curve's worst rms error (true_rms), the
+        best model's (best_rms), limit_upper (upper), whether the held-out chi^2
+        test rejects the true curve (true_rejected), the true curve's chi^2/dof
+        (true_chi2dof), the median lag-1 rho of the free-limit fits' residuals
+        (resid_rho), and the two truths' worst rms ratio and in-sample chi^2
+        difference (fixed minus zero: twin_ratio, twin_dchi2).  Empty without a
+        ranking or either truth, or when this analysis is itself a copy."""
         def compute():
-            if not (self.calibrate and self.rank and self.fixed_in_sample and self.leading.get("zero")):
+            kf, kz = self.fixed_in_sample, self.zero_in_sample
+            if not (self.calibrate and self.rank and kf and kz):
                 return {}
             out = {}
-            for kind, key in (("fixed", self.fixed_in_sample), ("zero", self.leading["zero"])):
+            for kind, key in (("fixed", kf), ("zero", kz)):
                 fit = self.fits[key]
-                copies = [Analysis(synthetic_copy(self.levels, fit, self.jitter, seed), calibrate=False)
+                rho, scale = copy_noise(fit)
+                copies = [Analysis(synthetic_copy(self.levels, fit, self.jitter, seed, rho, scale), calibrate=False)
                           for seed in CALIBRATION_SEEDS]
-                out[kind] = {"key": key, "turn": turnaround(fit), "sigs": [signature(B) for B in copies],
-                             "true_rms": [B.worst_rms(key) if B.rank and key in B.rank else np.nan for B in copies],
-                             "best_rms": [B.worst_rms(B.rank[0]) if B.rank else np.nan for B in copies],
-                             "upper": [B.limit_upper for B in copies]}
+                c = {"key": key, "turn": turnaround(fit), "rho": rho, "scale": scale,
+                     "sigs": [], "true_rms": [], "best_rms": [], "upper": [], "true_rejected": [],
+                     "true_chi2dof": [], "resid_rho": [], "twin_ratio": [], "twin_dchi2": []}
+                for B in copies:
+                    ok = bool(B.rank) and key in B.rank
+                    c["sigs"].append(signature(B))
+                    c["true_rms"].append(B.worst_rms(key) if ok else np.nan)
+                    c["best_rms"].append(B.worst_rms(B.rank[0]) if B.rank else np.nan)
+                    c["upper"].append(B.limit_upper)
+                    c["true_rejected"].append(ok and B.rejected_out_of_sample(key))
+                    c["true_chi2dof"].append(B.fits[key].chi2_dof)
+                    c["resid_rho"].append(residual_rho(B))
+                    both = bool(B.rank) and kf in B.rank and kz in B.rank
+                    c["twin_ratio"].append(B.worst_rms(kf) / B.worst_rms(kz) if both else np.nan)
+                    c["twin_dchi2"].append(B.fits[kf].chi2 - B.fits[kz].chi2)
+                out[kind] = c
             return out
         return self._once("calibration", compute)
 
@@ -1142,37 +1170,63 @@ class Analysis:
 # 10. Calibration: what the procedure reports when the limit is known
 # --------------------------------------------------------------------------
 
-#: Seeds of the jittered copies each calibration truth is analysed on.
-CALIBRATION_SEEDS = tuple(range(7, 13))
+#: Seeds of the jittered copies each calibration truth is analysed on (12 each: a count of copies is uncertain
+#: by about +-2, so the verdict reports counts in words and the findings give them as counts).
+CALIBRATION_SEEDS = tuple(range(7, 19))
 
 #: The qualitative findings the verdict draws on, as `signature` names them.
 SIGNATURE_TEXT = {
     "falling": "r(N) below {C} and still falling",
     "best_zero": "a limit-0 model predicts the held-out levels best",
     "fixed_behind": "every {C} fit misses them further in rms error than the best model",
-    "free_below": "the free-limit fits within their 99 % χ² point have 95 % ranges below {C}",
+    "free_below": "the free-limit fits that pass χ² have nominal ranges (profile, or c + 2 inflated s.e.) ending below {C}",
     "drift_down": "free limits fall as the fit window starts later (beyond 3 inflated s.e.), none rises",
     "delta_rises": "the local exponent δ(n) rises",
 }
 
 
-def synthetic_copy(levels: Levels, fit: Fit, jitter: Jitter, seed: int) -> Levels:
+def copy_noise(fit: Fit) -> tuple:
+    """(rho, scale) of the jitter a synthetic copy of `fit` gets: the lag-1
+    autocorrelation of fit's own weighted residuals on its window (n >= FIT_CUT
+    for the table's fits), clipped to [0, 0.95], and their size sqrt(chi^2/dof)
+    in units of the jitter model's sigma(n).  Copies with independent jitter of
+    size sigma(n) are far cleaner than the data, whose residuals from every
+    model are correlated; with these the copies' residuals look like the data's."""
+    return min(max(fit.rho, 0.0), 0.95), math.sqrt(fit.chi2_dof)
+
+
+def synthetic_copy(levels: Levels, fit: Fit, jitter: Jitter, seed: int, rho: float = 0.0,
+                   scale: float = 1.0) -> Levels:
     """The table with its levels n >= FIT_CUT replaced by fit's curve plus
-    independent Gaussian jitter of the table's own size (jitter.sigma), rounded
-    to whole counts; the levels below FIT_CUT are the table's own."""
+    Gaussian AR(1) jitter (lag-1 autocorrelation rho, stationary, standard
+    deviation scale * jitter.sigma(n)), rounded to whole counts; the levels
+    below FIT_CUT are the table's own.  rho = 0, scale = 1 is independent
+    jitter of the table's own size."""
     rng = np.random.default_rng(seed)
     n = levels.tiles.astype(int)
     m = n >= FIT_CUT
     lnp = np.array([math.log(int(x)) if int(x) > 1 else 0.0 for x in levels.positions])
-    scale = np.array([float(int(x)) for x in levels.positions])[m] / lnp[m]
-    r = fit.predict(n[m]) + jitter.sigma(n[m]) * rng.standard_normal(int(m.sum()))
+    scale_r = np.array([float(int(x)) for x in levels.positions])[m] / lnp[m]
+    e = rng.standard_normal(int(m.sum()))
+    z = e.copy()
+    for i in range(1, len(z)):
+        z[i] = rho * z[i - 1] + math.sqrt(1 - rho ** 2) * e[i]
+    r = fit.predict(n[m]) + scale * jitter.sigma(n[m]) * z
     losing = levels.losing.copy()
-    losing[m] = np.maximum(np.rint(r * scale), 1).astype(losing.dtype)
+    losing[m] = np.maximum(np.rint(r * scale_r), 1).astype(losing.dtype)
     ratio = levels.hypothesis_ratio.copy()
     ratio[m] = np.array([int(L) * lnp[i] / int(p) for i, (L, p) in enumerate(zip(losing, levels.positions)) if m[i]])
     frac = np.array([int(L) / int(p) for L, p in zip(losing, levels.positions)])
     return dataclasses.replace(levels, losing=losing, losing_fraction=frac, hypothesis_ratio=ratio,
                                attrs={**dict(levels.attrs), "git_revision": f"synthetic:{fit.model.key}:{seed}"})
+
+
+def residual_rho(A: Analysis) -> float:
+    """The median lag-1 autocorrelation of the residuals of the free-limit fits
+    on n >= FIT_CUT (exponents off their bounds): how correlated a table's
+    residuals are, to compare the copies with the data."""
+    rs = [f.rho for k, f in A.fits.items() if f is not None and MODEL[k].limit == "free" and not f.at_bound]
+    return float(np.median(rs)) if rs else np.nan
 
 
 def delta_rises(A: Analysis) -> bool:
@@ -1587,11 +1641,12 @@ def verdict(A: Analysis) -> Verdict:
 
     if A.missing:
         paras.append("**Not estimated** (the table is too short): " + _list(A.missing) + ".")
-    if A.calibration:
+    if "top" in results_bits:
+        paras.append("**The case in full.** " + _details(A, n0, results_bits, claim))
+    if calibration_applies(A) and n0 is not None and A.calibration:
         paras.append("**Calibration.** " + calibration_text(A)[0]
                      + f" (Copies: the table's own levels below n = {FIT_CUT}; above, the fitted curve plus "
-                       f"Gaussian jitter σ(n) of the data's jitter model, seeds "
-                       f"{CALIBRATION_SEEDS[0]}..{CALIBRATION_SEEDS[-1]}.)")
+                       f"Gaussian AR(1) jitter, seeds {CALIBRATION_SEEDS[0]}..{CALIBRATION_SEEDS[-1]}.)")
     results = _results(A, n0, results_bits, claim)
     paras.append("**Verdict.** " + results)
     return Verdict("\n\n".join(paras), results, claims)
@@ -1672,24 +1727,52 @@ def model_spread(A: Analysis) -> dict:
     return out
 
 
-def _results(A: Analysis, n0, bits: dict, claim) -> str:
-    """The short paragraph for the README: what the data support and rule out,
-    with the model choice in the uncertainty."""
+def calibration_applies(A: Analysis) -> bool:
+    """The calibration speaks to the case the old verdict argued from: r below
+    CONJECTURED and still falling, a limit-0 model predicting best.  A table
+    that looks otherwise gets the ranking's reading, uncalibrated (and no
+    synthetic copies are analysed for it)."""
+    if not A.rank:
+        return False
+    sig = signature(A)
+    return sig["falling"] and sig["best_zero"]
+
+
+def _words(k: int, m: int) -> str:
+    """A count of copies in words: with a dozen copies a count is uncertain by
+    about 2, so 'few' and 'most', not 4 against 5."""
+    if k == 0:
+        return "none"
+    if k == m:
+        return "all"
+    if 4 * k <= m:
+        return "few"
+    if 4 * k >= 3 * m:
+        return "most"
+    return "under half" if 2 * k < m else "half" if 2 * k == m else "over half"
+
+
+def _free_keys(A: Analysis) -> list:
+    """The free-limit models with some fit whose exponents are off their bounds."""
+    return [m.key for m in MODELS if m.limit == "free" and any(
+        f is not None and not f.at_bound for f in A.drift.get(m.key, []))]
+
+
+def _passing_starts(A: Analysis) -> list:
+    """The window starts of the free-limit fits within their 99 % chi^2 point (exponents off their bounds)."""
+    return sorted({f.start for m in MODELS if m.limit == "free" for f in A.drift.get(m.key, [])
+                   if f is not None and not f.at_bound and acceptable(f)})
+
+
+def _details(A: Analysis, n0, bits: dict, claim) -> str:
+    """The verdict's case in full, for the findings: the ranking and how far
+    every model misses, the free limits and their drift, the 0.286 fits."""
     C, N = CONJECTURED, A.n_max
     s = A.series
-    head = f"Exact counts to n = {N} give r(n) = L(n) ln p(n) / p(n) = {_f(s.r[-1])} at n = {N}"
-    if n0 is not None:
-        head += f", below {C} at every level since n = {n0}"
-    if len(A.local):
-        b, se = A.local[-1, 1:3]
-        head += (f", and still {'falling' if b < 0 else 'rising'} ({_f(b * 10, 5)} per 10 levels)" if abs(b) > 3 * se
-                 else f", with no trend over its last {LOCAL_WIDTH} levels beyond 3 standard errors")
-    text = [head + "."]
-    if not A.rank:
-        return text[0] + (f" These levels are too few to test the models out of sample (that needs levels to "
-                          f"n = {FIT_CUT + MIN_POINTS - 1 + max(HOLDOUTS)} or more), so no verdict on the limit is drawn.")
+    text = []
     top, (h1, h2), fc, j = bits["top"], HOLDOUTS, A.forecasts, A.jitter
     well = bits["well"]
+    cal = A.calibration if calibration_applies(A) else {}
     # the best model itself beyond the 99 % point out of sample: missing the held-out levels is then no
     # verdict on a form by itself, only how far it misses beside the best
     top_missed = A.rejected_out_of_sample(top)
@@ -1704,8 +1787,8 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 + f"), off by {_f(fc[h1][top].rms_z, 1)} and {_f(fc[h2][top].rms_z, 1)} jitter units rms"
                 + (f"; the models within {GOOD_RMS_Z:g} units in both are {_list(MODEL[k].label for k in well)}"
                    if len(well) > 1 else "")
-                + (claim(f"; no model tried is adequate: counting its parameter uncertainty, even it misses them "
-                         f"beyond the 99 % point of χ² (χ²/h = {_f(fc[h1][top].chi2_pred / h1, 2)} and "
+                + (claim(f"; counting its parameter uncertainty, even it misses them beyond the 99 % point of χ² "
+                         f"(χ²/h = {_f(fc[h1][top].chi2_pred / h1, 2)} and "
                          f"{_f(fc[h2][top].chi2_pred / h2, 2)}, against {_f(chi2_quantile(0.99, h1) / h1, 2)} and "
                          f"{_f(chi2_quantile(0.99, h2) / h2, 2)})"
                          + (", as every model tried does" if all_missed else "")
@@ -1714,33 +1797,39 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                          all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
                              for k in (A.rank if all_missed else [top]) for h in HOLDOUTS)
                          and top_fit_bad == (not acceptable(fit_model(MODEL[top], s, A.jitter))))
-                   if top_missed else "") + ".")
+                   if top_missed else "")
+                + (f". That test assumes independent jitter; on copies whose residuals are as correlated as these "
+                   f"it rejects the true curve too, on {sum(cal['fixed']['true_rejected'])} of "
+                   f"{len(CALIBRATION_SEEDS)} copies of the {C} fit and {sum(cal['zero']['true_rejected'])} of "
+                   f"{len(CALIBRATION_SEEDS)} of the limit-0 one (see the calibration), so failing it weighs little"
+                   if cal and top_missed else "") + ".")
     upper = A.limit_upper
-    kf = A.leading.get("free")
     spread = model_spread(A)
-    if kf and spread["limits"]:
+    if A.leading.get("free") and spread["limits"]:
         lo, hi = spread["limits"]
-        keys = spread["limit_models"]
-        free_keys = [m.key for m in MODELS if m.limit == "free" and any(
-            f is not None and not f.at_bound for f in A.drift.get(m.key, []))]
+        free_keys = _free_keys(A)
         down = [k for k in free_keys if drift_direction(A.drift[k]) == "down"]
         rhos = [A.drift[k][0].rho for k in free_keys if A.drift[k][0] is not None]
-        sent = (f"Models with a free limit that fit to within the jitter put it anywhere from {_f(lo, 3)} to "
-                f"{_f(hi, 3)}: which limit a fit gives depends on the family and on where the fit window starts "
-                f"(n = {A.windows[0]}..{A.windows[-1]})")
+        starts = _passing_starts(A)
+        sent = (f"Models with a free limit that fit to within the jitter (all on the windows n >= "
+                f"{_list(map(str, starts))}) put it anywhere from {_f(lo, 3)} to {_f(hi, 3)}: which limit a fit "
+                f"gives depends on the family and on where the fit window starts")
         ends = [e for e in A.upper_ends if np.isfinite(e[0])]
         if upper is not None and ends:
             fams = list(dict.fromkeys(k for _, k, _ in ends))
-            starts = sorted({st for _, _, st in ends})
             wide = [A.drift[k][0] for k in fams if A.drift[k][0] is not None]
-            sent += claim(f"; only {_list(MODEL[k].label for k in fams)} on the windows n >= "
-                          f"{_list(map(str, starts))} fit within their 99 % χ² point, and they give c + 2 s.e. <= "
-                          f"{_f(upper, 3)} (s.e. inflated for autocorrelation; on n >= {FIT_CUT} the same families "
-                          f"give " + ", ".join(f"{_f(f.limit, 3)}" for f in wide) + ")",
-                          all(e <= upper for e, _, _ in ends))
+            fail_wide = all(not acceptable(f) for f in wide)
+            sent += claim(f"; their nominal ranges (profile on n >= {FIT_CUT}, or c + 2 s.e. with the s.e. inflated "
+                          f"for autocorrelation) end at {_f(upper, 3)} or below"
+                          + (", which is not a confidence bound (see the calibration)" if cal else "")
+                          + f"; the same families' fits on n >= {FIT_CUT}" + (", which fail χ²," if fail_wide else "")
+                          + " give " + ", ".join(f"{_f(f.limit, 3)}" for f in wide),
+                          all(e <= upper for e, _, _ in ends)
+                          and fail_wide == all(not acceptable(fit_model(MODEL[k], s, A.jitter)) for k in fams))
         if rhos:
             sent += claim(f"; the residuals are autocorrelated (lag-1 ρ = {_f(min(rhos), 2)}..{_f(max(rhos), 2)} on "
-                          f"n >= {FIT_CUT}), and with the standard errors inflated for that, "
+                          f"n >= {FIT_CUT}), and with the standard errors inflated for that (each model's ρ on its "
+                          f"widest window, n >= {FIT_CUT}, for all its windows), "
                           + (f"{len(down)} of {len(free_keys)} models ({_list(MODEL[k].label for k in down)}) still "
                              f"lower their limit by {DRIFT_Z:g} s.e. or more as the window starts later"
                              if down else f"no model's limit shifts by {DRIFT_Z:g} s.e. or more as the window moves"),
@@ -1749,7 +1838,6 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
     kx, ki = A.leading.get("fixed"), A.fixed_in_sample
     fixed_keys = [k for k in A.rank if MODEL[k].limit == "fixed"]
     all_fixed_rejected = bool(fixed_keys) and all(A.rejected_out_of_sample(k) for k in fixed_keys)
-    mono_bad = [k for k in fixed_keys if turnaround(A.fits[k]) is None and not acceptable(A.fits[k])]
     # every 0.286 fit misses both holdouts by more χ² (its parameter uncertainty counted) than the best model
     chi2_further = bool(fixed_keys) and all(fc[h][k].chi2_pred > fc[h][top].chi2_pred
                                             for k in fixed_keys for h in HOLDOUTS)
@@ -1771,6 +1859,9 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                                   for h in HOLDOUTS))
         if all_fixed_rejected:
             sent += claim(f"; every fit with limit {C} misses the held-out levels beyond the 99 % point of χ² even "
+                          f"counting its parameter uncertainty (a test the true curve fails too on many copies, "
+                          f"above)" if cal else
+                          f"; every fit with limit {C} misses the held-out levels beyond the 99 % point of χ² even "
                           f"counting its parameter uncertainty",
                           all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h) for k in fixed_keys for h in HOLDOUTS))
             if top_missed and chi2_further:
@@ -1796,39 +1887,167 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                                   and _rms_from_table(A, h, kw) > _rms_from_table(A, h, top) for h in hs)
                               and all(_chi2_pred_from_table(A, h, kw) > _chi2_pred_from_table(A, h, top)
                                       for h in HOLDOUTS if h not in hs))
+        kz = A.zero_in_sample
+        if ki and kz and ki in A.rank and kz in A.rank:
+            twin = MODEL[ki].family is MODEL[kz].family
+            sent += claim(f". Beside {'its limit-0 twin' if twin else 'the best limit-0 fit in sample'}, "
+                          f"{MODEL[kz].label} (χ²/dof {_f(A.fits[kz].chi2_dof, 2)}, Δχ² = "
+                          f"{_f(A.fits[ki].chi2 - A.fits[kz].chi2, 1)} in its favour on n >= {FIT_CUT}), "
+                          f"{MODEL[ki].label} misses the held-out levels by χ²/h = "
+                          + " and ".join(_f(fc[h][ki].chi2_pred / h, 2) for h in HOLDOUTS) + " against "
+                          + " and ".join(_f(fc[h][kz].chi2_pred / h, 2) for h in HOLDOUTS) + ", rms "
+                          + " and ".join(_f(fc[h][ki].rms_z, 1) for h in HOLDOUTS) + " against "
+                          + " and ".join(_f(fc[h][kz].rms_z, 1) for h in HOLDOUTS),
+                          all(abs(_rms_from_table(A, h, k) - fc[h][k].rms_z) < 1e-6 for k in (ki, kz) for h in HOLDOUTS)
+                          and (A.fits[ki].chi2 > A.fits[kz].chi2) == (A.fits[ki].chi2 - A.fits[kz].chi2 > 0))
         text.append(sent + ".")
-    cal = A.calibration
-    mine = signature(A)
-    # the calibration speaks to the case the old verdict argued from: r below 0.286 and falling, a limit-0
-    # model predicting best; a table that looks otherwise gets the ranking's reading below
-    if cal and mine["falling"] and mine["best_zero"] and n0 is not None:
-        ctext, against_fixed, against_zero, same = calibration_text(A)
-        text.append(ctext)
-        if not against_fixed:
-            concl = claim(f"So these statistics cannot tell a late turn to {C} from a limit of 0 on n <= {N}: "
-                          f"which model predicts best, the free limits, their drift and how far the {C} fits miss "
-                          f"are not evidence against {C}. What the data do show is that r(n) has been below {C} "
-                          f"since n = {n0} and is still falling, so a limit of {C} needs the ratio to turn round "
-                          f"beyond n = {N}"
-                          + (f", where the best fits with that limit put the turn (n ≈ {_list(map(str, turns))})"
-                             if (turns := sorted(turnaround(A.fits[k])[0] for k in dict.fromkeys([kx, ki])
-                                                 if k and turnaround(A.fits[k]))) else "")
-                          + "; no finite table can exclude a turn beyond its last level",
-                          n0 is not None and all(t > N for t in turns))
-            # the conclusion first, for a reader of the README who reads one sentence
-            text.insert(1, f"In short: fits to these levels cannot tell a late turn to {C} from a limit of 0 "
-                           f"(the calibration below, on synthetic tables of each kind, shows why); for {C} to "
-                           f"hold, r(n) must turn round beyond n = {N}.")
-        elif not against_zero:
-            concl = (f"So the data weigh against {C} with a turn like its best fit's: the procedure finds here "
-                     f"what it finds on copies with limit 0 and not on copies with limit {C}; no model is adequate, "
-                     f"and no finite table can exclude a turn beyond its last level")
+    return " ".join(text)
+
+
+def _results(A: Analysis, n0, bits: dict, claim) -> str:
+    """The short paragraph for the README: the conclusion first, then what it
+    rests on, every number computed (the full case is in the findings)."""
+    C, N = CONJECTURED, A.n_max
+    s = A.series
+    falling = False
+    head = f"Exact counts to n = {N} give r({N}) = {_f(s.r[-1])}"
+    if n0 is not None:
+        head += f"; r(n) has been below {C} since n = {n0}"
+    if len(A.local):
+        b, se = A.local[-1, 1:3]
+        if abs(b) > 3 * se:
+            falling = b < 0
+            head += (" and is" if n0 is not None else ",") + (f" still {'falling' if b < 0 else 'rising'} "
+                                                               f"({_f(b * 10, 5)} per 10 levels)")
         else:
-            concl = (f"The calibration separates the two copies in both directions, so neither curve describes "
-                     f"these data; no model is adequate")
-        text.append(concl + ".")
+            head += f", with no trend over its last {LOCAL_WIDTH} levels beyond 3 standard errors"
+    if n0 is not None and falling:
+        head += f", so {C} needs r to turn round beyond n = {N}"
+    text = [head + "."]
+    if not A.rank:
+        return text[0] + (f" These levels are too few to test the models out of sample (that needs levels to "
+                          f"n = {FIT_CUT + MIN_POINTS - 1 + max(HOLDOUTS)} or more), so no verdict on the limit is drawn.")
+    top, (h1, h2), fc = bits["top"], HOLDOUTS, A.forecasts
+    cal = A.calibration if calibration_applies(A) and n0 is not None else {}
+    m = len(CALIBRATION_SEEDS)
+    kx, ki, kz = A.leading.get("fixed"), A.fixed_in_sample, A.zero_in_sample
+    twin = bool(ki and kz) and MODEL[ki].family is MODEL[kz].family
+    zero_name = "its limit-0 twin" if twin else "the best limit-0 fit"
+
+    # adequacy
+    all_missed = all(A.rejected_out_of_sample(k) for k in A.rank)
+    top_missed = A.rejected_out_of_sample(top)
+    free_keys = _free_keys(A)
+    rhos = [A.drift[k][0].rho for k in free_keys if A.drift[k][0] is not None]
+    if top_missed:
+        sent = claim(("No model tried is adequate (" if all_missed else "The best model is not adequate (")
+                     + (f"residuals autocorrelated, ρ = {_f(min(rhos), 2)}–{_f(max(rhos), 2)}; " if rhos else "")
+                     + ("every one fails" if all_missed else "it fails") + " the held-out χ² test at 99 %",
+                     all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
+                         for k in (A.rank if all_missed else [top]) for h in HOLDOUTS))
+        if cal:
+            rf, rz = sum(cal["fixed"]["true_rejected"]), sum(cal["zero"]["true_rejected"])
+            sent += (f", as the true curve does on {_words(rf, m)} of the copies below"
+                     if _words(rf, m) == _words(rz, m) else
+                     f", as the true curve does on {_words(rf, m)} of the {C} copies below and "
+                     f"{_words(rz, m)} of the limit-0 ones") + f", {rf} and {rz} of {m}"
+        sent += ")"
+        text.append(sent + ".")
+    # the best predictor
+    text.append(f"The best predictor of the last {h1} and {h2} levels, {MODEL[top].label} "
+                f"({KIND_TEXT[MODEL[top].limit]}" + (f", {_exponents(A.fits[top])}" if len(A.fits[top].theta) else "")
+                + f"; ranked on those levels), misses them by {_f(fc[h1][top].rms_z, 1)} and "
+                  f"{_f(fc[h2][top].rms_z, 1)} jitter units rms.")
+    # the 0.286 fits
+    parts, turns = [], []
+    for k in dict.fromkeys([ki, kx]):
+        if not k:
+            continue
+        t = turnaround(A.fits[k])
+        turns.append(t[0] if t else None)
+        part = MODEL[k].label
+        if k == ki:
+            part += f" (best in sample, χ²/dof {_f(A.fits[k].chi2_dof, 2)}"
+            if kz:
+                part += (f"; {zero_name}" + ("" if twin else f", {MODEL[kz].label},")
+                         + f" {_f(A.fits[kz].chi2_dof, 2)}")
+            part += ")"
+        else:
+            part += f" (the {C} fit that predicts best)"
+        part += f" turns at n ≈ {t[0]}" if t else " does not turn"
+        if k == ki and t:
+            tk = [turnaround(fc[h][k].fit) for h in sorted(HOLDOUTS, reverse=True)] + [t]
+            if all(x is not None for x in tk) and np.all(np.diff([x[0] for x in tk]) > 0):
+                part += claim(f" ({tk[0][0]} fitted on n ≤ {N - max(HOLDOUTS)})",
+                              all(turnaround(fit_model(MODEL[k], s.upto(N - h), A.jitter))[0] < t[0] for h in HOLDOUTS))
+        part += f" and misses by {_f(fc[h1][k].rms_z, 1)} and {_f(fc[h2][k].rms_z, 1)}"
+        parts.append(part)
+    late = bool(turns) and all(t is not None and t > N for t in turns)
+    if parts:
+        text.append(claim(f"The {C} fits need a late turn: " if late else f"The fits with limit {C}: ",
+                          not late or all(turnaround(fit_model(MODEL[k], s, A.jitter))[0] > N
+                                          for k in dict.fromkeys([ki, kx]) if k))
+                    + "; ".join(parts) + ".")
+    # the free limits
+    spread = model_spread(A)
+    if A.leading.get("free") and spread["limits"]:
+        lo, hi = spread["limits"]
+        down = [k for k in free_keys if drift_direction(A.drift[k]) == "down"]
+        text.append(f"Free limits (fits that pass χ², windows n >= {_list(map(str, _passing_starts(A)))}) "
+                    f"range from {_f(lo, 3)} to {_f(hi, 3)} by family and window"
+                    + (claim(f"; {len(down)} of {len(free_keys)} drift down by {DRIFT_Z:g} inflated s.e. or more",
+                             all(_refit_shift(A, k) <= -DRIFT_Z for k in down)) if down else "") + ".")
+    if cal:
+        ctext, against_fixed, against_zero, same = calibration_text(A)
+        full = calibration_matches(A)
+        X, Y = full["fixed"], full["zero"]
+        together = (f"on {_words(X, m)} of either" if _words(X, m) == _words(Y, m) else
+                    f"on {_words(X, m)} of the {C} copies and {_words(Y, m)} of the limit-0 ones") + f" ({X} and {Y} of {m})"
+        sent = (f"Calibration: on {m} synthetic copies of the best-in-sample {C} fit and {m} of {zero_name} "
+                f"(AR(1) jitter as correlated as their residuals), the procedure's findings here appear all "
+                f"together {together}")
+        if not against_fixed and not against_zero:
+            sent += claim(f", and none on half of one kind's copies and few of the other's: the ranking, free "
+                          f"limits, drift and misses are no evidence either way",
+                          not against_fixed and not against_zero)
+            if kz:
+                r_data = A.worst_rms(ki) / A.worst_rms(kz)
+                a = int(np.sum(np.array(cal["fixed"]["twin_ratio"]) >= r_data))
+                z = int(np.sum(np.array(cal["zero"]["twin_ratio"]) >= r_data))
+                weight = (f"evidence against {C}" if 4 * a <= m <= 2 * z else
+                          f"no evidence against {C}" if 4 * z <= m <= 2 * a else f"at most weak evidence against {C}")
+                sent += (f". The {C} fit's miss, {_f(r_data, 1)} times its "
+                         + ("twin's" if twin else "limit-0 counterpart's") + ", recurs on "
+                         + (f"{_words(a, m)} copies of either" if _words(a, m) == _words(z, m) else
+                            f"{_words(a, m)} of the {C} copies and {_words(z, m)} of the limit-0 ones")
+                         + f" ({a} and {z} of {m}): {weight}")
+            text.append(sent + ".")
+            text.append(claim(f"No finite table can exclude a turn beyond its last level.", late or not turns))
+            text.insert(1, f"In short: fits to these levels cannot tell a late turn to {C} from a limit of 0.")
+        else:
+            lack = []
+            if against_fixed:
+                lack.append(f"the {C} copies mostly lack " + _list(SIGNATURE_TEXT[k].format(C=C) for k in against_fixed))
+            if against_zero:
+                lack.append(f"the limit-0 copies mostly lack " + _list(SIGNATURE_TEXT[k].format(C=C) for k in against_zero))
+            text.append(sent + "; " + "; ".join(lack) + ".")
+            if against_fixed and not against_zero:
+                short = (f"In short: the data weigh against {C} with a turn like its best fit's: the procedure finds "
+                         f"here what it finds on copies with limit 0 and not on copies with limit {C}")
+            elif against_zero and not against_fixed:
+                short = (f"In short: the data weigh against a limit of 0 like its best fit's: the procedure finds "
+                         f"here what it finds on copies with limit {C} and not on copies with limit 0")
+            else:
+                short = (f"In short: neither calibration curve describes these data: the procedure finds here what "
+                         f"copies of each lack")
+            text.insert(1, short + ".")
+            text.append("No model is adequate, and no finite table can exclude a turn beyond its last level.")
         return " ".join(text)
+    # uncalibrated: the ranking's reading
     top_kind = MODEL[top].limit
+    upper = A.limit_upper
+    fixed_keys = [k for k in A.rank if MODEL[k].limit == "fixed"]
+    all_fixed_rejected = bool(fixed_keys) and all(A.rejected_out_of_sample(k) for k in fixed_keys)
     fixed_bad = kx is not None and not A.predicts_well(kx) and A.worst_rms(kx) > A.worst_rms(top)
     rules_out = top_kind == "zero" and fixed_bad and all_fixed_rejected and upper is not None and upper < C
     if rules_out:
@@ -1850,39 +2069,79 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
 
 
 def calibration_text(A: Analysis):
-    """The calibration as a sentence, and the findings that would tell against
-    each limit: those A shows that most copies with the other limit show and
-    most copies with this one lack.  Returns (text, against_fixed, against_zero,
-    findings shown by A and by most copies of both)."""
+    """The calibration as the findings' paragraph, and the findings that would
+    tell against each limit: those A shows that half or more of the copies
+    with the other limit show and few (a quarter or fewer) with this one.  Returns (text,
+    against_fixed, against_zero, findings shown by A and by most copies of
+    both).  'These levels cannot tell' needs both lists empty."""
     C, N = CONJECTURED, A.n_max
     cal = A.calibration
     mine = signature(A)
     shown = [k for k, v in mine.items() if v]
     m = len(CALIBRATION_SEEDS)
     count = {kind: {k: sum(sig[k] for sig in c["sigs"]) for k in shown} for kind, c in cal.items()}
-    against_fixed = [k for k in shown if 2 * count["fixed"][k] < m <= 2 * count["zero"][k]]
-    against_zero = [k for k in shown if 2 * count["zero"][k] < m <= 2 * count["fixed"][k]]
+    # a clear difference, not a majority on one side: with a dozen copies 5 against 6 is noise
+    against_fixed = [k for k in shown if 4 * count["fixed"][k] <= m <= 2 * count["zero"][k]]
+    against_zero = [k for k in shown if 4 * count["zero"][k] <= m <= 2 * count["fixed"][k]]
     same = [k for k in shown if 2 * count["fixed"][k] >= m and 2 * count["zero"][k] >= m]
     full = calibration_matches(A)
     fx, zr = cal["fixed"], cal["zero"]
+    kf, kz = fx["key"], zr["key"]
     t = fx["turn"]
+    twin = MODEL[kf].family is MODEL[kz].family
 
-    text = (f"Calibration: the same procedure, run on {m} copies of the table that follow its best fit with "
-            f"limit {C} ({MODEL[fx['key']].label}" + (f", turning at n ≈ {t[0]}" if t else "")
-            + f") and {m} that follow its best limit-0 predictor ({MODEL[zr['key']].label}), each with independent "
-            f"jitter of the data's size, reports what it reports here as follows (copies with limit {C} / limit 0, "
-            f"of {m} each): " + "; ".join(f"{SIGNATURE_TEXT[k].format(C=C)} {count['fixed'][k]} / {count['zero'][k]}"
-                                          for k in shown)
+    def rng(vals, d=1):
+        v = np.array([x for x in vals if x is not None and np.isfinite(x)], dtype=float)
+        return f"{_f(v.min(), d)}..{_f(v.max(), d)}" if v.size else "none"
+
+    text = (f"The same procedure, run on {m} copies of the table that follow its best fit in sample "
+            f"with limit {C} ({MODEL[kf].label}, χ²/dof {_f(A.fits[kf].chi2_dof, 2)}"
+            + (f", turning at n ≈ {t[0]}" if t else "")
+            + f") and {m} that follow its best fit in sample with limit 0 ({MODEL[kz].label}, χ²/dof "
+              f"{_f(A.fits[kz].chi2_dof, 2)}" + (", the same form" if twin else "") + "), the jitter of each AR(1) "
+              f"with its lag-1 ρ and size estimated from that fit's own residuals on n >= {FIT_CUT} (ρ = "
+              f"{_f(fx['rho'], 2)} and {_f(zr['rho'], 2)}; {_f(fx['scale'], 2)} and {_f(zr['scale'], 2)} times "
+              f"σ(n)), finds what the data show on this many copies (limit {C} / limit 0, of {m} each; a count is "
+              f"uncertain by about ±{math.sqrt(m / 4):.0f}): "
+            + "; ".join(f"{SIGNATURE_TEXT[k].format(C=C)} {count['fixed'][k]} / {count['zero'][k]}" for k in shown)
             + f"; all of it together {full['fixed']} / {full['zero']}")
-    true_rms = [v for v in fx["true_rms"] if np.isfinite(v)]
-    if true_rms:
-        text += (f"; on the {C} copies the true model's worst rms error is {_f(min(true_rms), 1)}.."
-                 f"{_f(max(true_rms), 1)} jitter units (the best model's {_f(np.nanmin(fx['best_rms']), 1)}.."
-                 f"{_f(np.nanmax(fx['best_rms']), 1)})")
+    text += (f". The copies' residuals are about as correlated as the data's (median lag-1 ρ of the free-limit "
+             f"fits on n >= {FIT_CUT}: {rng(fx['resid_rho'], 2)} and {rng(zr['resid_rho'], 2)} on the copies, "
+             f"{_f(residual_rho(A), 2)} on the data; the true curve's χ²/dof {rng(fx['true_chi2dof'], 2)} and "
+             f"{rng(zr['true_chi2dof'], 2)}, the data's fits {_f(A.fits[kf].chi2_dof, 2)} and "
+             f"{_f(A.fits[kz].chi2_dof, 2)})")
+    text += (f". The held-out χ² test, with parameter uncertainty, rejects the true curve on "
+             f"{sum(fx['true_rejected'])} of the {C} copies and {sum(zr['true_rejected'])} of the limit-0 ones, so "
+             f"that every model (and every {C} fit) fails it on the data carries little weight; the true curve's "
+             f"worst rms error is {rng(fx['true_rms'])} and {rng(zr['true_rms'])} jitter units on the copies "
+             f"(the best model's {rng(fx['best_rms'])} and {rng(zr['best_rms'])}), the data's fits' "
+             f"{_f(A.worst_rms(kf), 1)} and {_f(A.worst_rms(kz), 1)}")
+    finite = [u for u in fx["upper"] if u is not None]
+    below = [u for u in finite if u < C]
+    if finite:
+        text += (f". The nominal ranges of the free limits (profile, or c + 2 inflated s.e., over the fits that pass "
+                 f"χ²) end below {C} on {'all' if len(below) == len(finite) else str(len(below)) + ' of the'} "
+                 f"{len(finite)} copies whose limit is {C} and which have one (ends {rng(finite, 3)}; on the other "
+                 f"{m - len(finite)} none passes χ² or a range is open)"
+                 + (", so they are not confidence bounds" if 2 * len(below) > len(finite) else ""))
+    if A.rank and kf in A.rank and kz in A.rank:
+        r_data = A.worst_rms(kf) / A.worst_rms(kz)
+        d_data = A.fits[kf].chi2 - A.fits[kz].chi2
+        rf = np.array(fx["twin_ratio"], dtype=float)
+        rz = np.array(zr["twin_ratio"], dtype=float)
+        df = np.array(fx["twin_dchi2"], dtype=float)
+        dz = np.array(zr["twin_dchi2"], dtype=float)
+        text += (f". {MODEL[kf].label} against {'its limit-0 twin' if twin else MODEL[kz].label}: on the data the "
+                 f"{C} fit misses the held-out levels {_f(r_data, 1)} times as far (worst rms), a ratio reached on "
+                 f"{int(np.sum(rf >= r_data))} of the {C} copies and {int(np.sum(rz >= r_data))} of the limit-0 "
+                 f"ones; it fits n >= {FIT_CUT} worse by Δχ² = {_f(d_data, 1)}, reached on {int(np.sum(df >= d_data))} "
+                 f"and {int(np.sum(dz >= d_data))}")
+    if against_fixed:
+        text += (f". The {C} copies mostly lack what these data show "
+                 f"({_list(SIGNATURE_TEXT[k].format(C=C) for k in against_fixed)})")
     if against_zero:
-        text += (f". The limit-0 copies lack what these data show ({_list(SIGNATURE_TEXT[k].format(C=C) for k in against_zero)}): "
-                 f"the data's shape is not {MODEL[zr['key']].label}'s, which is no evidence against a limit of 0 "
-                 f"in another form")
+        text += (f". The limit-0 copies mostly lack what these data show "
+                 f"({_list(SIGNATURE_TEXT[k].format(C=C) for k in against_zero)})")
     return text + ".", against_fixed, against_zero, same
 
 
@@ -2438,7 +2697,12 @@ def committed_facts(A: Analysis) -> list:
     the s.e. inflated for the residuals' lag-1 autocorrelation (0.55-0.85),
     3 free-limit models drift (the three-term ones), no longer 4 or more.  The
     limit one: the 95 % ranges below 0.286 come only from the windows that
-    pass the χ² check (n >= 120, 130).  And the calibration fact is new: it is
+    pass the χ² check (n >= 120, 130).  A second referee's report: the
+    calibration's limit-0 truth is chosen by the same rule as the 0.286 one
+    (best in sample), its copies get AR(1) jitter like the fits' residuals, and
+    the fact needs both directions silent (nothing on half of one kind's
+    copies and few of the other's), not only the one against 0.286; the
+    ranges are called nominal (on the 0.286 copies they end below 0.286).  And the calibration fact is new: it is
     stated on 1..CALIBRATED_N only, because it depends on the table's best
     0.286 fit, which is table-specific (on 1..156 that fit turns at n ≈ 269
     and its copies rank a free-limit model first, so the ranking there did
@@ -2562,10 +2826,12 @@ def committed_facts(A: Analysis) -> list:
         (f"the free-limit fits within their 99 % χ² point (on some windows only) have 95 % ranges below {C}; "
          f"which limit a fit gives depends on the family and the window",
          lambda: A.limit_upper is not None and A.limit_upper < C),
-        (f"calibration (stated on 1..{CALIBRATED_N}): what the procedure reports here it also reports on most "
-         f"jittered copies of the best {C} fit, so none of it tells against {C}: these levels cannot tell a late "
-         f"turn to {C} from a limit of 0",
-         lambda: A.n_max < CALIBRATED_N or (bool(A.calibration) and not calibration_text(A)[1])),
+        (f"calibration (stated on 1..{CALIBRATED_N}): no finding the procedure reports here is on half or more of "
+         f"the copies of one kind (the best in-sample {C} fit, the best in-sample limit-0 fit, AR(1) jitter) and on "
+         f"few of the other's, so none of it tells either way: these levels cannot tell a late turn to {C} from a "
+         f"limit of 0",
+         lambda: A.n_max < CALIBRATED_N or (bool(A.calibration) and not calibration_text(A)[1]
+                                            and not calibration_text(A)[2])),
         (best_text, best_is_zero),
         (none_text, none_within),
         (free_text, lambda: bool(A.rank) and kf is not None and worst(kf) > worst(top)),

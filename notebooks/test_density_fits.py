@@ -280,8 +280,10 @@ class VerdictTest(unittest.TestCase):
         # the findings that once weighed against 0.286 appear on this table, whose limit is 0.286
         self.assertLess(A.limit_upper, F.CONJECTURED)
         self.assertTrue(F.signature(A)["drift_down"])
-        # and the calibration finds them on copies of its own 0.286 fit: nothing tells against 0.286
+        # and the calibration finds them on copies of its own 0.286 fit: nothing tells against 0.286, nor (the
+        # verdict says 'cannot tell' only then) against limit 0
         self.assertEqual(F.calibration_text(A)[1], [])
+        self.assertEqual(F.calibration_text(A)[2], [])
         for phrase in ("weigh against", "rule out", "favour"):
             self.assertNotIn(phrase, v.results)
         self.assertIn("cannot tell a late turn to 0.286 from a limit of 0", v.results)
@@ -313,10 +315,23 @@ class VerdictTest(unittest.TestCase):
         self.assertNotIn("weigh against", v.results)
         self.assertNotIn("favour", v.results)
         self.assertEqual(F.calibration_text(A)[1], [])
+        self.assertEqual(F.calibration_text(A)[2], [])
         self.assertIn("cannot tell a late turn", v.results)
-        # and says so first, right after the counts (the README's reader may read one sentence more)
-        self.assertIn(f". In short: fits to these levels cannot tell a late turn to {F.CONJECTURED} from a limit of 0",
-                      v.results.split("With each level weighted")[0])
+        # and says so first, right after the data (the README's reader may read one sentence more)
+        self.assertTrue(v.results.split(". ")[1].startswith(
+            f"In short: fits to these levels cannot tell a late turn to {F.CONJECTURED} from a limit of 0"), v.results)
+        # the calibration's two truths are chosen by one rule (best in sample), its copies' jitter is as correlated
+        # as the fits' residuals, and the README paragraph is short and quotes no 95 % range
+        cal = A.calibration
+        self.assertEqual(cal["fixed"]["key"], A.fixed_in_sample)
+        self.assertEqual(cal["zero"]["key"], A.zero_in_sample)
+        self.assertLessEqual(A.fits[A.zero_in_sample].chi2_dof, min(
+            f.chi2_dof for k, f in A.fits.items() if F.MODEL[k].limit == "zero" and not f.at_bound))
+        self.assertGreater(cal["fixed"]["rho"], 0.2)
+        self.assertGreater(np.median(cal["fixed"]["resid_rho"]), 0.5 * F.residual_rho(A))
+        self.assertNotIn("95 %", v.results)
+        self.assertNotIn("lack what these data show", v.results)
+        self.assertLess(len(v.results.split()), 360)
         # the drift z-scores are inflated for the residuals' autocorrelation, which is large
         self.assertTrue(all(A.drift[k][0].rho > 0.3 for k in A.drift
                             if F.MODEL[k].limit == "free" and A.drift[k][0] is not None))
@@ -326,12 +341,55 @@ class VerdictTest(unittest.TestCase):
         top = A.rank[0]
         fixed = [k for k in A.rank if F.MODEL[k].limit == "fixed"]
         beats = any(A.forecasts[h][k].chi2_pred <= A.forecasts[h][top].chi2_pred for k in fixed for h in F.HOLDOUTS)
-        self.assertEqual(beats, "not every one further than" in v.results)
+        self.assertEqual(beats, "not every one further than" in v.findings)
         # below the run's end both horizons are named: the run's, and the farther one in brackets
         if len(A.separation) == 2:
             far = F.PREDICT_AT[-1]
             self.assertIn(f"the levels up to n = {F.RUN_TO} (n = {far}) raise the other's χ²", v.findings)
             self.assertIn(f"by n = {far})", v.findings)
+
+    def test_cannot_tell_needs_both_directions(self):
+        # 'cannot tell' needs the calibration silent both ways: copies of one truth that clearly lack what the
+        # table shows (here, by construction, the limit-0 copies lack the rising local exponent and the 0.286
+        # copies all show it) turn the verdict against that truth, and never into 'cannot tell'
+        levels = cp.read_levels(cp.default_levels_file())
+        A = F.Analysis(levels, calibrate=False)
+        if not (A.rank and F.calibration_applies(A) and A.fixed_in_sample and A.zero_in_sample):
+            self.skipTest("the committed table is not the falling, limit-0-ranked case the calibration speaks to")
+        mine = F.signature(A)
+        m = len(F.CALIBRATION_SEEDS)
+        nan = [float("nan")] * m
+
+        def truth(kind, sigs):
+            key = A.fixed_in_sample if kind == "fixed" else A.zero_in_sample
+            return {"key": key, "turn": F.turnaround(A.fits[key]), "rho": 0.5, "scale": 1.5, "sigs": sigs,
+                    "true_rms": nan, "best_rms": nan, "upper": [None] * m, "true_rejected": [False] * m,
+                    "true_chi2dof": nan, "resid_rho": nan, "twin_ratio": nan, "twin_dchi2": nan}
+
+        lacking = {**mine, "delta_rises": False}
+        for kind, other in (("zero", "fixed"), ("fixed", "zero")):
+            with self.subTest(copies_lacking=kind):
+                B = F.Analysis(levels)
+                B._cache = {k: v for k, v in A._cache.items() if k != "calibration"}
+                B._cache["calibration"] = {kind: truth(kind, [dict(lacking)] * m),
+                                           other: truth(other, [dict(mine)] * m)}
+                B._cache["calibration"] = {k: B._cache["calibration"][k] for k in ("fixed", "zero")}
+                _, against_fixed, against_zero, _ = F.calibration_text(B)
+                self.assertEqual((against_fixed, against_zero),
+                                 ((["delta_rises"], []) if kind == "fixed" else ([], ["delta_rises"])))
+                v = F.verdict(B)
+                self.assertEqual(v.failed(), [])
+                self.assertNotIn("cannot tell", v.results)
+                self.assertIn("weigh against " + ("0.286" if kind == "fixed" else "a limit of 0"), v.results)
+                facts = {text: check() for text, check in F.committed_facts(B)}
+                self.assertTrue(any(t.startswith("calibration (") and not ok for t, ok in facts.items()), facts)
+        # a near tie (5 against 6 of 12) is noise, not a direction
+        B = F.Analysis(levels)
+        B._cache = {k: v for k, v in A._cache.items() if k != "calibration"}
+        half = m // 2
+        B._cache["calibration"] = {"fixed": truth("fixed", [dict(lacking)] * (half + 1) + [dict(mine)] * (m - half - 1)),
+                                   "zero": truth("zero", [dict(lacking)] * half + [dict(mine)] * (m - half))}
+        self.assertEqual(F.calibration_text(B)[1:3], ([], []))
 
     def test_table_beyond_the_run(self):
         # a table that already reaches the run under way: the verdict speaks of n = 200 only, and still holds
