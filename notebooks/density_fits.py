@@ -618,6 +618,13 @@ def drift_shifts(fits) -> list:
     return out
 
 
+def drift_base(fits):
+    """The fit drift_shifts measures from: the widest window whose fit has no
+    exponent on its bound (None when there is none)."""
+    fl = [f for f in fits if f is not None and not f.at_bound]
+    return fl[0] if fl else None
+
+
 def monotone(fits) -> str | None:
     """'down' or 'up' when the fitted limit moves one way at every step of
     three or more windows, else None."""
@@ -817,7 +824,8 @@ def class_test(n, z, modulus: int, permutations: int = 4000, seed: int = 1):
 
 def lag1(z) -> float:
     z = np.asarray(z) - np.mean(z)
-    return float(z[:-1] @ z[1:] / (z @ z))
+    zz = z @ z
+    return 0.0 if zz == 0 else float(z[:-1] @ z[1:] / zz)
 
 
 # --------------------------------------------------------------------------
@@ -1083,7 +1091,7 @@ class Analysis:
         these are the ends of the fits that pass it, not of every family."""
         ends = []
         for k, r in self.ranges.items():
-            if r is not None and acceptable(self.fits[k]) and not r.empty:
+            if r is not None and acceptable(self.fits[k]) and not self.fits[k].at_bound and not r.empty:
                 ends.append((np.inf if r.hi is None else r.hi, k, FIT_CUT))
         for k in self.ranges:
             ends += [(f.limit + 2 * f.se_limit * f.inflation, k, f.start) for f in self.drift.get(k, [])
@@ -1388,11 +1396,12 @@ def verdict(A: Analysis) -> Verdict:
         if down:
             zs = [max_shift(A.drift[k]) for k in down]
             ftext += claim(f". The limit moves down as the window starts later for {len(down)} of {len(proper)} "
-                           f"models ({_list(MODEL[k].label for k in down)}): the shift from the n >= {FIT_CUT} "
-                           f"window reaches {_f(max(zs), 1)} to {_f(min(zs), 1)} standard errors of the shift "
+                           f"models ({_list(MODEL[k].label for k in down)}): the shift from the widest window with no "
+                           f"exponent on its bound (n >= {_list(sorted({str(drift_base(A.drift[k]).start) for k in down}))}) "
+                           f"reaches {_f(max(zs), 1)} to {_f(min(zs), 1)} standard errors of the shift "
                            f"(the windows are nested, so a right model's shift has variance se_later² - se_first²; "
                            f"the s.e. are inflated by sqrt((1 + ρ)/(1 - ρ)) for the residuals' lag-1 "
-                           f"autocorrelation ρ, here " + ", ".join(_f(A.drift[k][0].rho, 2) for k in down) + ")"
+                           f"autocorrelation ρ on that window, here " + ", ".join(_f(drift_base(A.drift[k]).rho, 2) for k in down) + ")"
                            + (f", and for {_list(MODEL[k].label for k in down if monotone(A.drift[k]) == 'down')} "
                               f"it falls at every step" if any(monotone(A.drift[k]) == "down" for k in down) else "")
                            + f". A model that described the data would keep its limit: these forms do not describe "
@@ -1612,14 +1621,18 @@ def verdict(A: Analysis) -> Verdict:
         hb = max(HOLDOUTS)
         miss = {k: (s.r[-1] - A.forecasts[hb][k].fit.predict([N])[0]) / prediction_band(A.forecasts[hb][k].fit, [N])[0]
                 for k in ks}
-        ptext += claim(f". These bands are not calibrated: fitted on n <= {N - hb}, the same models miss r({N}) by "
+        uncal = min(abs(v) for v in miss.values()) > 1     # every model misses by more than its own band
+        ptext += claim((f". These bands are not calibrated: f" if uncal else ". F")
+                       + f"itted on n <= {N - hb}, the same models miss r({N}) by "
                        f"{_f(min(abs(v) for v in miss.values()), 1)} to {_f(max(abs(v) for v in miss.values()), 1)} "
                        f"of their own 1σ bands"
                        + (" (every one predicting too high)" if all(v < 0 for v in miss.values()) else
                           " (every one predicting too low)" if all(v > 0 for v in miss.values()) else ""),
-                       all(abs(v) > 0 for v in miss.values()))
-        ptext += (f", so a prediction for n = {PREDICT_AT[-1]} is uncertain by far more than its band, and the "
-                  f"separation counts below assume the new levels fall exactly on one model's curve. ")
+                       uncal == (min(abs((s.r[-1] - fit_model(MODEL[k], s.upto(N - hb), A.jitter).predict([N])[0])
+                                         / prediction_band(A.forecasts[hb][k].fit, [N])[0]) for k in ks) > 1))
+        ptext += ((f", so a prediction for n = {PREDICT_AT[-1]} is uncertain by far more than its band, and the "
+                   if uncal else "; the ")
+                  + "separation counts below assume the new levels fall exactly on one model's curve. ")
         groups = separation_groups(A)
         # Once the table reaches RUN_TO, PREDICT_AT[-1] is the only horizon left.
         one = len(A.separation) == 1
@@ -1817,23 +1830,31 @@ def _details(A: Analysis, n0, bits: dict, claim) -> str:
         ends = [e for e in A.upper_ends if np.isfinite(e[0])]
         if upper is not None and ends:
             fams = list(dict.fromkeys(k for _, k, _ in ends))
-            wide = [A.drift[k][0] for k in fams if A.drift[k][0] is not None]
+            # exponent-at-bound fits have no limit to report: left out, like their ranges
+            wfams = [k for k in fams if A.drift[k][0] is not None and not A.drift[k][0].at_bound]
+            wide = [A.drift[k][0] for k in wfams]
             fail_wide = all(not acceptable(f) for f in wide)
             sent += claim(f"; their nominal ranges (profile on n >= {FIT_CUT}, or c + 2 s.e. with the s.e. inflated "
                           f"for autocorrelation) end at {_f(upper, 3)} or below"
                           + (", which is not a confidence bound (see the calibration)" if cal else "")
-                          + f"; the same families' fits on n >= {FIT_CUT}" + (", which fail χ²," if fail_wide else "")
-                          + " give " + ", ".join(f"{_f(f.limit, 3)}" for f in wide),
+                          + ((f"; the same families' fits on n >= {FIT_CUT}" + (", which fail χ²," if fail_wide else "")
+                              + " give " + ", ".join(f"{_f(f.limit, 3)}" for f in wide)) if wide else ""),
                           all(e <= upper for e, _, _ in ends)
-                          and fail_wide == all(not acceptable(fit_model(MODEL[k], s, A.jitter)) for k in fams))
+                          and all(not fit_model(MODEL[k], s, A.jitter).at_bound for k in wfams)
+                          and fail_wide == all(not acceptable(fit_model(MODEL[k], s, A.jitter)) for k in wfams))
         if rhos:
-            sent += claim(f"; the residuals are autocorrelated (lag-1 ρ = {_f(min(rhos), 2)}..{_f(max(rhos), 2)} on "
-                          f"n >= {FIT_CUT}), and with the standard errors inflated for that (each model's ρ on its "
-                          f"widest window, n >= {FIT_CUT}, for all its windows), "
+            sent += claim((f"; the residuals are autocorrelated (lag-1 ρ = " if min(rhos) > 0 else
+                           f"; the residuals' lag-1 autocorrelation is ρ = ")
+                          + f"{_f(min(rhos), 2)} to {_f(max(rhos), 2)} on "
+                          f"n >= {FIT_CUT}" + (")" if min(rhos) > 0 else "") + ", and with the standard errors inflated "
+                          f"for that (each model's ρ on its widest window with no exponent on its bound, for all its "
+                          f"windows), "
                           + (f"{len(down)} of {len(free_keys)} models ({_list(MODEL[k].label for k in down)}) still "
                              f"lower their limit by {DRIFT_Z:g} s.e. or more as the window starts later"
                              if down else f"no model's limit shifts by {DRIFT_Z:g} s.e. or more as the window moves"),
-                          all(_refit_shift(A, k) <= -DRIFT_Z for k in down))
+                          all(_refit_shift(A, k) <= -DRIFT_Z for k in down)
+                          and (min(rhos) > 0) == all(fit_model(MODEL[k], s, A.jitter).rho > 0 for k in free_keys
+                                                     if A.drift[k][0] is not None))
         text.append(sent + ".")
     kx, ki = A.leading.get("fixed"), A.fixed_in_sample
     fixed_keys = [k for k in A.rank if MODEL[k].limit == "fixed"]
@@ -1859,47 +1880,55 @@ def _details(A: Analysis, n0, bits: dict, claim) -> str:
                                   for h in HOLDOUTS))
         if all_fixed_rejected:
             sent += claim(f"; every fit with limit {C} misses the held-out levels beyond the 99 % point of χ² even "
-                          f"counting its parameter uncertainty (a test the true curve fails too on many copies, "
-                          f"above)" if cal else
+                          f"counting its parameter uncertainty (see the calibration: the true curve fails this test on "
+                          f"{sum(cal['fixed']['true_rejected'])} of the {len(cal['fixed']['true_rejected'])} {C} "
+                          f"copies and {sum(cal['zero']['true_rejected'])} of the {len(cal['zero']['true_rejected'])} "
+                          f"limit-0 ones)" if cal else
                           f"; every fit with limit {C} misses the held-out levels beyond the 99 % point of χ² even "
                           f"counting its parameter uncertainty",
                           all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h) for k in fixed_keys for h in HOLDOUTS))
-            if top_missed and chi2_further:
+            if top_missed and MODEL[top].limit != "fixed" and chi2_further:
                 sent += claim(f", and further than {MODEL[top].label} (χ²/h = "
                               + " and ".join(_f(min(fc[h][k].chi2_pred for k in fixed_keys) / h, 2) for h in HOLDOUTS)
                               + " or more)",
                               all(_chi2_pred_from_table(A, h, k) > _chi2_pred_from_table(A, h, top)
                                   for k in fixed_keys for h in HOLDOUTS))
-            elif top_missed:
+            elif top_missed and MODEL[top].limit != "fixed":
                 # a fit whose parameters the levels pin down loosely has a wide prediction band: counting it, its
                 # miss can weigh less in χ² than the best model's, however far it lies from the held-out levels
-                kw = min(fixed_keys, key=lambda k: min(fc[h][k].chi2_pred / fc[h][top].chi2_pred for h in HOLDOUTS))
+                kw = min([k for k in fixed_keys if k != top], key=lambda k: min(fc[h][k].chi2_pred / fc[h][top].chi2_pred for h in HOLDOUTS))
                 hs = [h for h in HOLDOUTS if fc[h][kw].chi2_pred <= fc[h][top].chi2_pred]
+                further = all(fc[h][kw].rms_z > fc[h][top].rms_z for h in hs)
                 sent += claim(f", but not every one further than {MODEL[top].label} by that measure: "
                               f"{MODEL[kw].label}, whose prediction band is wider (its parameter uncertainty), misses "
                               f"the last {' and '.join(map(str, hs))} by χ²/h = "
                               + " and ".join(_f(fc[h][kw].chi2_pred / h, 2) for h in hs) + " against "
                               + " and ".join(_f(fc[h][top].chi2_pred / h, 2) for h in hs)
-                              + ", though its rms error there is "
+                              + (", though its rms error there is " if further else ", its rms error there being ")
                               + " and ".join(_f(fc[h][kw].rms_z / fc[h][top].rms_z, 1) for h in hs)
                               + f" times {MODEL[top].label}'s",
                               all(_chi2_pred_from_table(A, h, kw) <= _chi2_pred_from_table(A, h, top)
-                                  and _rms_from_table(A, h, kw) > _rms_from_table(A, h, top) for h in hs)
+                                  and (not further or _rms_from_table(A, h, kw) > _rms_from_table(A, h, top)) for h in hs)
                               and all(_chi2_pred_from_table(A, h, kw) > _chi2_pred_from_table(A, h, top)
                                       for h in HOLDOUTS if h not in hs))
         kz = A.zero_in_sample
         if ki and kz and ki in A.rank and kz in A.rank:
             twin = MODEL[ki].family is MODEL[kz].family
+            dchi = A.fits[ki].chi2 - A.fits[kz].chi2      # > 0: the limit-0 fit fits better
             sent += claim(f". Beside {'its limit-0 twin' if twin else 'the best limit-0 fit in sample'}, "
                           f"{MODEL[kz].label} (χ²/dof {_f(A.fits[kz].chi2_dof, 2)}, Δχ² = "
-                          f"{_f(A.fits[ki].chi2 - A.fits[kz].chi2, 1)} in its favour on n >= {FIT_CUT}), "
+                          f"{_f(abs(dchi), 1)} in " + ("its" if dchi > 0 else f"{MODEL[ki].label}'s")
+                          + f" favour on n >= {FIT_CUT}), "
                           f"{MODEL[ki].label} misses the held-out levels by χ²/h = "
                           + " and ".join(_f(fc[h][ki].chi2_pred / h, 2) for h in HOLDOUTS) + " against "
                           + " and ".join(_f(fc[h][kz].chi2_pred / h, 2) for h in HOLDOUTS) + ", rms "
                           + " and ".join(_f(fc[h][ki].rms_z, 1) for h in HOLDOUTS) + " against "
                           + " and ".join(_f(fc[h][kz].rms_z, 1) for h in HOLDOUTS),
                           all(abs(_rms_from_table(A, h, k) - fc[h][k].rms_z) < 1e-6 for k in (ki, kz) for h in HOLDOUTS)
-                          and (A.fits[ki].chi2 > A.fits[kz].chi2) == (A.fits[ki].chi2 - A.fits[kz].chi2 > 0))
+                          and ((fit_model(MODEL[ki], s, A.jitter).chi2 - fit_model(MODEL[kz], s, A.jitter).chi2 > 0)
+                               == (dchi > 0))
+                          and abs(abs(fit_model(MODEL[ki], s, A.jitter).chi2 - fit_model(MODEL[kz], s, A.jitter).chi2)
+                                  - abs(dchi)) < 1e-6 * max(1.0, abs(dchi)))
         text.append(sent + ".")
     return " ".join(text)
 
@@ -1941,7 +1970,9 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
     rhos = [A.drift[k][0].rho for k in free_keys if A.drift[k][0] is not None]
     if top_missed:
         sent = claim(("No model tried is adequate (" if all_missed else "The best model is not adequate (")
-                     + (f"residuals autocorrelated, ρ = {_f(min(rhos), 2)}–{_f(max(rhos), 2)}; " if rhos else "")
+                     + (f"residuals autocorrelated, ρ = {_f(min(rhos), 2)} to {_f(max(rhos), 2)}; "
+                        if rhos and min(rhos) > 0 else
+                        f"residuals' lag-1 ρ = {_f(min(rhos), 2)} to {_f(max(rhos), 2)}; " if rhos else "")
                      + ("every one fails" if all_missed else "it fails") + " the held-out χ² test at 99 %",
                      all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
                          for k in (A.rank if all_missed else [top]) for h in HOLDOUTS))
@@ -2018,19 +2049,19 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                           f"no evidence against {C}" if 4 * z <= m <= 2 * a else f"at most weak evidence against {C}")
                 sent += (f". The {C} fit's miss, {_f(r_data, 1)} times its "
                          + ("twin's" if twin else "limit-0 counterpart's") + ", recurs on "
-                         + (f"{_words(a, m)} copies of either" if _words(a, m) == _words(z, m) else
+                         + (f"{_words(a, m)} of the copies of either" if _words(a, m) == _words(z, m) else
                             f"{_words(a, m)} of the {C} copies and {_words(z, m)} of the limit-0 ones")
                          + f" ({a} and {z} of {m}): {weight}")
             text.append(sent + ".")
-            text.append(claim(f"No finite table can exclude a turn beyond its last level.", late or not turns))
+            text.append("No finite table can exclude a turn beyond its last level.")
             text.insert(1, f"In short: fits to these levels cannot tell a late turn to {C} from a limit of 0.")
         else:
             lack = []
             if against_fixed:
-                lack.append(f"the {C} copies mostly lack " + _list(SIGNATURE_TEXT[k].format(C=C) for k in against_fixed))
+                lack.append(f"the {C} copies mostly do not show: " + "; ".join(_direction_text(A, k) for k in against_fixed))
             if against_zero:
-                lack.append(f"the limit-0 copies mostly lack " + _list(SIGNATURE_TEXT[k].format(C=C) for k in against_zero))
-            text.append(sent + "; " + "; ".join(lack) + ".")
+                lack.append(f"the limit-0 copies mostly do not show: " + "; ".join(_direction_text(A, k) for k in against_zero))
+            text.append(sent + ". " + "; and ".join(l[0].upper() + l[1:] if i == 0 else l for i, l in enumerate(lack)) + ".")
             if against_fixed and not against_zero:
                 short = (f"In short: the data weigh against {C} with a turn like its best fit's: the procedure finds "
                          f"here what it finds on copies with limit 0 and not on copies with limit {C}")
@@ -2041,7 +2072,10 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 short = (f"In short: neither calibration curve describes these data: the procedure finds here what "
                          f"copies of each lack")
             text.insert(1, short + ".")
-            text.append("No model is adequate, and no finite table can exclude a turn beyond its last level.")
+            text.append(claim("No model is adequate, and no finite table can exclude a turn beyond its last level.",
+                              all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
+                                  for k in A.rank for h in HOLDOUTS))
+                        if all_missed else "No finite table can exclude a turn beyond its last level.")
         return " ".join(text)
     # uncalibrated: the ranking's reading
     top_kind = MODEL[top].limit
@@ -2054,8 +2088,8 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
         ratio = min(fc[h][k].rms_z / fc[h][top].rms_z for k in fixed_keys for h in HOLDOUTS)
         concl = (f"Uncalibrated (no synthetic copies analysed), the data would weigh against {C} for every form "
                  f"tried: each model with that limit misses the held-out levels with {_f(ratio, 1)} times the "
-                 f"best model's rms error or more; no model is adequate, and no finite table can exclude a turn "
-                 f"beyond its last level")
+                 f"best model's rms error or more; " + ("no model is adequate, and " if all_missed else "")
+                 + "no finite table can exclude a turn beyond its last level")
     elif top_kind == "fixed" or (kx and A.predicts_well(kx)):
         concl = f"The data are therefore consistent with a limit of {C}, reached after a turnaround"
     elif top_kind == "free":
@@ -2075,6 +2109,7 @@ def calibration_text(A: Analysis):
     against_fixed, against_zero, findings shown by A and by most copies of
     both).  'These levels cannot tell' needs both lists empty."""
     C, N = CONJECTURED, A.n_max
+    C_str = f"{C}"
     cal = A.calibration
     mine = signature(A)
     shown = [k for k, v in mine.items() if v]
@@ -2087,6 +2122,15 @@ def calibration_text(A: Analysis):
     full = calibration_matches(A)
     fx, zr = cal["fixed"], cal["zero"]
     kf, kz = fx["key"], zr["key"]
+    # the C fit's miss relative to the limit-0 fit's is a finding too: by the same rule, a direction
+    if A.rank and kf in A.rank and kz in A.rank:
+        r_miss = A.worst_rms(kf) / A.worst_rms(kz)
+        a = int(np.sum(np.array(fx["twin_ratio"], dtype=float) >= r_miss))
+        z = int(np.sum(np.array(zr["twin_ratio"], dtype=float) >= r_miss))
+        if 4 * a <= m <= 2 * z:
+            against_fixed.append("miss_ratio")
+        elif 4 * z <= m <= 2 * a:
+            against_zero.append("miss_ratio")
     t = fx["turn"]
     twin = MODEL[kf].family is MODEL[kz].family
 
@@ -2105,14 +2149,27 @@ def calibration_text(A: Analysis):
               f"uncertain by about ±{math.sqrt(m / 4):.0f}): "
             + "; ".join(f"{SIGNATURE_TEXT[k].format(C=C)} {count['fixed'][k]} / {count['zero'][k]}" for k in shown)
             + f"; all of it together {full['fixed']} / {full['zero']}")
-    text += (f". The copies' residuals are about as correlated as the data's (median lag-1 ρ of the free-limit "
+    rr = [x for x in list(fx["resid_rho"]) + list(zr["resid_rho"]) if x is not None and np.isfinite(x)]
+    rho_data = residual_rho(A)
+    alike = bool(rr) and np.isfinite(rho_data) and min(rr) <= rho_data <= max(rr)
+    text += ((f". The copies' residuals are about as correlated as the data's (" if alike else
+              f". The copies' residuals are not as correlated as the data's (")
+             + f"median lag-1 ρ of the free-limit "
              f"fits on n >= {FIT_CUT}: {rng(fx['resid_rho'], 2)} and {rng(zr['resid_rho'], 2)} on the copies, "
-             f"{_f(residual_rho(A), 2)} on the data; the true curve's χ²/dof {rng(fx['true_chi2dof'], 2)} and "
+             f"{_f(rho_data, 2)} on the data; the true curve's χ²/dof {rng(fx['true_chi2dof'], 2)} and "
              f"{rng(zr['true_chi2dof'], 2)}, the data's fits {_f(A.fits[kf].chi2_dof, 2)} and "
              f"{_f(A.fits[kz].chi2_dof, 2)})")
+    n_rej = (sum(fx['true_rejected']), sum(zr['true_rejected']))
+    every_fails = bool(A.rank) and all(A.rejected_out_of_sample(k) for k in A.rank)
+    fixed_fail = bool(A.rank) and all(A.rejected_out_of_sample(k) for k in A.rank if MODEL[k].limit == "fixed")
+    # a rejection of the true curve on a quarter of the copies or more makes the test's verdict weigh little
+    if 4 * min(n_rej) >= m and (every_fails or fixed_fail):
+        so = (", so that every model (and every " + C_str + " fit) fails it on the data carries little weight"
+              if every_fails else ", so that every " + C_str + " fit fails it on the data carries little weight")
+    else:
+        so = ""
     text += (f". The held-out χ² test, with parameter uncertainty, rejects the true curve on "
-             f"{sum(fx['true_rejected'])} of the {C} copies and {sum(zr['true_rejected'])} of the limit-0 ones, so "
-             f"that every model (and every {C} fit) fails it on the data carries little weight; the true curve's "
+             f"{n_rej[0]} of the {C} copies and {n_rej[1]} of the limit-0 ones{so}; the true curve's "
              f"worst rms error is {rng(fx['true_rms'])} and {rng(zr['true_rms'])} jitter units on the copies "
              f"(the best model's {rng(fx['best_rms'])} and {rng(zr['best_rms'])}), the data's fits' "
              f"{_f(A.worst_rms(kf), 1)} and {_f(A.worst_rms(kz), 1)}")
@@ -2134,15 +2191,25 @@ def calibration_text(A: Analysis):
         text += (f". {MODEL[kf].label} against {'its limit-0 twin' if twin else MODEL[kz].label}: on the data the "
                  f"{C} fit misses the held-out levels {_f(r_data, 1)} times as far (worst rms), a ratio reached on "
                  f"{int(np.sum(rf >= r_data))} of the {C} copies and {int(np.sum(rz >= r_data))} of the limit-0 "
-                 f"ones; it fits n >= {FIT_CUT} worse by Δχ² = {_f(d_data, 1)}, reached on {int(np.sum(df >= d_data))} "
-                 f"and {int(np.sum(dz >= d_data))}")
+                 f"ones; it fits n >= {FIT_CUT} " + ("worse" if d_data > 0 else "better") + f" by Δχ² = "
+                 f"{_f(abs(d_data), 1)}, a difference (its χ² minus the other's, {_f(d_data, 1)}) reached or exceeded on "
+                 f"{int(np.sum(df >= d_data))} and {int(np.sum(dz >= d_data))}")
     if against_fixed:
-        text += (f". The {C} copies mostly lack what these data show "
-                 f"({_list(SIGNATURE_TEXT[k].format(C=C) for k in against_fixed)})")
+        text += (f". The {C} copies mostly do not show what these data show: "
+                 + "; ".join(_direction_text(A, k) for k in against_fixed))
     if against_zero:
-        text += (f". The limit-0 copies mostly lack what these data show "
-                 f"({_list(SIGNATURE_TEXT[k].format(C=C) for k in against_zero)})")
+        text += (f". The limit-0 copies mostly do not show what these data show: "
+                 + "; ".join(_direction_text(A, k) for k in against_zero))
     return text + ".", against_fixed, against_zero, same
+
+
+def _direction_text(A: Analysis, k: str) -> str:
+    """A finding of calibration_text's against-lists as a clause."""
+    if k == "miss_ratio":
+        kf, kz = A.calibration["fixed"]["key"], A.calibration["zero"]["key"]
+        return (f"the {CONJECTURED} fit missing the held-out levels {_f(A.worst_rms(kf) / A.worst_rms(kz), 1)} "
+                f"times as far as {MODEL[kz].label} (worst rms)")
+    return SIGNATURE_TEXT[k].format(C=CONJECTURED)
 
 
 # --------------------------------------------------------------------------
@@ -2830,7 +2897,8 @@ def committed_facts(A: Analysis) -> list:
          f"the copies of one kind (the best in-sample {C} fit, the best in-sample limit-0 fit, AR(1) jitter) and on "
          f"few of the other's, so none of it tells either way: these levels cannot tell a late turn to {C} from a "
          f"limit of 0",
-         lambda: A.n_max < CALIBRATED_N or (bool(A.calibration) and not calibration_text(A)[1]
+         lambda: A.n_max < CALIBRATED_N or (bool(A.rank) and calibration_applies(A) and bool(A.calibration)
+                                            and not calibration_text(A)[1]
                                             and not calibration_text(A)[2])),
         (best_text, best_is_zero),
         (none_text, none_within),
