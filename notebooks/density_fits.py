@@ -1125,7 +1125,9 @@ class Analysis:
         test rejects the true curve (true_rejected), the true curve's chi^2/dof
         (true_chi2dof), the median lag-1 rho of the free-limit fits' residuals
         (resid_rho), and the two truths' worst rms ratio and in-sample chi^2
-        difference (fixed minus zero: twin_ratio, twin_dchi2).  Empty without a
+        difference (fixed minus zero: twin_ratio, twin_dchi2), and how far the
+        fixed truth's form, refitted, moves its turn out as the last levels are
+        added (`turn_recede`).  Empty without a
         ranking or either truth, or when this analysis is itself a copy."""
         def compute():
             kf, kz = self.fixed_in_sample, self.zero_in_sample
@@ -1139,7 +1141,7 @@ class Analysis:
                           for seed in CALIBRATION_SEEDS]
                 c = {"key": key, "turn": turnaround(fit), "rho": rho, "scale": scale,
                      "sigs": [], "true_rms": [], "best_rms": [], "upper": [], "true_rejected": [],
-                     "true_chi2dof": [], "resid_rho": [], "twin_ratio": [], "twin_dchi2": []}
+                     "true_chi2dof": [], "resid_rho": [], "twin_ratio": [], "twin_dchi2": [], "turn_recede": []}
                 for B in copies:
                     ok = bool(B.rank) and key in B.rank
                     c["sigs"].append(signature(B))
@@ -1152,6 +1154,7 @@ class Analysis:
                     both = bool(B.rank) and kf in B.rank and kz in B.rank
                     c["twin_ratio"].append(B.worst_rms(kf) / B.worst_rms(kz) if both else np.nan)
                     c["twin_dchi2"].append(B.fits[kf].chi2 - B.fits[kz].chi2)
+                    c["turn_recede"].append(turn_recede(B, kf) if bool(B.rank) and kf in B.rank else np.nan)
                 out[kind] = c
             return out
         return self._once("calibration", compute)
@@ -1227,6 +1230,63 @@ def synthetic_copy(levels: Levels, fit: Fit, jitter: Jitter, seed: int, rho: flo
     frac = np.array([int(L) / int(p) for L, p in zip(losing, levels.positions)])
     return dataclasses.replace(levels, losing=losing, losing_fraction=frac, hypothesis_ratio=ratio,
                                attrs={**dict(levels.attrs), "git_revision": f"synthetic:{fit.model.key}:{seed}"})
+
+
+def turn_recede(A: Analysis, key: str) -> float:
+    """The turn of `key`'s fit on every level over its turn fitted without the
+    last max(HOLDOUTS) levels (how far the turn recedes as levels are added);
+    NaN where either fit does not turn."""
+    fc = A.forecasts.get(max(HOLDOUTS)) if A.forecasts else None
+    if not fc or key not in fc or A.fits.get(key) is None:
+        return np.nan
+    t0, t1 = turnaround(fc[key].fit), turnaround(A.fits[key])
+    return t1[0] / t0[0] if t0 and t1 else np.nan
+
+
+def dchi2_reading(A: Analysis) -> dict | None:
+    """The calibrated reading of the in-sample Δχ² of the best-in-sample C fit
+    minus its limit-0 counterpart's (the calibration's two truths): the data's
+    value, the copies' values per kind, how many copies reach it, how far the
+    data lie beyond each kind's range (0 inside it), and the direction: 'fixed'
+    or 'zero' (against that limit) by the tail rule of the other findings when
+    the data lie within some copies' range ('decisive'), or, when they lie
+    beyond both kinds' ranges, the kind it lies further beyond ('hint': the
+    copies do not reproduce it).  None without a calibration."""
+    cal = A.calibration
+    if not cal or "fixed" not in cal or "zero" not in cal:
+        return None
+    kf, kz = cal["fixed"]["key"], cal["zero"]["key"]
+    return _reading(A.fits[kf].chi2 - A.fits[kz].chi2, cal, "twin_dchi2")
+
+
+def recede_reading(A: Analysis) -> dict | None:
+    """The same reading (`dchi2_reading`) of how far the best-in-sample C
+    fit's turn recedes as the last max(HOLDOUTS) levels are added (`turn_recede`)."""
+    cal = A.calibration
+    if not cal or "fixed" not in cal or "zero" not in cal or "turn_recede" not in cal["fixed"]:
+        return None
+    d = turn_recede(A, cal["fixed"]["key"])
+    return _reading(d, cal, "turn_recede") if np.isfinite(d) else None
+
+
+def _reading(d: float, cal: dict, name: str) -> dict | None:
+    m = len(CALIBRATION_SEEDS)
+    vals = {kind: np.array([x for x in cal[kind][name] if x is not None and np.isfinite(x)], dtype=float)
+            for kind in ("fixed", "zero")}
+    if not all(v.size for v in vals.values()):
+        return None
+    beyond = {kind: max(d - v.max(), v.min() - d, 0.0) for kind, v in vals.items()}
+    reach = {kind: int(np.sum(v >= d)) for kind, v in vals.items()}
+    outside = all(b > 0 for b in beyond.values())
+    lean, how = None, None
+    if outside:
+        if beyond["fixed"] != beyond["zero"]:
+            lean, how = max(beyond, key=beyond.get), "hint"
+    elif 4 * reach["fixed"] <= m <= 2 * reach["zero"]:
+        lean, how = "fixed", "decisive"
+    elif 4 * reach["zero"] <= m <= 2 * reach["fixed"]:
+        lean, how = "zero", "decisive"
+    return {"d": d, "vals": vals, "reach": reach, "beyond": beyond, "outside": outside, "lean": lean, "how": how}
 
 
 def residual_rho(A: Analysis) -> float:
@@ -1967,10 +2027,12 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
     all_missed = all(A.rejected_out_of_sample(k) for k in A.rank)
     top_missed = A.rejected_out_of_sample(top)
     free_keys = _free_keys(A)
-    rhos = [A.drift[k][0].rho for k in free_keys if A.drift[k][0] is not None]
+    # the residuals' lag-1 rho of the models the sentence is about: every ranked one, or the best
+    rhos = [A.fits[k].rho for k in (A.rank if all_missed else [top])]
     if top_missed:
-        sent = claim(("No model tried is adequate (" if all_missed else "The best model is not adequate (")
-                     + (f"residuals autocorrelated, ρ = {_f(min(rhos), 2)} to {_f(max(rhos), 2)}; "
+        sent = claim(("No model is confirmed (" if all_missed else "The best model is not confirmed (")
+                     + ((f"residuals autocorrelated, ρ = {_f(min(rhos), 2)} to {_f(max(rhos), 2)}; "
+                         if len(rhos) > 1 else f"residuals autocorrelated, ρ = {_f(rhos[0], 2)}; ")
                         if rhos and min(rhos) > 0 else
                         f"residuals' lag-1 ρ = {_f(min(rhos), 2)} to {_f(max(rhos), 2)}; " if rhos else "")
                      + ("every one fails" if all_missed else "it fails") + " the held-out χ² test at 99 %",
@@ -2009,7 +2071,20 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
         if k == ki and t:
             tk = [turnaround(fc[h][k].fit) for h in sorted(HOLDOUTS, reverse=True)] + [t]
             if all(x is not None for x in tk) and np.all(np.diff([x[0] for x in tk]) > 0):
-                part += claim(f" ({tk[0][0]} fitted on n ≤ {N - max(HOLDOUTS)})",
+                held = f"{tk[0][0]} fitted on n ≤ {N - max(HOLDOUTS)}"
+                tr = recede_reading(A) if cal and cal["fixed"]["key"] == k else None
+                if tr:
+                    vf, vz = tr["vals"]["fixed"], tr["vals"]["zero"]
+                    held += (f": a {_f(tr['d'], 1)}-fold recession, " + ("beyond" if tr["outside"] else "against")
+                             + f" the copies' {_f(vf.min(), 2)} to {_f(vf.max(), 2)} ({C}) and {_f(vz.min(), 2)} to "
+                               f"{_f(vz.max(), 2)} (limit 0)"
+                             + (", most beyond the " + (f"{C}" if tr["lean"] == "fixed" else "limit-0") + " ones"
+                                if tr["how"] == "hint" else "" if tr["outside"] else
+                                f", {tr['reach']['fixed']} and {tr['reach']['zero']} reaching it"
+                                + ("" if tr["how"] else ": no evidence either way")))
+                else:
+                    held += "; not calibrated"
+                part += claim(f" ({held})",
                               all(turnaround(fit_model(MODEL[k], s.upto(N - h), A.jitter))[0] < t[0] for h in HOLDOUTS))
         part += f" and misses by {_f(fc[h1][k].rms_z, 1)} and {_f(fc[h2][k].rms_z, 1)}"
         parts.append(part)
@@ -2041,20 +2116,45 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
             sent += claim(f", and none on half of one kind's copies and few of the other's: the ranking, free "
                           f"limits, drift and misses are no evidence either way",
                           not against_fixed and not against_zero)
+            dr = dchi2_reading(A) if kz else None
+            # the Δχ² is the one result leaning its way unless the receding turn leans the same way
+            only = not (dr and (recede_reading(A) or {}).get("lean") == dr["lean"])
             if kz:
                 r_data = A.worst_rms(ki) / A.worst_rms(kz)
-                a = int(np.sum(np.array(cal["fixed"]["twin_ratio"]) >= r_data))
-                z = int(np.sum(np.array(cal["zero"]["twin_ratio"]) >= r_data))
-                weight = (f"evidence against {C}" if 4 * a <= m <= 2 * z else
-                          f"no evidence against {C}" if 4 * z <= m <= 2 * a else f"at most weak evidence against {C}")
-                sent += (f". The {C} fit's miss, {_f(r_data, 1)} times its "
-                         + ("twin's" if twin else "limit-0 counterpart's") + ", recurs on "
-                         + (f"{_words(a, m)} of the copies of either" if _words(a, m) == _words(z, m) else
-                            f"{_words(a, m)} of the {C} copies and {_words(z, m)} of the limit-0 ones")
-                         + f" ({a} and {z} of {m}): {weight}")
+                rf_ = np.array(cal["fixed"]["twin_ratio"], dtype=float)
+                rz_ = np.array(cal["zero"]["twin_ratio"], dtype=float)
+                a, z = int(np.sum(rf_ >= r_data)), int(np.sum(rz_ >= r_data))
+                sent += claim(f". The {C} fit's miss, {_f(r_data, 1)} times its "
+                              + ("twin's" if twin else "limit-0 counterpart's") + ", is no evidence either way "
+                              f"(the copies' ratios {_f(np.nanmin(rf_), 2)} to {_f(np.nanmax(rf_), 2)} and "
+                              f"{_f(np.nanmin(rz_), 2)} to {_f(np.nanmax(rz_), 2)}; {a} and {z} of {m} reach it)",
+                              not (4 * a <= m <= 2 * z) and not (4 * z <= m <= 2 * a))
+            if dr and dr["outside"]:
+                vf, vz = dr["vals"]["fixed"], dr["vals"]["zero"]
+                ranges = f"{_f(vf.min(), 1)} to {_f(vf.max(), 1)} and {_f(vz.min(), 1)} to {_f(vz.max(), 1)}"
+                if dr["how"] == "hint":
+                    against = C if dr["lean"] == "fixed" else "a limit of 0"
+                    sent += claim((f". The one calibrated result that leans against {against} is the in-sample Δχ², "
+                                   if only else f". The in-sample Δχ² leans against {against} (as does the receding "
+                                   f"turn): ")
+                                  + (f"the {C} fit's χ² minus {zero_name}'s, {_f(dr['d'], 1)}, beyond every copy of either kind "
+                                     f"({ranges}), furthest beyond the "
+                                     + (f"{C}" if dr["lean"] == "fixed" else "limit-0") + " copies; the copies do "
+                                     f"not reproduce it, which weakens 'no evidence either way' for the rest"),
+                                  dr["outside"] and dr["beyond"][dr["lean"]] > dr["beyond"]["zero" if dr["lean"] == "fixed" else "fixed"]
+                                  and only == ((recede_reading(A) or {}).get("lean") != dr["lean"]))
+                else:
+                    sent += claim(f". The in-sample Δχ², the {C} fit's χ² minus {zero_name}'s, {_f(dr['d'], 1)}, lies "
+                                  f"beyond every copy ({ranges}): the copies do not reproduce it, which weakens 'no "
+                                  f"evidence either way' for the rest",
+                                  dr["outside"])
             text.append(sent + ".")
             text.append("No finite table can exclude a turn beyond its last level.")
-            text.insert(1, f"In short: fits to these levels cannot tell a late turn to {C} from a limit of 0.")
+            hint = ((f"; the one calibrated hint, Δχ², leans against " if only else
+                     f"; the calibrated hints, Δχ² and the receding turn, lean against ")
+                    + f"{C if dr['lean'] == 'fixed' else 'a limit of 0'} but lie{'s' if only else ''} outside both "
+                      f"kinds of copies" if dr and dr["how"] == "hint" else "")
+            text.insert(1, f"In short: fits to these levels cannot tell a late turn to {C} from a limit of 0{hint}.")
         else:
             lack = []
             if against_fixed:
@@ -2072,7 +2172,7 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 short = (f"In short: neither calibration curve describes these data: the procedure finds here what "
                          f"copies of each lack")
             text.insert(1, short + ".")
-            text.append(claim("No model is adequate, and no finite table can exclude a turn beyond its last level.",
+            text.append(claim("No model is confirmed, and no finite table can exclude a turn beyond its last level.",
                               all(_chi2_pred_from_table(A, h, k) > chi2_quantile(0.99, h)
                                   for k in A.rank for h in HOLDOUTS))
                         if all_missed else "No finite table can exclude a turn beyond its last level.")
@@ -2088,7 +2188,7 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
         ratio = min(fc[h][k].rms_z / fc[h][top].rms_z for k in fixed_keys for h in HOLDOUTS)
         concl = (f"Uncalibrated (no synthetic copies analysed), the data would weigh against {C} for every form "
                  f"tried: each model with that limit misses the held-out levels with {_f(ratio, 1)} times the "
-                 f"best model's rms error or more; " + ("no model is adequate, and " if all_missed else "")
+                 f"best model's rms error or more; " + ("no model is confirmed, and " if all_missed else "")
                  + "no finite table can exclude a turn beyond its last level")
     elif top_kind == "fixed" or (kx and A.predicts_well(kx)):
         concl = f"The data are therefore consistent with a limit of {C}, reached after a turnaround"
@@ -2131,6 +2231,13 @@ def calibration_text(A: Analysis):
             against_fixed.append("miss_ratio")
         elif 4 * z <= m <= 2 * a:
             against_zero.append("miss_ratio")
+    # so is the in-sample Δχ², where the data lie within the copies' values (beyond both kinds' it is a hint only)
+    dr = dchi2_reading(A)
+    if dr and dr["how"] == "decisive":
+        (against_fixed if dr["lean"] == "fixed" else against_zero).append("dchi2")
+    tr = recede_reading(A)
+    if tr and tr["how"] == "decisive":
+        (against_fixed if tr["lean"] == "fixed" else against_zero).append("turn_recede")
     t = fx["turn"]
     twin = MODEL[kf].family is MODEL[kz].family
 
@@ -2188,12 +2295,36 @@ def calibration_text(A: Analysis):
         rz = np.array(zr["twin_ratio"], dtype=float)
         df = np.array(fx["twin_dchi2"], dtype=float)
         dz = np.array(zr["twin_dchi2"], dtype=float)
+        miss_dir = "miss_ratio" in against_fixed or "miss_ratio" in against_zero
         text += (f". {MODEL[kf].label} against {'its limit-0 twin' if twin else MODEL[kz].label}: on the data the "
                  f"{C} fit misses the held-out levels {_f(r_data, 1)} times as far (worst rms), a ratio reached on "
                  f"{int(np.sum(rf >= r_data))} of the {C} copies and {int(np.sum(rz >= r_data))} of the limit-0 "
-                 f"ones; it fits n >= {FIT_CUT} " + ("worse" if d_data > 0 else "better") + f" by Δχ² = "
+                 f"ones (their ratios {rng(rf, 2)} and {rng(rz, 2)})"
+                 + ("" if miss_dir else ": no evidence either way")
+                 + f"; it fits n >= {FIT_CUT} " + ("worse" if d_data > 0 else "better") + f" by Δχ² = "
                  f"{_f(abs(d_data), 1)}, a difference (its χ² minus the other's, {_f(d_data, 1)}) reached or exceeded on "
-                 f"{int(np.sum(df >= d_data))} and {int(np.sum(dz >= d_data))}")
+                 f"{int(np.sum(df >= d_data))} of the {C} copies and {int(np.sum(dz >= d_data))} of the limit-0 ones "
+                 f"(theirs {rng(df)}, median {_f(float(np.median(df)), 1)}, and {rng(dz)}, median "
+                 f"{_f(float(np.median(dz)), 1)})")
+        if dr and dr["how"] == "hint":
+            text += (f": beyond every copy of either kind, furthest beyond the "
+                     + (f"{C} copies, the one calibrated result that leans against {C}" if dr["lean"] == "fixed" else
+                        f"limit-0 copies, the one calibrated result that leans against a limit of 0")
+                     + "; but the copies do not reproduce this feature of the data, which weakens 'no evidence "
+                       "either way' for the rest")
+        elif dr and dr["outside"]:
+            text += ": beyond every copy of either kind, equally far: the copies do not reproduce this feature of the data"
+        tr = recede_reading(A)
+        if tr:
+            text += (f". Refitted without the last {max(HOLDOUTS)} levels, {MODEL[kf].label} turns "
+                     f"{_f(tr['d'], 1)} times earlier than on all of them; a turn that recedes this far or further "
+                     f"as the levels are added is on {tr['reach']['fixed']} of the {C} copies and "
+                     f"{tr['reach']['zero']} of the limit-0 ones (their factors {rng(tr['vals']['fixed'], 2)} and "
+                     f"{rng(tr['vals']['zero'], 2)}, where the fits turn)"
+                     + ((": beyond every copy of either kind, furthest beyond the "
+                         + (f"{C}" if tr["lean"] == "fixed" else "limit-0") + " copies") if tr["how"] == "hint" else
+                        ": beyond every copy of either kind" if tr["outside"] else
+                        "" if tr["how"] == "decisive" else ": no evidence either way"))
     if against_fixed:
         text += (f". The {C} copies mostly do not show what these data show: "
                  + "; ".join(_direction_text(A, k) for k in against_fixed))
@@ -2209,6 +2340,15 @@ def _direction_text(A: Analysis, k: str) -> str:
         kf, kz = A.calibration["fixed"]["key"], A.calibration["zero"]["key"]
         return (f"the {CONJECTURED} fit missing the held-out levels {_f(A.worst_rms(kf) / A.worst_rms(kz), 1)} "
                 f"times as far as {MODEL[kz].label} (worst rms)")
+    if k == "turn_recede":
+        tr = recede_reading(A)
+        return (f"the {CONJECTURED} fit's turn receding {_f(tr['d'], 1)}-fold as the last {max(HOLDOUTS)} levels "
+                f"are added (reached on {tr['reach']['fixed']} and {tr['reach']['zero']} of the copies)")
+    if k == "dchi2":
+        dr = dchi2_reading(A)
+        kf, kz = A.calibration["fixed"]["key"], A.calibration["zero"]["key"]
+        return (f"the {CONJECTURED} fit's in-sample χ² minus {MODEL[kz].label}'s, Δχ² = {_f(dr['d'], 1)} "
+                f"(reached on {dr['reach']['fixed']} and {dr['reach']['zero']} of the copies)")
     return SIGNATURE_TEXT[k].format(C=CONJECTURED)
 
 

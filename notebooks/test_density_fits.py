@@ -259,6 +259,8 @@ class VerdictTest(unittest.TestCase):
         # nor that no model is adequate, nor that every model failing the test carries little weight
         self.assertNotIn("No model is adequate", v.results)
         self.assertNotIn("no model is adequate", v.results)
+        self.assertNotIn("No model is confirmed", v.results)
+        self.assertNotIn("no model is confirmed", v.results)
         self.assertNotIn("every model (and every", v.findings)
         # of the committed table's facts, those that read more than this table shows fail: no model within the
         # jitter out of sample, and a run to 170 that would not settle 0.286 against limit 0 (here it would)
@@ -344,7 +346,7 @@ class VerdictTest(unittest.TestCase):
         self.assertGreater(np.median(cal["fixed"]["resid_rho"]), 0.5 * F.residual_rho(A))
         self.assertNotIn("95 %", v.results)
         self.assertNotIn("lack what these data show", v.results)
-        self.assertLess(len(v.results.split()), 360)
+        self.assertLess(len(v.results.split()), 430)   # 360 before the miss ratio's and Δχ²'s ranges were given
         # the drift z-scores are inflated for the residuals' autocorrelation, which is large
         self.assertTrue(all(A.drift[k][0].rho > 0.3 for k in A.drift
                             if F.MODEL[k].limit == "free" and A.drift[k][0] is not None))
@@ -377,7 +379,8 @@ class VerdictTest(unittest.TestCase):
             key = A.fixed_in_sample if kind == "fixed" else A.zero_in_sample
             return {"key": key, "turn": F.turnaround(A.fits[key]), "rho": 0.5, "scale": 1.5, "sigs": sigs,
                     "true_rms": nan, "best_rms": nan, "upper": [None] * m, "true_rejected": [False] * m,
-                    "true_chi2dof": nan, "resid_rho": nan, "twin_ratio": nan, "twin_dchi2": nan}
+                    "true_chi2dof": nan, "resid_rho": nan, "twin_ratio": nan, "twin_dchi2": nan,
+                    "turn_recede": nan}
 
         lacking = {**mine, "delta_rises": False}
         for kind, other in (("zero", "fixed"), ("fixed", "zero")):
@@ -420,6 +423,62 @@ class VerdictTest(unittest.TestCase):
                 self.assertNotIn("cannot tell", v.results)
                 self.assertNotIn("mostly lack", v.results)
                 self.assertNotIn("copies of either", v.results.replace("of the copies of either", ""))
+
+    def test_committed_table_calibrated(self):
+        # the committed table's verdict, calibrated: the miss ratio is no evidence either way, the in-sample Δχ² is
+        # stated with the copies' ranges (beyond both kinds': a hint, not a direction), and no model is 'adequate'
+        levels = cp.read_levels(cp.default_levels_file())
+        A = F.Analysis(levels)
+        if not (A.rank and F.calibration_applies(A) and A.calibration):
+            self.skipTest("the committed table is not the calibrated case")
+        v = F.verdict(A)
+        self.assertEqual(v.failed(), [])
+        cal, m = A.calibration, len(F.CALIBRATION_SEEDS)
+        kf, kz = cal["fixed"]["key"], cal["zero"]["key"]
+        d = A.fits[kf].chi2 - A.fits[kz].chi2
+        df, dz = (np.array(cal[k]["twin_dchi2"], dtype=float) for k in ("fixed", "zero"))
+        self.assertNotIn("adequate", v.results)
+        rhos = [A.fits[k].rho for k in A.rank]
+        self.assertIn(f"ρ = {F._f(min(rhos), 2)} to {F._f(max(rhos), 2)}", v.results)
+        rf, rz = (np.array(cal[k]["twin_ratio"], dtype=float) for k in ("fixed", "zero"))
+        r = A.worst_rms(kf) / A.worst_rms(kz)
+        self.assertIn(f"is no evidence either way (the copies' ratios {F._f(rf.min(), 2)} to {F._f(rf.max(), 2)} and "
+                      f"{F._f(rz.min(), 2)} to {F._f(rz.max(), 2)}; {int(np.sum(rf >= r))} and {int(np.sum(rz >= r))} "
+                      f"of {m} reach it)", v.results)
+        self.assertNotIn("weak evidence", v.results)
+        dr = F.dchi2_reading(A)
+        ranges = f"({F._f(df.min(), 1)} to {F._f(df.max(), 1)} and {F._f(dz.min(), 1)} to {F._f(dz.max(), 1)})"
+        if d > max(df.max(), dz.max()) and d - df.max() > d - dz.max():
+            self.assertEqual((dr["how"], dr["lean"]), ("hint", "fixed"))
+            self.assertIn(f"leans against 0.286 is the in-sample Δχ², the 0.286 fit's χ² minus its limit-0 twin's, "
+                          f"{F._f(d, 1)}, beyond every copy of either kind {ranges}, furthest beyond the 0.286 copies",
+                          v.results)
+            self.assertIn("cannot tell a late turn to 0.286 from a limit of 0; the one calibrated hint, Δχ², leans "
+                          "against 0.286 but lies outside both kinds of copies", v.results)
+            self.assertIn(f"(theirs {F._f(df.min(), 1)}..{F._f(df.max(), 1)}, median", v.findings)
+        else:
+            self.assertNotIn("leans against", v.results)
+        # the turn that recedes is calibrated, not read as evidence on its own
+        self.assertNotIn("not calibrated;", v.results)
+        self.assertIn("-fold recession, ", v.results)
+        self.assertIn(" (0.286) and ", v.results)
+        # within the copies' values the same Δχ² is a direction by the tail rule, never a hint beside 'cannot tell'
+        around, below = [d + 1] * (m - m // 2) + [d - 1] * (m // 2), [d - 100] * m
+        for lean, (vf, vz) in (("zero", (around, below)), ("fixed", (below, around))):
+            with self.subTest(dchi2_against=lean):
+                B = F.Analysis(levels)
+                B._cache = dict(A._cache)
+                B._cache["calibration"] = {k: dict(c) for k, c in cal.items()}
+                B._cache["calibration"]["fixed"]["twin_dchi2"] = vf
+                B._cache["calibration"]["zero"]["twin_dchi2"] = vz
+                self.assertEqual(F.dchi2_reading(B)["how"], "decisive")
+                _, against_fixed, against_zero, _ = F.calibration_text(B)
+                self.assertIn("dchi2", against_fixed if lean == "fixed" else against_zero)
+                w = F.verdict(B)
+                self.assertEqual(w.failed(), [])
+                self.assertNotIn("cannot tell", w.results)
+                self.assertNotIn("leans against", w.results)
+                self.assertIn("weigh against " + ("0.286" if lean == "fixed" else "a limit of 0"), w.results)
 
     def test_prefixes_of_the_committed_table(self):
         # prefixes of the committed table: every claim holds, whichever branch the verdict takes
