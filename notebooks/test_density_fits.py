@@ -382,45 +382,44 @@ class VerdictTest(unittest.TestCase):
                     "true_chi2dof": nan, "resid_rho": nan, "twin_ratio": nan, "twin_dchi2": nan,
                     "turn_recede": nan}
 
+        def with_calibration(fixed, zero):
+            """A's analysis with this calibration in place of one computed."""
+            B = F.Analysis(levels)
+            B._cache = {k: v for k, v in A._cache.items() if k != "calibration"}
+            B._cache["calibration"] = {"fixed": fixed, "zero": zero}
+            return B
+
+        def expect_direction(B, kind, finding):
+            """B's calibration tells against `kind` by `finding`, and its verdict says so, not 'cannot tell'."""
+            _, against_fixed, against_zero, _ = F.calibration_text(B)
+            self.assertEqual((against_fixed, against_zero),
+                             (([finding], []) if kind == "fixed" else ([], [finding])))
+            v = F.verdict(B)
+            self.assertEqual(v.failed(), [])
+            self.assertNotIn("cannot tell", v.results)
+            return v
+
         lacking = {**mine, "delta_rises": False}
         for kind, other in (("zero", "fixed"), ("fixed", "zero")):
             with self.subTest(copies_lacking=kind):
-                B = F.Analysis(levels)
-                B._cache = {k: v for k, v in A._cache.items() if k != "calibration"}
-                B._cache["calibration"] = {kind: truth(kind, [dict(lacking)] * m),
-                                           other: truth(other, [dict(mine)] * m)}
-                B._cache["calibration"] = {k: B._cache["calibration"][k] for k in ("fixed", "zero")}
-                _, against_fixed, against_zero, _ = F.calibration_text(B)
-                self.assertEqual((against_fixed, against_zero),
-                                 ((["delta_rises"], []) if kind == "fixed" else ([], ["delta_rises"])))
-                v = F.verdict(B)
-                self.assertEqual(v.failed(), [])
-                self.assertNotIn("cannot tell", v.results)
+                cal = {kind: truth(kind, [dict(lacking)] * m), other: truth(other, [dict(mine)] * m)}
+                B = with_calibration(cal["fixed"], cal["zero"])
+                v = expect_direction(B, kind, "delta_rises")
                 self.assertIn("weigh against " + ("0.286" if kind == "fixed" else "a limit of 0"), v.results)
                 facts = {text: check() for text, check in F.committed_facts(B)}
                 self.assertTrue(any(t.startswith("calibration (") and not ok for t, ok in facts.items()), facts)
         # a near tie (5 against 6 of 12) is noise, not a direction
-        B = F.Analysis(levels)
-        B._cache = {k: v for k, v in A._cache.items() if k != "calibration"}
         half = m // 2
-        B._cache["calibration"] = {"fixed": truth("fixed", [dict(lacking)] * (half + 1) + [dict(mine)] * (m - half - 1)),
-                                   "zero": truth("zero", [dict(lacking)] * half + [dict(mine)] * (m - half))}
+        B = with_calibration(truth("fixed", [dict(lacking)] * (half + 1) + [dict(mine)] * (m - half - 1)),
+                             truth("zero", [dict(lacking)] * half + [dict(mine)] * (m - half)))
         self.assertEqual(F.calibration_text(B)[1:3], ([], []))
         # the 0.286 fit's miss ratio is a direction too: reached on no 0.286 copy and on every limit-0 one, it
         # tells against 0.286, and the verdict does not also say the levels cannot tell
         for kind, ratios in (("fixed", ([0.0] * m, [1e9] * m)), ("zero", ([1e9] * m, [0.0] * m))):
             with self.subTest(miss_ratio_against=kind):
-                B = F.Analysis(levels)
-                B._cache = {k: v for k, v in A._cache.items() if k != "calibration"}
                 tf, tz = truth("fixed", [dict(mine)] * m), truth("zero", [dict(mine)] * m)
                 tf["twin_ratio"], tz["twin_ratio"] = ratios
-                B._cache["calibration"] = {"fixed": tf, "zero": tz}
-                _, against_fixed, against_zero, _ = F.calibration_text(B)
-                self.assertEqual((against_fixed, against_zero),
-                                 ((["miss_ratio"], []) if kind == "fixed" else ([], ["miss_ratio"])))
-                v = F.verdict(B)
-                self.assertEqual(v.failed(), [])
-                self.assertNotIn("cannot tell", v.results)
+                v = expect_direction(with_calibration(tf, tz), kind, "miss_ratio")
                 self.assertNotIn("mostly lack", v.results)
                 self.assertNotIn("copies of either", v.results.replace("of the copies of either", ""))
 
