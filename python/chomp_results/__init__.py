@@ -334,14 +334,19 @@ _LIVE_READ_ATTEMPTS = 8
 _LIVE_READ_FIRST_PAUSE = 0.01  # seconds, doubling: 1.27 s in all
 
 
-def _truncated(e: BaseException) -> bool:
-    """Whether HDF5 called the file truncated (in this error or the one it
-    followed: _open tries a plain open, then a SWMR one)."""
+def _said(e: BaseException) -> str:
+    """The messages of this error and of those it followed (_open tries a
+    plain open, then a SWMR one), joined."""
+    said = []
     while e is not None:
-        if "truncated file" in str(e):
-            return True
+        said.append(str(e))
         e = e.__context__
-    return False
+    return " ".join(said)
+
+
+def _truncated(e: BaseException) -> bool:
+    """Whether HDF5 called the file truncated, in this error or one it followed."""
+    return "truncated file" in _said(e)
 
 
 def _read_settled(path, read):
@@ -386,11 +391,7 @@ def _unreadable(path, e: BaseException) -> BaseException:
         return e
     if isinstance(e, KeyError) and "doesn't exist" in str(e):
         return ValueError(f"{path} is not a chomp result file: it lacks an object every result file has ({e})")
-    first, said = str(e), []
-    while e is not None:  # h5py's OSError, and the one _open's second try followed
-        said.append(str(e))
-        e = e.__context__
-    said = " ".join(said)
+    first, said = str(e), _said(e)
     if "Permission denied" in said or "[Errno 13]" in said or "[Errno 1]" in said:
         return PermissionError(f"{path} cannot be read: permission denied (give this user read access to it)")
     if "unable to lock file" in said:
