@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,20 @@ TEST(RectanglesCommand, TableCsvAndHdf5) {
   const ProcessResult to_stdout = run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "3", "--csv", "-"});
   EXPECT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
   EXPECT_EQ(to_stdout.out, "rows,cols,move_row,move_col,leaves\n2,2,2,2,\"2,1\"\n2,3,2,3,\"3,2\"\n3,3,2,2,\"3,1,1\"\n");
+  // Nor, even with --force, a sieve run's side file: a store is not a
+  // table to overwrite (rect.store was accepted and replaced).
+  const std::string store = s.file("rect.store");
+  std::ofstream(store) << "a run's losing positions";
+  for (const std::vector<std::string>& names : {std::vector<std::string>{"--output", store},
+                                                {"--csv", store}, {"--csv", s.file("rect.h5.lock")}}) {
+    std::vector<std::string> args = {"rectangles", "--max-rows", "3", "--max-cols", "3", "--force", "-q"};
+    args.insert(args.end(), names.begin(), names.end());
+    const ProcessResult side = run_chomp(args);
+    EXPECT_EQ(side.exit_code, 2) << names[0];
+    EXPECT_TRUE(contains(side.err, names[0] + " " + names[1] + " ends in ")) << side.err;
+  }
+  EXPECT_EQ(read_text(store), "a run's losing positions");
+  EXPECT_FALSE(std::filesystem::exists(s.file("rect.h5.lock")));
 }
 
 TEST(CountCommand, CountsAndOverflow) {
@@ -194,6 +209,12 @@ TEST(PlayCommand, ExplainsBadInputHintsUndoesAndEndsAtEof) {
   EXPECT_TRUE(contains(r.out, "Took back your last move"));
   EXPECT_TRUE(contains(r.out, "Nothing to undo"));
   EXPECT_TRUE(contains(r.out, "You quit the game."));
+  // The poisoned tile alone: the hint says so (it told of a move that
+  // "takes a single tile and leaves the computer the fewest winning replies").
+  const ProcessResult last = run_chomp_with_input({"play", "--rows", "2", "--cols", "2", "--level", "perfect"},
+                                                  "2 1\nhint\nquit\n");
+  EXPECT_TRUE(contains(last.out, "The computer takes (1,2)")) << last.out;
+  EXPECT_TRUE(contains(last.out, "Hint: only the poisoned tile is left; taking it loses the game.")) << last.out;
   const ProcessResult eof = run_chomp_with_input({"play", "--computer-first", "--level", "hard", "--seed", "2"}, "");
   EXPECT_EQ(eof.exit_code, 0) << eof.err;
   EXPECT_TRUE(contains(eof.out, "The computer takes ("));

@@ -171,6 +171,15 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_TRUE(contains(side.err, "ends in .store, the name of a run's side file")) << side.err;
   EXPECT_EQ(read_text(s.file("sv.store")), store_bytes);
   EXPECT_EQ(run_chomp({"grundy", "-n", "5", "--dry-run", "-o", s.file("sv.store")}).exit_code, 2);  // as the run
+  // The dry run's refusal of an existing output says that it writes nothing.
+  EXPECT_TRUE(contains(dry_exists.err, "a dry run refuses what the run would")) << dry_exists.err;
+  // --force over the sieve result replaces the file and says that its store is left.
+  ASSERT_EQ(run_chomp({"sieve", "-n", "10", "-q", "-t", "1", "-o", s.file("sv2.h5")}).exit_code, 0);
+  const ProcessResult over = run_chomp({"grundy", "-n", "6", "-q", "--force", "-o", s.file("sv2.h5")});
+  EXPECT_EQ(over.exit_code, 0) << over.err;
+  EXPECT_TRUE(contains(over.err, "note: " + s.file("sv2.store") + ", the store of the sieve result this run "
+                                 "replaces, is left as it was")) << over.err;
+  EXPECT_TRUE(std::filesystem::exists(s.file("sv2.store")));
   // --check-sieve given empty (an unset variable) is refused, not skipped.
   const ProcessResult empty_check = run_chomp({"grundy", "-n", "5", "-o", s.file("e.h5"), "--check-sieve", ""});
   EXPECT_EQ(empty_check.exit_code, 2);
@@ -327,4 +336,12 @@ TEST(PlaySum, ThePerfectComputerWinsEveryWonSum) {
   const ProcessResult empty = run_chomp_with_input({"play", "--boards", "", "-s", "1"}, "quit\n");
   EXPECT_EQ(empty.exit_code, 2) << empty.out;
   EXPECT_TRUE(contains(empty.err, "board 1 of the sum is empty")) << empty.err;
+  // What the player typed is echoed printable (an escape sequence reached
+  // the terminal), and a line is bounded as in a game of one board.
+  const ProcessResult escaped = run_chomp_with_input({"play", "--boards", "3x4 + 2x5"}, "a\x1b[31mred\nquit\n");
+  EXPECT_TRUE(contains(escaped.out, "'a\\x1B[31mred' is not a move")) << escaped.out;
+  EXPECT_FALSE(contains(escaped.out, "\x1b")) << escaped.out;
+  const ProcessResult endless = run_chomp_with_input({"play", "--boards", "3x4 + 2x5"}, std::string(300, '1') + "\n");
+  EXPECT_EQ(endless.exit_code, 2) << endless.out;
+  EXPECT_TRUE(contains(endless.err, "an input line is longer than 256 bytes")) << endless.err;
 }

@@ -70,6 +70,10 @@ TEST(Verify, PassesAFinishedRunAndSaysWhichChecksAreIndependent) {
   EXPECT_NE(r.err.find("[NOT independent: this file's engine"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[independent of the engine, given the levels below]"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("three rows: all "), std::string::npos) << r.err;
+  // Every level to 50 has under 10,000 losing positions: every transpose is
+  // checked and said to be; the rule is checked on a sample of p(50) ranks.
+  EXPECT_NE(r.err.find("losing positions' transposes are losing too (every one)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ranks of each level, a sample)"), std::string::npos) << r.err;
   const LevelTable t = read_level_file(finished_run());
   for (int n = 1; n <= kFinishedRunLevels; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
@@ -118,6 +122,7 @@ TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
   EXPECT_TRUE(verify_row(first.out, 4).empty()) << first.out;
   EXPECT_NE(first.err.find("levels 1..3 "), std::string::npos) << first.err;
   EXPECT_NE(r.err.find("levels 50..50"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("are losing too (one in 10)"), std::string::npos) << r.err;
 }
 
 TEST(Verify, ChecksTheRuleMoveByMove) {

@@ -59,6 +59,8 @@ std::vector<NumericOption> numeric_options() {
       {{"play"}, "--cols"},                      {{"play"}, "--seed"},
       {{"rectangles", "--max-cols", "6", "-q"}, "--max-rows"}, {{"rectangles", "--max-rows", "3", "-q"}, "--max-cols"},
       {{"rectangles", "--max-rows", "3", "--max-cols", "4", "-q"}, "--threads"}, {{"analyze", "3,2"}, "--threads"},
+      {{"grundy", "--dry-run"}, "--max-tiles"},  {{"grundy", "--dry-run", "-n", "10"}, "--threads"},
+      {{"sieve", "--dry-run", "-n", "20"}, "--dimensions"},
   };
 }
 
@@ -122,6 +124,11 @@ TEST(HostileInput, LeadingZerosAreReadAsDecimal) {
   EXPECT_NE(play.out.find("(seed 10)"), std::string::npos) << play.out;
   const ProcessResult seed = run_chomp({"play", "--seed", "18446744073709551615"});
   EXPECT_NE(seed.out.find("(seed 18446744073709551615)"), std::string::npos) << seed.out << seed.err;
+  // grundy read 012 as octal (ten levels, a file that looked complete) until its options were transformed too
+  const ProcessResult grundy = run_chomp({"grundy", "--dry-run", "-n", "012", "-t", "08"});
+  EXPECT_EQ(grundy.exit_code, 0) << grundy.err;
+  EXPECT_NE(grundy.out.find("levels 1..12 take"), std::string::npos) << grundy.out;
+  EXPECT_NE(grundy.out.find("with 8 threads"), std::string::npos) << grundy.out;
   const ProcessResult rect = run_chomp({"rectangles", "--max-rows", "03", "--max-cols", "010", "-q"});
   EXPECT_EQ(rect.exit_code, 0) << rect.err;
   EXPECT_NE(rect.err.find("the 3 x 10 box"), std::string::npos) << rect.err;

@@ -538,6 +538,11 @@ TEST(Resume, ExistingOutputNeedsForceOrResume) {
   EXPECT_EQ(started.exit_code, 0) << started.err;
   EXPECT_NE(started.err.find("starting a new run"), std::string::npos) << started.err;
   expect_complete(read_level_file(fresh), 14);
+  // Without --max-tiles a --resume of a name that is not there is refused
+  // (a typo would start a run of the default 90 levels in its place).
+  const ProcessResult typo = run_chomp({"sieve", "-q", "--resume", "-o", dir.file("fersh.h5")});
+  EXPECT_EQ(typo.exit_code, 2) << typo.err;
+  EXPECT_NE(typo.err.find("there is no " + dir.file("fersh.h5") + " to resume"), std::string::npos) << typo.err;
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"fresh.h5", "fresh.store", "run.h5", "run.store"}));
 }
 

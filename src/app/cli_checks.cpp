@@ -288,13 +288,13 @@ void refuse_unless_memory_left(std::uint64_t bytes, const std::string& what, con
                    "), and only " + human_bytes(static_cast<double>(avail)) + " is " + source + "; " + advice);
 }
 
-void refuse_side_file_name(const std::string& output) {
+void refuse_side_file_name(const std::string& output, const std::string& option, const std::string& ending) {
   const std::string name = std::filesystem::path(output).filename().string();
   for (const std::string_view suffix : {".store", ".window", ".partial", ".lock", ".tmp"})
     if (name.size() > suffix.size() && name.ends_with(suffix))
-      throw UsageError("--output " + printable(output, 200) + " ends in " + std::string(suffix) +
+      throw UsageError(option + " " + printable(output, 200) + " ends in " + std::string(suffix) +
                        ", the name of a run's side file (its store, window's checkpoint, partial file or lock), "
-                       "which another run's output may own; give a name ending in .h5");
+                       "which another run's output may own; give a name ending in " + ending);
 }
 
 }  // namespace chomp::app

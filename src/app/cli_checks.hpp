@@ -81,7 +81,8 @@ std::pair<std::uint64_t, std::string> available_memory();
 /// for its own side file and remove or overwrite it (a new run on x.h5
 /// removed a result file x.window as a stale checkpoint; `grundy -o
 /// x.store --force` replaced a sieve run's store).
-void refuse_side_file_name(const std::string& output);
+void refuse_side_file_name(const std::string& output, const std::string& option = "--output",
+                           const std::string& ending = ".h5");
 
 /// Refuses (UsageError, exit code 2) a solve that needs more memory than
 /// available_memory() says is left, before it starts, instead of letting

@@ -19,6 +19,7 @@
 #include "chomp/grundy.hpp"
 #include "chomp/grundy_file.hpp"
 #include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
@@ -140,7 +141,13 @@ int run_grundy(const GrundyArgs& a) {
   if (output_exists && !a.force && !a.resume)
     throw UsageError("output file " + printable(a.output) +
                      " already exists; pass --resume to continue it, --force to start over, or choose another "
-                     "--output");
+                     "--output" + (a.dry_run ? " (a dry run refuses what the run would; it writes nothing)" : ""));
+  // --force over a sieve result replaces the file, not its store (a
+  // Grundy run keeps none): the store is said to be left, not removed.
+  if (output_exists && a.force && !a.dry_run && std::filesystem::is_regular_file(store_path_for(a.output), ec))
+    std::cerr << "note: " << printable(store_path_for(a.output))
+              << ", the store of the sieve result this run replaces, is left as it was; remove it when that run "
+                 "is no longer needed\n";
 
   std::optional<GrundyResumeState> resume;
   int max_tiles = a.max_tiles;
@@ -383,7 +390,7 @@ const RegisterCommand reg(12, "grundy",
   a->max_tiles_option =
       sub.add_option("-n,--max-tiles", a->max_tiles,
                      "Largest tile count (level); required unless --resume continues an existing file")
-          ->check(whole_number(1, kMaxTiles, " (positions of up to 255 tiles fit the ranking)"));
+          ->transform(whole_number(1, kMaxTiles, " (positions of up to 255 tiles fit the ranking)"));
   sub.add_option("-o,--output", a->output, "HDF5 file for the per-level counts of each value (required, except with --dry-run)")
       ->check(output_file_name());
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
@@ -402,7 +409,7 @@ const RegisterCommand reg(12, "grundy",
   sub.add_flag("--dry-run", a->dry_run,
                "Print the memory the run takes and whether it fits, and (if it does) its time estimated from "
                "levels 1..58 computed now (a few seconds), and exit");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->check(whole_number(1, 4096));
+  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table or the progress line");
   sub.footer(
       "Convention: a board in a sum never has its poisoned tile taken, so the single\n"
@@ -413,7 +420,7 @@ const RegisterCommand reg(12, "grundy",
       "position: sum of p(k) for k <= N (N = 80: 0.11 GiB, 100: 1.5 GiB). That memory,\n"
       "and the time (N - 1 moves a position, half the positions solved: G is the same\n"
       "for a position and its transpose), bound a run: N = 80 takes 110 CPU-seconds\n"
-      "(a minute on two idle cores) and 0.13 GiB; N = 100 about 1.5 GiB.\n"
+      "(a minute on two idle cores).\n"
       "Stops and resume: the file is rewritten after every level (NAME.tmp, then\n"
       "renamed), status \"running\". SIGINT or SIGTERM drops the level in progress,\n"
       "marks the file \"interrupted\" (complete = 0), exits 130 or 143 and prints the\n"

@@ -139,6 +139,8 @@ class Hinter {
              ", a losing position for the computer (" + std::to_string(wins.size()) + " winning move" +
              (wins.size() > 1 ? "s" : "") + " in all).";
     }
+    // The poisoned tile alone: the only move left is to take it.
+    if (pos.size() == 1 && pos[0] == 1) return "Hint: only the poisoned tile is left; taking it loses the game.";
     const Move m = stubborn_moves(*solver_, pos).front();
     return "Hint: every move loses against perfect play; " + move_text(m) +
            " takes a single tile and leaves the computer the fewest winning replies.";
@@ -241,7 +243,7 @@ int run_play_sum(const PlayArgs& a) {
     }
     std::cout << "Your move (board row col): " << std::flush;
     std::string line;
-    if (!std::getline(std::cin, line)) {
+    if (!read_line(std::cin, line)) {
       std::cout << "\nEnd of input: the game is abandoned.\n";
       return 0;
     }
@@ -310,7 +312,7 @@ int run_play_sum(const PlayArgs& a) {
         }
         break;
       default:
-        std::cout << "'" << line << "' is not a move. " << kSumHelp;
+        std::cout << "'" << printable(line) << "' is not a move. " << kSumHelp;
         break;
     }
   }

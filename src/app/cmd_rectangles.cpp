@@ -97,6 +97,9 @@ int run_rectangles(const RectanglesArgs& a) {
   if (!a.output.empty() && !a.csv.empty() && !csv_to_stdout && resolved(a.output) == resolved(a.csv))
     throw UsageError("--output and --csv name the same file (" + printable(a.output) +
                      "); give each table its own file");
+  // Not a sieve run's side file either: --force would overwrite a store.
+  if (!a.output.empty()) refuse_side_file_name(a.output);
+  if (!a.csv.empty() && !csv_to_stdout) refuse_side_file_name(a.csv, "--csv", ".csv");
   refuse_existing(a.output, a.force, "--output");
   if (!csv_to_stdout) refuse_existing(a.csv, a.force, "--csv");
   // The box is min(max-rows, max-cols) x max-cols: C(rows + cols, rows) positions.

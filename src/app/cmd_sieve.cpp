@@ -302,8 +302,8 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->transform(whole_number(1, 4096));
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
   sub.add_flag("-r,--resume", a->resume,
-               "Continue the run in the output file (after a kill or a stop); starts one if there is "
-               "none. A larger --max-tiles extends a finished run");
+               "Continue the run in the output file (after a kill or a stop); starts one to --max-tiles if "
+               "there is none (refused without it). A larger --max-tiles extends a finished run");
   a->store_losing_option =
       sub.add_option("--store-losing", a->store_losing,
                      "Also store the losing positions of levels 1..K in the file (K <= 63)")
@@ -348,7 +348,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "it; --memory-limit and --dry-run as in 2D (the memory is the losing sets of every level); "
                  "without --store-losing, --slices, --slice-from, --processes, --checkpoint-every, "
                  "--file-all-marks or --inferred-rows")
-      ->check(whole_number(2, 3, " (the sieve in more dimensions is not built; `chomp divisors` plays the "
+      ->transform(whole_number(2, 3, " (the sieve in more dimensions is not built; `chomp divisors` plays the "
                                  "game of more primes)"));
   sub.add_option("--checkpoint-every", a->checkpoint_minutes,
                  "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window; "

@@ -155,6 +155,8 @@ int run_verify(const VerifyArgs& a) {
   std::printf("  %s\n", "result");
   int failed = 0, last = a.from - 1;
   std::uint64_t transposed_total = 0, moves_total = 0, three_total = 0;
+  // Whether the samples took every position (small levels do): said so.
+  bool every_transpose = true, every_move = true;
   for (int n = a.from; n <= to; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
     std::string problem;
@@ -170,13 +172,17 @@ int run_verify(const VerifyArgs& a) {
       }
       const std::uint64_t losing = store->count(n);
       if (problem.empty()) {
-        verdict = check_transposes(table, n, *store, a.every ? a.every : every_for(losing, kTransposeSample));
+        const std::uint64_t every = a.every ? a.every : every_for(losing, kTransposeSample);
+        every_transpose = every_transpose && every == 1;
+        verdict = check_transposes(table, n, *store, every);
         problem = verdict.problem;
       }
       if (problem.empty() && moves) {
+        const std::uint64_t every_losing = a.moves ? a.moves : every_for(losing, kMoveSample);
+        const std::uint64_t every_rank = a.moves ? a.moves : every_for(table.positions(n), kMoveSample);
+        every_move = every_move && every_losing == 1 && every_rank == 1;
         by_moves = a.moves ? check_moves(table, n, *store, a.moves)
-                           : check_moves(table, n, *store, every_for(losing, kMoveSample),
-                                         every_for(table.positions(n), kMoveSample));
+                           : check_moves(table, n, *store, every_losing, every_rank);
         problem = by_moves.problem;
       }
       if (problem.empty()) {
@@ -216,7 +222,7 @@ int run_verify(const VerifyArgs& a) {
                "records [integrity of the file and store, not a check of the engine]\n");
   std::fprintf(stderr, "  transposition: %llu losing positions' transposes are losing too (%s) [%s]\n",
                static_cast<unsigned long long>(transposed_total),
-               a.every == 1 ? "every position" : a.every ? ("one in " + std::to_string(a.every)).c_str() : "a sample",
+               every_transpose ? "every one" : a.every ? ("one in " + std::to_string(a.every)).c_str() : "a sample",
                transposes_independent
                    ? "independent of the engine: this file's engine never used transposition"
                    : "NOT independent: this file's engine decides positions with first row >= first column and "
@@ -226,8 +232,7 @@ int run_verify(const VerifyArgs& a) {
                  "  the rule: %llu positions (losing ones and ranks of each level, %s) are losing exactly when no "
                  "move leads to a losing position [independent of the engine, given the levels below]\n",
                  static_cast<unsigned long long>(moves_total),
-                 a.moves == 1 ? "every one" : a.moves ? ("one in " + std::to_string(a.moves)).c_str()
-                                                      : "a sample");
+                 every_move ? "every one" : a.moves ? ("one in " + std::to_string(a.moves)).c_str() : "a sample");
   else
     std::fprintf(stderr, "  the rule: not checked (--no-moves)\n");
   std::fprintf(stderr,

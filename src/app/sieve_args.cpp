@@ -68,7 +68,13 @@ void check_arguments(const SieveArgs& a, bool output_exists) {
   if (output_exists && !a.force && !a.resume)
     throw UsageError("output file " + printable(a.output) +
                      " already exists; pass --resume to continue it, --force to start over, or choose "
-                     "another --output");
+                     "another --output" + (a.dry_run ? " (a dry run refuses what the run would; it writes nothing)" : ""));
+  // A --resume of a file that is not there starts a new run, to the levels
+  // asked for: without --max-tiles a mistyped name would start a run of the
+  // default size in its place.
+  if (a.resume && !output_exists && a.max_tiles_option && !a.max_tiles_option->count())
+    throw UsageError("there is no " + printable(a.output) + " to resume (a --resume of an existing file takes the "
+                     "file's levels); check the name, or give --max-tiles N to start a new run there");
 }
 
 std::string output_file(const std::string& output) {
