@@ -133,7 +133,8 @@ with tempfile.TemporaryDirectory() as tmp:
     r = script("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty")
     assert r.returncode == 0, r.stderr
     said = (tmp / "sixty" / "README.md").read_text()
-    assert "Levels 20..60 equal the published table,\n1..60 the independent table above.\n" in said, said
+    assert ("They agree with the published table's\nlevels 20, 30, ..., 60 and with the independent table above on\n"
+            "1..60.\n") in said, said
     assert "are new" not in said and "| 60 | 966,467 | 20,106 |" in said, said
     refused("readme_results.py", tmp, says=f"error: {tmp} is a folder, not a README")
 
