@@ -60,6 +60,14 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(spec.name, spec.description);
     actions.emplace_back(sub, spec.setup(*sub));
   }
+  app.footer(
+      "Each command's own --help tells more (chomp sieve --help).\n"
+      "Exit status: 0 when the command did what was asked; 2 when its command line is\n"
+      "refused (an option or its value, or options that contradict each other or the\n"
+      "files they name); 1 when a failure comes while working (a file that cannot be\n"
+      "used: damaged, unreadable or of another kind; a full disk; a check that fails);\n"
+      "130 or 143 when a run is stopped by SIGINT or SIGTERM (its finished levels are\n"
+      "kept, and --resume continues it).");
 
   // Under an MPI launcher every process parses the same words before MPI
   // starts: only the first (rank 0, from the launcher's environment) says
