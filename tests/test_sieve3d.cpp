@@ -148,6 +148,24 @@ TEST(Sieve3d, SymmetricAndFullSievesFindTheSameSets) {
   }
 }
 
+// The committed 3D table (data/levels3d-40.h5, made by the CLI on two
+// threads) is what the sieve computes now: levels 1..30 (about a second),
+// positions, losing and marks. Levels 1..15 are checked against brute force
+// above; this pins the table beyond them to the engine that made it.
+TEST(Sieve3d, LevelsTo30AreTheCommittedTable) {
+  const LevelTable committed = read_level_file(std::string(CHOMP_DATA_DIR) + "/levels3d-40.h5");
+  ASSERT_GE(committed.tiles.size(), 30U);
+  Sieve3d sieve(30);
+  for (int n = 1; n <= 30; ++n) {
+    const LevelResult row = sieve.next_level();
+    const auto i = static_cast<std::size_t>(n - 1);
+    ASSERT_EQ(committed.tiles[i], static_cast<std::uint32_t>(n));
+    EXPECT_EQ(row.positions, committed.positions[i]) << "level " << n;
+    EXPECT_EQ(row.losing, committed.losing[i]) << "level " << n;
+    EXPECT_EQ(row.marks, committed.marks[i]) << "level " << n;
+  }
+}
+
 // The moves examined (a level's marks) depend on the move tried first,
 // which is reset at every first row: 1, 2 and 3 threads give the same rows.
 TEST(Sieve3d, OneTwoAndThreeThreadsGiveTheSameLevelsAndMarks) {
