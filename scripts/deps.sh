@@ -2,6 +2,9 @@
 # Installs the Debian 12 packages the project needs, if any are missing.
 # Quick and silent when everything is there. Needs root (or sudo) to install.
 set -euo pipefail
+case ${1:-} in
+  -h|--help) sed -n '2,3p' "$0" | sed 's/^# //'; echo "CHOMP_WITH_MPI=1 adds Open MPI (libopenmpi-dev, openmpi-bin)."; exit 0 ;;
+esac
 
 packages=(
   build-essential cmake git pkg-config
@@ -15,7 +18,8 @@ fi
 
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  # "install ok installed", or "hold ok installed" for a package on hold
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q " ok installed$" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -26,4 +30,5 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo="sudo"
 fi
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Through env: sudo's env_reset would drop a variable set before it.
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The README's second command: install what is missing, build, run every test.
+# Extra arguments go to ctest (e.g. -R Resume, -L mpi).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case ${1:-} in
+  -h|--help) sed -n '2,3p' "$0" | sed 's/^# //'; exit 0 ;;
+esac
 bash scripts/deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"

@@ -5,7 +5,16 @@
 set -euo pipefail
 build=$1
 prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
+# cmake --install rewrites $build/install_manifest.txt: the list of what the
+# user's own install put where (their way to uninstall) is put back after.
+manifest=$build/install_manifest.txt
+if [ -e "$manifest" ] && [ ! -w "$manifest" ]; then
+  echo "$manifest is not writable (a sudo install wrote it): sudo chown $(id -un) $manifest" >&2
+  exit 1
+fi
+saved=""
+if [ -e "$manifest" ]; then saved=$(mktemp); cp "$manifest" "$saved"; fi
+trap 'rm -rf "$prefix"; if [ -n "$saved" ]; then mv "$saved" "$manifest"; else rm -f "$manifest"; fi' EXIT
 cmake --install "$build" --prefix "$prefix" > /dev/null
 test -x "$prefix/bin/chomp" || { echo "no $prefix/bin/chomp" >&2; exit 1; }
 test -s "$prefix/share/man/man1/chomp.1" || { echo "no man page" >&2; exit 1; }
