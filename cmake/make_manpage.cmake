@@ -25,7 +25,7 @@ string(APPEND page ".SH NAME\nchomp \\- an exact, parallel sieve for the game of
 string(APPEND page ".SH SYNOPSIS\n.B chomp\n.I command\n[\\fIoptions\\fR]\n")
 string(APPEND page ".SH DESCRIPTION\nClassifies every position of Chomp on an unbounded board, level by level in tile count, ")
 string(APPEND page "as winning or losing, exactly, and writes per-level counts and ratios to HDF5. ")
-string(APPEND page "Usage errors exit with code 2, runtime errors with code 1, a run stopped by SIGINT or SIGTERM with 130 or 143.\n")
+string(APPEND page "Usage errors exit with code 2, runtime errors with code 1, a run stopped by SIGINT, SIGTERM or SIGUSR1 with 130, 143 or 138.\n")
 roff_text("${top}" top_roff)
 string(APPEND page ".SH OPTIONS\n.nf\n${top_roff}\n.fi\n")
 foreach(name ${commands})

@@ -444,6 +444,26 @@ TEST(Resume, SigtermStopsCleanlyAndStoredPositionsSurvive) {
   }
 }
 
+// SIGUSR1 stops a run as SIGTERM does (exit 128 + 10): under Open MPI's
+// mpirun it is the signal forwarded at once to every process without a
+// kill after it (doc/MPI.md), so batch scripts send it for a planned stop.
+TEST(Resume, Sigusr1StopsCleanlyAsSigtermDoes) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  const int max = kFullSize ? 78 : 52, stop_after = kFullSize ? 60 : 40;
+  ChompProcess run({"sieve", "-n", std::to_string(max), "-t", "1", "-o", out});
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= stop_after; })) << run.err();
+  run.send(SIGUSR1);
+  const ProcessResult r = run.wait();
+  EXPECT_EQ(r.exit_code, 128 + SIGUSR1) << r.err;
+  EXPECT_NE(r.err.find("chomp: SIGUSR1 heard: stopping cleanly"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stopped by SIGUSR1"), std::string::npos) << r.err;
+  EXPECT_EQ(read_level_file(out).status(), "interrupted");
+  const ProcessResult resumed = run_chomp({"sieve", "--resume", "-q", "-o", out});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  expect_complete(read_level_file(out), max);
+}
+
 // The same process signalling again at once is the same stop, not a
 // second one that ends the program: GNU timeout sends SIGTERM to the
 // program and then to its whole process group, and a run it stopped was

@@ -101,14 +101,14 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     saved = peek_checkpoint(checkpoint);
     if (saved && (saved->run_id != resume->state().provenance.run_id || saved->level != resume->state().levels))
       saved.reset();  // of another state: the sieve says so and removes it
-  } else if (std::error_code ec; resume && !a.dry_run && std::filesystem::exists(checkpoint, ec)) {
-    // As an ignored checkpoint is: said, and removed (it would be stale once
-    // these processes pass its window, and it may be as large as the window).
-    std::filesystem::remove(checkpoint, ec);
-    std::cerr << "note: ignored the window's checkpoint " << checkpoint << ", which only a run of one process "
-              << "continues; these " << cluster.processes() << " processes mark that window again"
-              << (ec ? " (it could not be removed: " + ec.message() + ")" : std::string(" (it is removed)")) << '\n';
   }
+  // Several processes continue no checkpoint of one: it is removed, as an
+  // ignored checkpoint is (stale once they pass its window, and as large as
+  // it), but only once the run is sure to go on (below): a refused resume
+  // keeps it for the one-process run that can continue it.
+  std::error_code ec_checkpoint;
+  const bool drop_checkpoint = resume && cluster.processes() > 1 && !a.dry_run &&
+                               std::filesystem::exists(checkpoint, ec_checkpoint);
   if (saved && saved->threads > 0 && saved->threads != threads) {
     if (a.threads > 0)
       throw UsageError("the window's checkpoint " + checkpoint + " was saved with --threads " +
@@ -179,6 +179,13 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   const std::string disk_warning = check_disk(disk, held, free_disk, a.output, checkpoint_bytes);
   if (!disk_warning.empty()) std::cerr << "chomp: warning: " << disk_warning << '\n';
   if (a.dry_run) return 0;
+  if (drop_checkpoint) {
+    std::error_code ec;
+    std::filesystem::remove(checkpoint, ec);
+    std::cerr << "note: ignored the window's checkpoint " << checkpoint << ", which only a run of one process "
+              << "continues; these " << cluster.processes() << " processes mark that window again"
+              << (ec ? " (it could not be removed: " + ec.message() + ")" : std::string(" (it is removed)")) << '\n';
+  }
 
   const StopSignals stop_signals;
   SieveRun run(SieveRunRequest{a.output, store_path, max_tiles, store_losing, options, cluster.processes(),
@@ -266,7 +273,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
 }
 
 /// A process other than the leader of an MPI run: takes its share of the
-/// leader's run and stops with the others on SIGINT or SIGTERM.
+/// leader's run and stops with the others on SIGINT, SIGTERM or SIGUSR1.
 int follow_sieve(const SieveArgs& a, ClusterRun& cluster) {
   const StopSignals stop_signals(false);  // the leader says it
   try {
@@ -278,7 +285,11 @@ int follow_sieve(const SieveArgs& a, ClusterRun& cluster) {
 
 int run_sieve(const SieveArgs& a) {
   ClusterRun cluster;  // the processes of an MPI job, when mpirun or srun started this one
-  if (a.dimensions == 3) return cluster.guard([&] { return cluster.leader() ? lead_sieve3d(a, cluster) : 0; });
+  // Under mpirun the 3D leader refuses and cancels the run: the others take
+  // that broadcast (follow returns at once), so that no collective is left
+  // unmatched.
+  if (a.dimensions == 3)
+    return cluster.guard([&] { return cluster.leader() ? lead_sieve3d(a, cluster) : follow_sieve(a, cluster); });
   return cluster.guard([&] { return cluster.leader() ? lead_sieve(a, cluster) : follow_sieve(a, cluster); });
 }
 
@@ -353,7 +364,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_option("--checkpoint-every", a->checkpoint_minutes,
                  "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window; "
                  "runs of one process: an MPI run saves none), so that a "
-                 "kill loses at most that much of it; a stop (SIGINT, SIGTERM) always saves it, and --resume "
+                 "kill loses at most that much of it; a stop (SIGINT, SIGTERM, SIGUSR1) always saves it, and --resume "
                  "continues from it. 0: only at a stop")
       ->check(decimal_number(1e6))
       ->capture_default_str();

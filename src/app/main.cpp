@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
       "refused (an option or its value, or options that contradict each other or the\n"
       "files they name); 1 when a failure comes while working (a file that cannot be\n"
       "used: damaged, unreadable or of another kind; a full disk; a check that fails);\n"
-      "130 or 143 when a run is stopped by SIGINT or SIGTERM (its finished levels are\n"
-      "kept, and --resume continues it).");
+      "130, 143 or 138 when a run is stopped by SIGINT, SIGTERM or SIGUSR1 (its finished\n"
+      "levels are kept, and --resume continues it; SIGUSR1 is for runs under mpirun).");
 
   // Under an MPI launcher every process parses the same words before MPI
   // starts: only the first (rank 0, from the launcher's environment) says

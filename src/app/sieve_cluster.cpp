@@ -67,7 +67,7 @@ std::string broadcast_text(ProcessGroup& g, const std::string& text) {
 void ClusterRun::start(int max_tiles, const SieveOptions& o, const std::string& store_path, const std::string& run_id,
                        std::span<const StoredLevel> levels) {
   if (!group()) return;
-  std::uint64_t decision[10] = {1,
+  std::uint64_t decision[11] = {1,
                                 static_cast<std::uint64_t>(max_tiles),
                                 levels.size(),
                                 o.memory_budget,
@@ -76,7 +76,8 @@ void ClusterRun::start(int max_tiles, const SieveOptions& o, const std::string& 
                                 o.scan_batch,
                                 static_cast<std::uint64_t>(o.min_slices),
                                 static_cast<std::uint64_t>(o.slice_from),
-                                o.transposes ? 1U : 0U};
+                                o.transposes ? 1U : 0U,
+                                o.direct_call_marks};  // the test seam CHOMP_DIRECT_CALL_MARKS, every process's
   group()->broadcast(decision, 0);
   broadcast_text(*group(), store_path);
   broadcast_text(*group(), run_id);
@@ -87,12 +88,12 @@ void ClusterRun::start(int max_tiles, const SieveOptions& o, const std::string& 
 }
 
 void ClusterRun::cancel() {
-  std::uint64_t decision[10] = {};  // no run
+  std::uint64_t decision[11] = {};  // no run
   group()->broadcast(decision, 0);
 }
 
 int ClusterRun::follow(int threads, const std::atomic<bool>* stop) {
-  std::uint64_t decision[10] = {};
+  std::uint64_t decision[11] = {};
   group()->broadcast(decision, 0);
   if (decision[0] == 0) return 0;
   started_ = true;
@@ -106,6 +107,7 @@ int ClusterRun::follow(int threads, const std::atomic<bool>* stop) {
   o.min_slices = static_cast<int>(decision[7]);
   o.slice_from = static_cast<int>(decision[8]);
   o.transposes = decision[9] != 0;
+  o.direct_call_marks = decision[10];
   const std::string store_path = broadcast_text(*group(), "");
   const std::string run_id = broadcast_text(*group(), "");
   std::vector<std::uint64_t> records(static_cast<std::size_t>(decision[2]) * 3);

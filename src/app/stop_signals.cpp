@@ -1,5 +1,5 @@
 /// @file stop_signals.cpp
-/// @brief The stop flag and its SIGINT / SIGTERM handlers (stop_signals.hpp).
+/// @brief The stop flag and its SIGINT / SIGTERM / SIGUSR1 handlers (stop_signals.hpp).
 
 #include "stop_signals.hpp"
 
@@ -14,7 +14,7 @@ namespace chomp::app {
 
 namespace {
 
-// Set by SIGINT / SIGTERM. Lock-free atomics are safe to store to from a
+// Set by SIGINT / SIGTERM / SIGUSR1. Lock-free atomics are safe to store to from a
 // signal handler.
 std::atomic<bool> g_stop{false};
 std::atomic<int> g_stop_signal{0};
@@ -77,7 +77,7 @@ extern "C" void on_stop_signal(int sig, siginfo_t* info, void*) {
   g_stop_signal.store(sig);
   g_stop.store(true);
   if (g_announce.load()) {
-    const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    const char* name = sig == SIGINT ? "SIGINT" : sig == SIGUSR1 ? "SIGUSR1" : "SIGTERM";
     if (g_new_line.load()) say("\n");
     say("chomp: "), say(name), say(" heard: stopping cleanly, which can take a minute (a second "), say(name);
     say(" ends the program at once; --resume continues either way)\n");
@@ -102,11 +102,13 @@ StopSignals::StopSignals(bool announce) {
   sa.sa_flags = SA_SIGINFO;
   sigaction(SIGINT, &sa, &old_int_);
   sigaction(SIGTERM, &sa, &old_term_);
+  sigaction(SIGUSR1, &sa, &old_usr1_);
 }
 
 StopSignals::~StopSignals() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGUSR1, &old_usr1_, nullptr);
 }
 
 const std::atomic<bool>* StopSignals::flag() { return &g_stop; }
@@ -118,7 +120,7 @@ int StopSignals::exit_code() {
 
 const char* StopSignals::name() {
   const int sig = g_stop_signal.load();
-  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
 }
 
 }  // namespace chomp::app

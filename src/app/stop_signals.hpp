@@ -1,7 +1,10 @@
 /// @file stop_signals.hpp
-/// @brief Clean stops of long runs (`chomp sieve`, `chomp grundy`): SIGINT
-/// and SIGTERM raise a flag that the run polls; it drops the level in
-/// progress, keeps the finished ones and says how to continue.
+/// @brief Clean stops of long runs (`chomp sieve`, `chomp grundy`): SIGINT,
+/// SIGTERM and SIGUSR1 raise a flag that the run polls; it drops the level
+/// in progress, keeps the finished ones and says how to continue. (SIGUSR1
+/// is for runs under Open MPI's mpirun, which forwards it to every process
+/// at once and kills none, where it kills them a second or two after
+/// forwarding SIGTERM.)
 #pragma once
 
 #include <signal.h>
@@ -11,7 +14,7 @@
 namespace chomp::app {
 
 /// Installs the stop handlers for the scope of a run and lowers the stop
-/// flag. SIGINT or SIGTERM raises the flag, which the run polls to stop the
+/// flag. SIGINT, SIGTERM or SIGUSR1 raises the flag, which the run polls to stop the
 /// level in progress. A second Ctrl-C (or a second signal from another
 /// process, or from the same one after 2 s) ends the program at once, for
 /// a user who will not wait; the same process sending the same signal
@@ -31,12 +34,13 @@ class StopSignals {
   static const std::atomic<bool>* flag();
   /// The exit status of a run that a signal stopped: 128 + the signal.
   static int exit_code();
-  /// "SIGINT", "SIGTERM" or "a signal": the one that stopped the run.
+  /// "SIGINT", "SIGTERM", "SIGUSR1" or "a signal": the one that stopped the run.
   static const char* name();
 
  private:
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
+  struct sigaction old_usr1_ {};
 };
 
 }  // namespace chomp::app

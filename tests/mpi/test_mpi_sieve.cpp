@@ -214,6 +214,11 @@ TEST(MpiSieve, AOneProcessCheckpointIsSaidToBeIgnoredAndRemoved) {
      " --checkpoint-every 0.005 --memory-limit 64M & p=$!; for i in $(seq 300); do [ -f " + window +
      " ] && break; sleep 0.05; done; kill -9 $p; wait $p'");
   ASSERT_TRUE(std::filesystem::exists(window)) << "no checkpoint was saved to test with";
+  // A resume that is refused (a mistyped option) keeps it: it was removed
+  // before the arguments were checked.
+  const Result refused = sh(mpirun(2) + " " + kChomp + " sieve -n 90 -o " + f + " --resume -q --processes 4");
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_TRUE(std::filesystem::exists(window)) << refused.err;
   const Result r = sh(mpirun(2) + " " + kChomp + " sieve -n 90 -o " + f + " --resume -q");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("ignored the window's checkpoint " + window), std::string::npos) << r.err;
