@@ -5,9 +5,10 @@
 /// SieveOptions::checkpoint_seconds of a long one), the bitmaps of the
 /// window's unfinished levels and the pass's progress (the items taken, the
 /// rests of those cut, the marks applied per segment) go to a file beside
-/// the result file. A sieve made later over the same store, with the same
-/// thread count (which fixes the pass's items), reads them back and goes on
-/// with the pass where it stopped; the levels come out bit for bit as an
+/// the result file. A sieve made later over the same store, with any
+/// thread count (a checkpoint keeps the cut of the items; one of version 1,
+/// which did not, needs the thread count it was made with), reads them back
+/// and goes on with the pass where it stopped; the levels come out bit for bit as an
 /// uninterrupted run's, marks included (tests/test_resume.cpp).
 ///
 /// A checkpoint is taken between two rounds, when every mark filed has been

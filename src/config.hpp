@@ -1,8 +1,14 @@
 /// @file config.hpp
-/// @brief Every tuning constant of the engine, with the reason for its value.
+/// @brief The engine's main tuning constants, with the reason for each value.
 ///
 /// Measured on the development machine: 2 cores of an AMD EPYC (Zen 4,
 /// 32 KiB L1d and 1 MiB L2 per core), 24 GiB of memory.
+///
+/// Others sit beside the code they tune: kItemMarks and kReadAheadBlocks in
+/// marking.cpp; MarkBuckets' kBlockEntries, kPrefetchAhead, kNextBlockLines
+/// and kDenseEntries in buckets.hpp; kPlannedRatio in memory_plan.cpp;
+/// kRegionShift and kSharedRays in tail_marks.hpp; kVisitMarks, kSliceCost
+/// and kRatioAt100 in include/chomp/work_model.hpp.
 #pragma once
 
 #include <cstddef>
@@ -37,34 +43,48 @@ inline constexpr std::size_t kItemSources = 64;
 /// A call of the kernel for one level more than kJointExtraTiles above its
 /// source whose extensions may be more than this many (a bound from the
 /// source's runs, Source::extension_bound) ORs them straight into the
-/// window's bitmap instead of filing them (one process; an MPI run files
-/// them all). Their number has no bound a round can hold: a source of a
-/// low level with many equal top rows makes every partition of d into that
-/// many parts at its top corner, and (2,2,...,2,1) of level 35 makes 3.1e8
-/// marks in level 152 (1.2 GB of entries), 1.5e9 in level 170 (6 GB). A
+/// window's bitmap with atomic ORs instead of filing them; in an MPI run
+/// every process makes its own segments' part of such a call
+/// (make_split_calls in marking.cpp). Their number has no bound a round can
+/// hold: a source of a low level with many equal top rows makes every
+/// partition of d into that many parts at its top corner, and
+/// (2,2,...,2,1) of level 35 makes 3.1e8 marks in level 152 (1.2 GB of
+/// entries), 1.5e9 in level 170 (6 GB). A
 /// thread that took such a call filed all of it before it could see its
 /// round was full: the long run held 18.3 GiB under --memory-limit 18G at
 /// window 150..152 (2026-12-02). The marks of one call come out in roughly
 /// descending rank order, so ORing them in place is a sweep through the
-/// level, not random writes. 2^22 marks = 16 MiB of entries a thread (a
-/// quarter of a round under a budget whose rounds are smaller).
+/// level, not random writes. 2^22 marks = 16 MiB of entries a thread. The
+/// threshold used is min(this, round_marks / 4) (memory_plan.cpp): a
+/// quarter of a round under a budget whose rounds are smaller.
 inline constexpr std::uint64_t kDirectCallMarks = std::uint64_t{1} << 22;
 
 /// Marks pending in the buckets (all threads together) before they are
 /// applied to the bitmap: 2^26 marks = 256 MiB of 32-bit offsets. Larger
 /// rounds amortise the synchronisation; smaller ones keep memory down.
 /// Rounds of 2^27 and 2^28 marks were no faster at N = 110 (2026-12-03).
+/// Used as is only without a memory budget (SieveOptions::memory_budget
+/// == 0, which only a library caller asks for: chomp sieve always has a
+/// budget); under a budget B a round is clamp(B / 128, 2^16, this) marks
+/// (memory_plan.cpp).
 inline constexpr std::uint64_t kRoundMarks = std::uint64_t{1} << 26;
 
 /// Bitmaps of a window of consecutive levels held at once (at least one
 /// level, whatever its size). Every stored losing position is decoded once
-/// per window instead of once per level; 4 GiB holds about six levels at
-/// n = 130 and two at n = 140.
+/// per window instead of once per level; 4 GiB holds about five levels at
+/// n = 130 (130..134: 3.9 GiB) and two at n = 140. Used only without a
+/// memory budget (a library caller's choice: chomp sieve always has a
+/// budget); under a budget the window is what the budget leaves after the
+/// buckets, the buffers, the store's index and the rows' bits
+/// (memory_plan.cpp).
 inline constexpr std::uint64_t kWindowBytes = std::uint64_t{4} << 30;
 
 /// Losing ranks collected from a level's bitmap at a time on their way to
 /// the store (8 bytes each: 32 MiB). At least a segment's worth, since a
 /// segment is collected whole; a level is never held at 8 bytes a rank.
+/// Used as is only without a memory budget (a library caller's choice:
+/// chomp sieve always has a budget); under a budget B the batch is
+/// clamp(B / 704, 4096, this) ranks (memory_plan.cpp).
 inline constexpr std::uint64_t kScanBatchRanks = std::uint64_t{1} << 22;
 
 /// Marks per extra-tile count that a decoder keeps of its latest source, so
@@ -78,9 +98,10 @@ inline constexpr int kReuseMarks = 128;
 /// tail and per second-row context (tail_marks.hpp: about p(N) bits for
 /// the first row, 1.9 p(N) more for the second; both rows take 0.67 GB at
 /// N = 120, 1.9 GB at 130, 100 GB at 170, the first alone 0.67 GB at 130)
-/// for as many of those rows as fit in this much of a run without a budget,
-/// or in 1/kTailMarksBudgetShare of its budget; the others' moves are filed
-/// like every other mark (doc/PERFORMANCE.md, the runs' times).
+/// for as many of those rows as fit in this much of a run without a budget
+/// (a library caller's choice: chomp sieve always has a budget), or in
+/// 1/kTailMarksBudgetShare of its budget; the others' moves are filed like
+/// every other mark (doc/PERFORMANCE.md, the runs' times).
 inline constexpr std::uint64_t kTailMarksMaxBytes = std::uint64_t{2} << 30;
 inline constexpr std::uint64_t kTailMarksBudgetShare = 8;
 
@@ -135,9 +156,10 @@ inline constexpr int kDecodedTailTiles = 27;
 /// Walks of set_not_canonical (extensions.cpp) over fewer tiles than this,
 /// whose partitions fit one 64-bit word, are read from a table of their bit
 /// patterns (kPatternTiles^3 words: 62.5 KiB) instead of being walked. The
-/// positions that are not canonical come in short runs (32 positions on
-/// average at n = 70), so the walk spent its time in tiny subtrees: setting
-/// level 100's bits took 0.27 s walked and 0.06 s with the table.
+/// positions that are not canonical come in short runs (at n = 70, 48% of
+/// the positions in 126 thousand runs: 15.6 positions a run on average, one
+/// run per 32 positions), so the walk spent its time in tiny subtrees:
+/// setting level 100's bits took 0.27 s walked and 0.06 s with the table.
 inline constexpr int kPatternTiles = 20;
 
 /// Walks of set_not_canonical over fewer tiles than this whose P(R, v)
@@ -151,7 +173,7 @@ inline constexpr int kLongPatternTiles = 60;
 inline constexpr std::uint64_t kLongPatternBits = 1024;
 
 /// Transposes whose bits a thread prefetches before it clears them
-/// (add_transposes in sieve.cpp): they land all over the level, a cache
+/// (add_transposes in transposes.cpp): they land all over the level, a cache
 /// miss each. Not tuned; with it (and with pruned sources stopping after
 /// their top corner) runs to 110 went from 34.6 and 36.2 s to 31.3 and
 /// 31.9 s, alternating.
