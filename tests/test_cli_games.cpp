@@ -32,6 +32,17 @@ TEST(AnalyzeCommand, WinningAndLosingPositions) {
   EXPECT_TRUE(contains(rect.out, "Position 7,7,7,7: 28 tiles, 4 rows x 7 columns")) << rect.out;
   EXPECT_TRUE(contains(rect.out, "Status: winning")) << rect.out;
   EXPECT_FALSE(contains(rect.out, "Sum of")) << rect.out;
+  // The poisoned tile (cube) alone, and a sum of them: no move leaves a
+  // winning position, so the status says what is left instead.
+  const ProcessResult one = run_chomp({"analyze", "1"});
+  EXPECT_TRUE(contains(one.out, "Status: losing (the only move takes the poisoned tile)\n"
+                                "Best move: (1,1) leaves nothing (it is the poisoned tile)\n")) << one.out;
+  const ProcessResult ones = run_chomp({"analyze", "1 + 1"});
+  EXPECT_TRUE(contains(ones.out, "Status: losing (nim-sum 0: no move is left, every board is down to its "
+                                 "poisoned tile)")) << ones.out;
+  const ProcessResult cube = run_chomp({"analyze", "--dimensions", "3", "1"});
+  EXPECT_TRUE(contains(cube.out, "Status: losing (the only move takes the poisoned cube)")) << cube.out;
+  EXPECT_TRUE(contains(run_chomp({"analyze", "2,1"}).out, "Status: losing (every move leaves a winning position)"));
 }
 
 TEST(AnalyzeCommand, JsonAndStdin) {

@@ -5,6 +5,7 @@
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -112,7 +113,10 @@ int run_sum(const std::string& text, bool json) {
     std::printf("  board %zu: %-20s %4llu tiles   Grundy value %d\n", c + 1, rows_to_string(components[c]).c_str(),
                 static_cast<unsigned long long>(tile_count(components[c])), a.values[c]);
   std::printf("\nNim-sum: %s = %d\n", join(a.values, " xor ").c_str(), a.nim_sum);
-  if (a.losing()) {
+  const bool no_move = std::all_of(components.begin(), components.end(), [](const Rows& r) { return tile_count(r) == 1; });
+  if (a.losing() && no_move) {
+    std::printf("Status: losing (nim-sum 0: no move is left, every board is down to its poisoned tile)\n");
+  } else if (a.losing()) {
     std::printf("Status: losing (nim-sum 0: every move leaves a nim-sum other than 0)\n");
   } else {
     std::printf("Status: winning\nWinning moves (%zu), each leaving nim-sum 0:\n", a.winning_moves.size());
@@ -177,7 +181,8 @@ int run_analyze3d(const AnalyzeArgs& a) {
   std::printf("3D position %s: %d cube%s; heights:\n\n%s\n", pos.c_str(), cubes, cubes == 1 ? "" : "s",
               heights_picture(h).c_str());
   if (result.losing) {
-    std::printf("Status: losing (every move leaves a winning position)\n");
+    std::printf(cubes == 1 ? "Status: losing (the only move takes the poisoned cube)\n"
+                           : "Status: losing (every move leaves a winning position)\n");
     std::printf("Best move: %s leaves %s\n", cube_text(best).c_str(),
                 after_best.empty() ? "nothing (it is the poisoned cube)"
                                    : (best_leaves + ", the largest position left").c_str());
@@ -254,8 +259,9 @@ int run_analyze(const AnalyzeArgs& a) {
               count(tile_count(rows), "tile").c_str(), count(static_cast<std::uint64_t>(path.num_rows()), "row").c_str(),
               count(static_cast<std::uint64_t>(path.num_cols()), "column").c_str(), path.picture().c_str());
   if (losing) {
-    std::printf("Status: losing (every move leaves a winning position)\n");
-    std::printf("Best move: %s, the largest position left\n", text_move(best).c_str());
+    std::printf(tile_count(rows) == 1 ? "Status: losing (the only move takes the poisoned tile)\n"
+                                      : "Status: losing (every move leaves a winning position)\n");
+    std::printf("Best move: %s%s\n", text_move(best).c_str(), tile_count(rows) == 1 ? "" : ", the largest position left");
   } else {
     std::printf("Status: winning\n");
     std::printf("Winning moves (%zu):\n", wins.size());
