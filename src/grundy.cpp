@@ -275,7 +275,7 @@ BoundedGrundy::BoundedGrundy(std::span<const int> shape) {
     throw std::length_error("the positions inside " + rows_to_string(shape) + " number " +
                             positions_text(domain) +
                             ", more than the " + std::to_string(kMaxGrundyDomain) +
-                            " a Grundy solve holds (such as 10 x 12 or 6 x 30)");
+                            " a Grundy solve holds (up to 12 x 12, 10 x 15 or 6 x 34)");
   impl_ = std::make_unique<Impl>(shape);
   const BoundedRanking& R = impl_->ranking;
   std::vector<std::uint16_t>& vals = impl_->values;

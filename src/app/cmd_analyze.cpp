@@ -70,7 +70,7 @@ int run_sum(const std::string& text, bool json) {
                        (components[c].size() <= 20 ? rows_to_string(components[c]) : std::string("given")) +
                        ") contains " + positions_text(domain) +
                        " positions; a board of a sum is solved for Grundy values with at most " +
-                       std::to_string(kMaxGrundyDomain) + " (such as 10 x 12 or 6 x 30)");
+                       std::to_string(kMaxGrundyDomain) + " (up to 12 x 12, 10 x 15 or 6 x 34)");
   }
   const auto t0 = std::chrono::steady_clock::now();
   const SumAnalysis a = analyze_sum(components);
@@ -303,8 +303,8 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
       "for losing positions. The sum is lost by the player to move exactly when the\n"
       "nim-sum (xor) of the values is 0; every winning move is listed as board, tile,\n"
       "what it leaves and the values after it. A board of a sum may contain at most\n"
-      "2^22 positions (such as 10 x 12 or 6 x 30; two bytes each, and a 12 x 12 board takes\n"
-      "about half a minute); an empty board (\"3,2 +\") or a larger one is refused (exit code 2).\n"
+      "2^22 positions (up to 12 x 12, 10 x 15 or 6 x 34; two bytes each; a 12 x 12\n"
+      "board takes about half a minute); an empty board (\"3,2 +\") or a larger one is refused (exit code 2).\n"
       "Examples:\n"
       "  chomp analyze 7,3,3,1,1\n"
       "  chomp analyze --dimensions 3 3,2/2,1\n"

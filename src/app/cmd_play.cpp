@@ -213,7 +213,7 @@ int run_play_sum(const PlayArgs& a) {
     if (domain > kMaxGrundyDomain)
       throw UsageError("board " + std::to_string(c + 1) + " of --boards contains " + positions_text(domain) +
                        " positions; a board of a sum may contain at most " + std::to_string(kMaxGrundyDomain) +
-                       " (such as 10 x 12 or 6 x 30)");
+                       " (up to 12 x 12, 10 x 15 or 6 x 34)");
     solved.emplace_back(boards[c]);
   }
   std::vector<Rows> pos = boards;
@@ -427,7 +427,7 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
       "Sums (--boards \"3x4 + 2x5\"): moves are 'board row col'; the poisoned tile is never\n"
       "taken, the single poisoned tile has Grundy value 0, and the computer plays the move\n"
       "that makes the nim-sum of the boards' Grundy values 0 whenever there is one. Each\n"
-      "board is at most 40 x 40 and contains at most 2^22 positions (e.g. 10 x 12).\n");
+      "board is at most 40 x 40 and contains at most 2^22 positions (up to 12 x 12).\n");
   return [a] {
     a->boards = join_words(a->boards_words);
     return with_words_hint(a->boards_words, "--boards", [&] { return run_play(*a); });
