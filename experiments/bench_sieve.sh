@@ -36,6 +36,7 @@
 # CHOMPS (default build/chomp) the chomp binaries, each run in turn,
 # ROUNDS (default 1) how many times every run is repeated, round after round.
 set -euo pipefail
+caller=$PWD  # a CSV given by a relative path is the caller's, not the checkout's
 cd "$(dirname "$0")/.."
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -45,6 +46,7 @@ case ${1:-} in
   *) echo "error: the first argument is the CSV file and must end in .csv, not '${1}'; see --help" >&2; exit 2 ;;
 esac
 csv=${1:-experiments/results/bench.csv}
+if [ -n "${1:-}" ] && [[ $csv != /* ]]; then csv=$caller/$csv; fi
 shift || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(90 100 110)

@@ -22,6 +22,7 @@ standard library: any python3 runs it.
 import argparse
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -56,7 +57,9 @@ def runs(levels):
 
 def committed(data):
     """Level -> (row, file name) from every committed table, the largest first."""
-    files = sorted(list(data.glob("levels-*.csv")) + list(data.glob("run-*/levels-*.csv")),
+    # levels-N.csv alone (a copy such as levels-170.orig.csv is not a table of the folder's)
+    files = sorted((p for p in list(data.glob("levels-*.csv")) + list(data.glob("run-*/levels-*.csv"))
+                    if re.fullmatch(r"levels-[0-9]+", p.stem)),
                    key=lambda p: int(p.stem.split("-")[1]), reverse=True)
     out = {}
     for f in files:
@@ -64,7 +67,13 @@ def committed(data):
             text = f.read_text()
         except UnicodeDecodeError:
             raise ValueError(f"{f} is not a CSV table") from None
+        # A table of format 1 (the engines before 6220284, such as
+        # levels-100.csv) counted a mark for every extension: its marks are
+        # not this engine's, and are not compared.
+        old_marks = re.search(r"^# format_version: 1;", text, re.M) is not None
         for n, row in read_csv(text, f).items():
+            if old_marks:
+                row = dict(row, marks=None)
             out.setdefault(n, (row, str(f.relative_to(data.parent))))
     if not out:
         why = "no such folder" if not data.is_dir() else "no levels-N.csv or run-*/levels-N.csv with a level"

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Compares a chomp result file's levels with another program's table of
 counts, one level a line: "n p(n) L(n)" (whitespace or commas; other lines
 are ignored), such as files/130.txt of https://github.com/anematode/chomp

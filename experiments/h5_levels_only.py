@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Copies a chomp sieve result file's table without its losing ranks, with a
 verifiable sample for 2D runs.
 

@@ -77,7 +77,7 @@ case ${1:-} in
 esac
 
 n=${1:-}
-[[ -z $n || $n =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [N] | --stop | --status" >&2; exit 2; }
+[[ -z $n || $n =~ ^[1-9][0-9]*$ ]] && [ $# -le 1 ] || { echo "usage: $0 [N] | --stop | --status" >&2; exit 2; }
 if pid=$(running_pid); then
   echo "the run is going already (pid $pid); $0 --status shows where"
   exit 0

@@ -35,11 +35,18 @@ def fail(message):
     sys.exit(2)
 
 
+def sliced(row):
+    """Whether the level was marked in slices (a window of its own, whose
+    window_seconds is 0: its marking is in its own seconds)."""
+    return int(row.get("slices") or 1) > 1
+
+
 def windows(rows):
-    """Rows grouped by window: a window starts where window_seconds > 0."""
+    """Rows grouped by window: a window starts where window_seconds > 0, and
+    a level marked in slices is a window of its own."""
     group = []
     for r in rows:
-        if group and float(r["window_seconds"]) > 0:
+        if group and (float(r["window_seconds"]) > 0 or sliced(r) or sliced(group[-1])):
             yield group
             group = []
         group.append(r)

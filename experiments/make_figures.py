@@ -60,7 +60,12 @@ def main() -> int:
               "conjecture, against its published rows (notebooks/three_d.ipynb draws the 3D ratio)", file=sys.stderr)
         return 2
     output = args.output or ROOT / "out" / f"{levels.path.stem}-hypothesis_ratio.png"
-    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError, PermissionError) as e:
+        print(f"error: cannot make the folder of --output {output}: {e.strerror or e} (give a path in a folder)",
+              file=sys.stderr)
+        return 2
     fig = fits.figure_hypothesis(levels, cp.read_reference())
     a = levels.attrs
     # no date in the metadata, so an unchanged figure stays byte-identical

@@ -35,6 +35,7 @@
 # (default out: where the verify report goes, verify-P+1-K.txt), PYTHON
 # (default /usr/bin/python3, Debian's, with h5py, numpy and matplotlib).
 set -euo pipefail
+caller=$PWD  # RUN.h5, DATA and OUT given by relative paths are the caller's, not the checkout's
 cd "$(dirname "$0")/.."
 
 case ${1:-} in
@@ -47,6 +48,9 @@ data=${DATA:-data}
 moves=${MOVES:-1000000}
 notebooks=${NOTEBOOKS:-1}
 out_dir=${OUT:-out}
+if [ -n "${2:-}" ] && [[ $run != /* ]]; then run=$caller/$run; fi
+if [ -n "${DATA:-}" ] && [[ $data != /* ]]; then data=$caller/$data; fi
+if [ -n "${OUT:-}" ] && [[ $out_dir != /* ]]; then out_dir=$caller/$out_dir; fi
 python=${PYTHON:-/usr/bin/python3}
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 
@@ -57,7 +61,7 @@ die() { echo "error: $*" >&2; exit 1; }
 p=$(ls "$data" 2>/dev/null | sed -n 's|^levels-\([0-9]*\)\.h5$|\1|p' | grep -vx 100 | sort -n | tail -n 1 || true)
 [ -n "$p" ] || die "no committed table $data/levels-N.h5"
 in_repo=0
-if [ "$data" = data ]; then in_repo=1; elif [ "$notebooks" = 1 ]; then
+if [ "$(realpath -m "$data")" = "$(realpath -m data)" ]; then in_repo=1; elif [ "$notebooks" = 1 ]; then
   die "NOTEBOOKS=1 reads the repository's data/, not $data: set NOTEBOOKS=0"
 fi
 

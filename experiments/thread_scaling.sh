@@ -19,16 +19,22 @@
 # (1 thread 163 s, 16 threads 22 s); on this project's 2 cores, 1 thread
 # ~110-140 s and 2 threads ~55-65 s. The table goes to stdout and to CSV.table.
 set -euo pipefail
+caller=$PWD  # a CSV given by a relative path is the caller's, not the checkout's
 cd "$(dirname "$0")/.."
+case ${1:-} in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+esac
 n=${1:-120}
-[[ $n =~ ^[0-9]+$ ]] || { echo "usage: $0 [N]" >&2; exit 2; }
+[[ $n =~ ^[0-9]+$ ]] && [ $# -le 1 ] || { echo "usage: $0 [N] (see --help)" >&2; exit 2; }
 [ -x build/chomp ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
 csv=${CSV:-experiments/results/scaling-$(hostname).csv}
+if [ -n "${CSV:-}" ] && [[ $csv != /* ]]; then csv=$caller/$csv; fi
 cpus=$(taskset -cp $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
        awk -F- '{ n += (NF > 1 ? $2 - $1 + 1 : 1) } END { print n }')
 [ -n "$cpus" ] || cpus=$(nproc)
 threads=()
 for t in ${THREADS:-1 2 4 8 16}; do
+  [[ $t =~ ^[1-9][0-9]*$ ]] || { echo "error: THREADS holds '$t', not a thread count" >&2; exit 2; }
   if [ "$t" -le "$cpus" ]; then threads+=("$t"); else echo "skipping $t threads: $cpus CPUs here" >&2; fi
 done
 [ ${#threads[@]} -gt 0 ] || { echo "error: no thread count fits $cpus CPUs" >&2; exit 1; }

@@ -5,9 +5,14 @@
 # Usage: experiments/cluster/time_local.sh [max_tiles] [total_threads] [chomp]
 # (chomp built with -DCHOMP_WITH_MPI=ON; default build-mpi/chomp).
 set -euo pipefail
+case ${1:-} in
+  -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
 N=${1:-80}
 THREADS=${2:-$(nproc)}
 CHOMP=${3:-build-mpi/chomp}
+[[ $N =~ ^[1-9][0-9]*$ && $THREADS =~ ^[1-9][0-9]*$ && $# -le 3 ]] ||
+  { echo "usage: $0 [max_tiles] [total_threads] [chomp] (see --help)" >&2; exit 2; }
 MPIRUN=(mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 --bind-to none)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
