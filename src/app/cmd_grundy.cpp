@@ -1,7 +1,7 @@
 /// @file cmd_grundy.cpp
 /// @brief `chomp grundy`: the Sprague–Grundy value of every position of every
 /// level up to --max-tiles, counted per level and written to HDF5 after each
-/// level; clean stops on SIGINT and SIGTERM, and --resume.
+/// level; clean stops on SIGINT, SIGTERM and SIGUSR1, and --resume.
 
 #include <tbb/global_control.h>
 #include <tbb/info.h>
@@ -422,14 +422,14 @@ const RegisterCommand reg(12, "grundy",
       "for a position and its transpose), bound a run: N = 80 takes 110 CPU-seconds\n"
       "(a minute on two idle cores).\n"
       "Stops and resume: the file is rewritten after every level (NAME.tmp, then\n"
-      "renamed), status \"running\". SIGINT or SIGTERM drops the level in progress,\n"
-      "marks the file \"interrupted\" (complete = 0), exits 130 or 143 and prints the\n"
-      "command that continues it; a killed run leaves its finished levels too. --resume\n"
-      "takes the file's --max-tiles and --check-sieve, and refuses a file that is not a\n"
-      "chomp grundy file. The file keeps counts, not the values the next level needs,\n"
-      "so a resumed run computes the saved levels again (as long as they took) and\n"
-      "refuses to go on unless each equals the file's; its final file has the same\n"
-      "levels as an uninterrupted run.\n"
+      "renamed), status \"running\". SIGINT, SIGTERM or SIGUSR1 drops the level in\n"
+      "progress, marks the file \"interrupted\" (complete = 0), exits 130, 143 or 138,\n"
+      "and prints the command that continues it; a killed run leaves its finished\n"
+      "levels too. --resume takes the file's --max-tiles and --check-sieve, and refuses\n"
+      "a file that is not a chomp grundy file. The file keeps counts, not the values\n"
+      "the next level needs, so a resumed run computes the saved levels again (as long\n"
+      "as they took) and refuses to go on unless each equals the file's; its final\n"
+      "file has the same levels as an uninterrupted run.\n"
       "Examples:\n"
       "  chomp grundy --max-tiles 80 --output grundy-80.h5\n"
       "  chomp grundy --output grundy-80.h5 --resume              # after a stop or a kill\n"
