@@ -6,12 +6,15 @@
 
 #include "chomp/h5_output.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -102,7 +105,17 @@ struct LevelFileWriter::Impl {
   hsize_t rows = 0;
   int store_losing = 0;
 
-  void flush(const std::string& what) const { check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), what); }
+  // A row flushed is on disk before the next level is begun: H5Fflush hands
+  // it to the kernel, fdatasync makes it durable, as the store's blocks are
+  // (a power cut otherwise left the store levels ahead of the table, which
+  // the resume takes for a copy put back and refuses).
+  void flush(const std::string& what) const {
+    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), what);
+    void* handle = nullptr;
+    if (H5Fget_vfd_handle(file.get(), H5P_DEFAULT, &handle) >= 0 && handle != nullptr &&
+        ::fdatasync(*static_cast<int*>(handle)) != 0)
+      throw H5Error(what + ": " + std::error_code(errno, std::generic_category()).message());
+  }
   void close_datasets() {
     positions.clear();
     columns.clear();
@@ -201,10 +214,18 @@ void LevelFileWriter::abandon() {
 }
 
 void LevelFileWriter::rename_to(const std::string& new_path) {
+  // The file is durable (flush above); the rename is made durable too, by
+  // an fsync of its folder, so that a power cut after it leaves the new
+  // file under the name, not an empty or old one.
   std::error_code ec;
   std::filesystem::rename(path_, new_path, ec);
   if (ec) throw H5Error("cannot rename " + path_ + " to " + new_path + ": " + ec.message());
   path_ = new_path;
+  const std::filesystem::path folder = std::filesystem::absolute(new_path).parent_path();
+  if (const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
 }
 
 void LevelFileWriter::finish(const std::string& status) {
