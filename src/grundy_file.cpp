@@ -3,9 +3,12 @@
 
 #include "chomp/grundy_file.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 #include "chomp/ranking.hpp"
@@ -97,9 +100,25 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
     write_attr(f, "status", status);
     check(H5Fflush(f, H5F_SCOPE_GLOBAL), "cannot flush " + tmp + " (is the disk full?)");
   }
+  // Durable before it takes the name, and the name durable after: a power
+  // cut then leaves the last level's file or the one before it, never an
+  // empty file under the name.
+  if (const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    if (!synced) {
+      std::remove(tmp.c_str());
+      throw H5Error("cannot write " + tmp + " to disk (is the disk full?)");
+    }
+  }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     throw H5Error("cannot rename " + tmp + " to " + path);
+  }
+  const std::string folder = std::filesystem::absolute(path).parent_path().string();
+  if (const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
   }
 }
 
