@@ -230,6 +230,13 @@ inline constexpr double kProgressIntervalSeconds = 0.5;
 /// the whole file unreadable (tests/test_cli_errors.cpp).
 inline constexpr std::uint64_t kFinishRoomBytes = std::uint64_t{64} << 10;
 
+/// The same below a file size limit (ulimit -f, which the free space does
+/// not show): a result file closer to it than this is left as a kill would
+/// leave it. Runs to 80 stopped by limits of 16 to 48 KiB (a store filled
+/// up at the limit, then the status written): with 1 KiB of margin the
+/// status's write broke the file at 31-33 KiB, with 4 KiB at none.
+inline constexpr std::uint64_t kFinishRoomUnderLimit = std::uint64_t{8} << 10;
+
 /// Reads of a result file that may be changing under them (h5_output.cpp,
 /// the level table): a failed one is made again from the start, this many
 /// times in all, the pause before each doubling from

@@ -151,14 +151,6 @@ bool SieveRun::stopped() {
   return true;
 }
 
-namespace {
-/// Bytes the status's attributes may add to the file: a limit closer than
-/// this is not tried. (A run to 80 stopped by limits of 16 to 48 KiB: with
-/// 1 KiB of margin the status's write broke the file at 31-33 KiB, with 4
-/// KiB at none; 8 for good measure.)
-constexpr std::uint64_t kFinishRoomUnderLimit = std::uint64_t{8} << 10;
-}  // namespace
-
 void SieveRun::finish_or_leave(const std::string& status) {
   // Recording the status writes new strings to the file (HDF5 keeps them
   // in a heap that grows): on a disk without room for them, the attribute
@@ -172,7 +164,7 @@ void SieveRun::finish_or_leave(const std::string& status) {
   const std::uint64_t size = std::filesystem::file_size(out_->path(), ec_size);
   rlimit limit{};
   const bool over_limit = !ec_size && getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-                          size + kFinishRoomUnderLimit > static_cast<std::uint64_t>(limit.rlim_cur);
+                          size + config::kFinishRoomUnderLimit > static_cast<std::uint64_t>(limit.rlim_cur);
   const auto room = std::filesystem::space(std::filesystem::absolute(out_->path()).parent_path(), ec_space);
   if ((!ec_space && room.available < config::kFinishRoomBytes) || over_limit) {
     out_->abandon();
