@@ -73,6 +73,9 @@ class MarkBuckets {
   explicit MarkBuckets(std::uint32_t page_blocks = 0) : page_blocks_(page_blocks ? page_blocks : kPageBlocks) {}
   /// Bytes of 4 KiB blocks a pool grows by at a time.
   static constexpr std::uint64_t kBlockBytes = 4096;
+  /// The pool grows 8 MiB at a time, in huge pages: thousands of blocks are
+  /// open at once while marks are filed, too many pages for the TLB.
+  static constexpr std::uint32_t kPageBlocks = 2048;
 
   /// Empties every bucket and sizes the table for a window of `segments`
   /// segments (the block pool is kept).
@@ -222,9 +225,6 @@ class MarkBuckets {
   /// N = 110, 2 threads, applying, alternating: 1.87-1.94 s with 4 or 8,
   /// 2.00 s with 16, 2.23-2.28 s with all 64, 2.14-2.33 s with none.
   static constexpr int kNextBlockLines = 8;
-  /// The pool grows 8 MiB at a time, in huge pages: thousands of blocks are
-  /// open at once while marks are filed, too many pages for the TLB.
-  static constexpr std::uint32_t kPageBlocks = 2048;
 
   std::uint32_t* block_ptr(std::uint32_t b) const {
     return pages_[b / page_blocks_].as<std::uint32_t>() + static_cast<std::size_t>(b % page_blocks_) * kBlockEntries;

@@ -54,9 +54,10 @@ constexpr char kMagic[8] = {'C', 'H', 'O', 'M', 'P', 'W', 'I', 'N'};
 constexpr char kEndMagic[8] = {'C', 'H', 'O', 'M', 'P', 'E', 'N', 'D'};
 /// 1: windows of whole levels; 2: also a level's slices; 3: the same
 /// layout, a sliced level's seconds being the level's so far (its slices
-/// before the saved one too), not the saved pass's alone (1 and 2 are read).
-/// 4: a window without the marks of the first two rows' moves
-/// (tail_marks.hpp); 5: of the first row's moves, or of the first two rows'.
+/// before the saved one too), not the saved pass's alone; 4: a window
+/// without the marks of the first two rows' moves (tail_marks.hpp); 5: of
+/// the first row's moves, or of the first two rows'. Every version
+/// 1..kVersion is read.
 constexpr std::uint32_t kVersion = 5;
 /// A header larger than this is not one. Most of a large one is the block
 /// index of a sliced level's slices so far: 36 bytes a block of 4,096

@@ -4,11 +4,16 @@
 /// Measured on the development machine: 2 cores of an AMD EPYC (Zen 4,
 /// 32 KiB L1d and 1 MiB L2 per core), 24 GiB of memory.
 ///
-/// Others sit beside the code they tune: kItemMarks and kReadAheadBlocks in
-/// marking.cpp; MarkBuckets' kBlockEntries, kPrefetchAhead, kNextBlockLines
-/// and kDenseEntries in buckets.hpp; kPlannedRatio in memory_plan.cpp;
-/// kRegionShift and kSharedRays in tail_marks.hpp; kVisitMarks, kSliceCost
-/// and kRatioAt100 in include/chomp/work_model.hpp.
+/// Others sit beside the code they tune: kItemMarks, kReadAheadBlocks and
+/// kSkipSpanBits in marking.cpp; MarkBuckets' kBlockEntries, kPageBlocks,
+/// kPrefetchAhead, kNextBlockLines and kDenseEntries in buckets.hpp;
+/// AtomicSink::kBatch in mark_sinks.hpp; kPlannedRatio in memory_plan.cpp;
+/// kRegionShift, kRegionHeld and kSharedRays in tail_marks.hpp, kAhead in
+/// tail_marks.cpp; kParallelBlocks in losing_store.cpp; BlockCache::kBlocks
+/// in store_reads.cpp; Chunks::kChunkKeys and the lookups' kBatch in
+/// sieve3d.cpp; kSwmrReadAttempts in h5_util.cpp; kVisitMarks, kSliceCost,
+/// kRatioAt100, kRatioGrowth and kModelDensity in
+/// include/chomp/work_model.hpp.
 #pragma once
 
 #include <cstddef>
@@ -218,7 +223,9 @@ inline constexpr double kBoundedPieceMarks = 1 << 20;
 /// to amortise taking the work, small enough that two threads stay balanced.
 inline constexpr std::uint64_t kBoundedScanChunkWords = 1024;
 
-/// The progress line on stderr is refreshed at most this often.
+/// A marking pass calls its ProgressFn (include/chomp/sieve.hpp) at most this
+/// often. (The program's status line on stderr has its own intervals:
+/// src/app/status_line.hpp.)
 inline constexpr double kProgressIntervalSeconds = 0.5;
 
 /// Free bytes a result file's disk must have for a stopped or failed run
@@ -252,6 +259,7 @@ inline constexpr std::uint64_t kFinishRoomUnderLimit = std::uint64_t{8} << 10;
 /// beside them): 4 of 4,483 reads failed with one attempt, 0 of 8,764 with
 /// six. The ceiling is set higher for loaded machines; it is also what a
 /// killed run's damaged file costs before it is refused.
+/// (Mirrored in python/chomp_results: _LIVE_READ_*.)
 inline constexpr int kLiveReadAttempts = 8;
 inline constexpr double kLiveReadFirstPauseSeconds = 0.01;
 

@@ -2,8 +2,8 @@
 /// @brief The marking kernel: ranks of the one-move extensions of a position.
 ///
 /// A position L reduces in one move to a smaller position mu exactly when L
-/// is mu plus a staircase-shaped block at one of mu's corners (mission doc,
-/// "The sieve"). With mu = (m_1..m_r) and a corner at row j (j = 1, a row
+/// is mu plus a staircase-shaped block at one of mu's corners
+/// (doc/ALGORITHMS.md, "`extensions` — the marking kernel"). With mu = (m_1..m_r) and a corner at row j (j = 1, a row
 /// shorter than the one above, or j = r+1 for a new row of length c = 0),
 /// rows j..j+k-1 all have length c (k = the run of equal rows; unbounded for
 /// the new-row corner), and the block adds a partition nu of the extra tiles

@@ -10,6 +10,7 @@
 #include "config.hpp"
 #include "gap_code.hpp"
 #include "sieve_impl.hpp"
+#include "store_impl.hpp"
 
 namespace chomp {
 
@@ -192,7 +193,7 @@ MemoryPlan plan_run(int max_tiles, const SieveOptions& o, int processes, int fir
   plan.tail_rows = tu.tail_rows;
   plan.buffer_bytes =
       buffer_bytes(t, tu.scan_batch, tu.threads) + exchange_bytes(tu.round_marks, processes) + tu.tail_bytes;
-  const std::uint32_t page = tu.pool_page_blocks ? tu.pool_page_blocks : 2048;
+  const std::uint32_t page = tu.pool_page_blocks ? tu.pool_page_blocks : detail::MarkBuckets::kPageBlocks;
   WindowPlan windows;
   try {
     windows = plan_windows(t, max_tiles, tu.window_bits, processes, o);
@@ -241,14 +242,12 @@ DiskPlan plan_disk(int max_tiles) {
   for (int n = 2; n <= max_tiles; ++n) {
     const double p = static_cast<double>(t.positions(n));
     const double losing = kPlannedRatio * p / std::log(p);
-    // Bits a gap: about log2 of the mean gap plus 1.1 (measured: 7.21 bits
-    // at n = 110, mean gap 71.8), and the blocks' index.
-    const double bits = std::max(1.0, std::log2(p / losing) + 1.1);
-    store += losing * bits / 8 + std::ceil(losing / static_cast<double>(config::kStoreBlockRanks)) * 48 + 400;
+    store += store_file::level_bytes_estimate(losing, p);
   }
   plan.store_bytes = static_cast<std::uint64_t>(store);
-  // The result file: about 40 KiB of attributes and dataset headers, and a
-  // row of 11 columns in chunks of their own per level.
+  // The result file: its attributes and dataset headers (about 40 KiB;
+  // 64 KiB counted), and a row of 11 columns in chunks of their own per
+  // level (1 KiB counted).
   plan.result_bytes = (std::uint64_t{64} << 10) + static_cast<std::uint64_t>(max_tiles) * 1024;
   return plan;
 }

@@ -270,7 +270,9 @@ struct Sieve::Impl {
   std::optional<detail::Checkpoint> checkpoint;  // read at the start, for level done + 1
   std::optional<detail::Slicing> slicing;         // while a level is finished in slices
   std::string checkpoint_report;
-  /// Whether a pass over this window may be saved (one process, whole levels).
+  /// Whether a pass over this window may be saved: one process, a checkpoint
+  /// file, whole levels or a slice of one, and marks filed through buckets
+  /// (window_bits > config::kDirectMarkBits).
   bool can_checkpoint() const;
   /// Writes the window's unfinished levels and the pass's progress to
   /// options.checkpoint (a new file in place of the old, atomically);

@@ -89,9 +89,10 @@ class TailMarks {
   /// Bytes a thread holds for add_ranks, besides the bits.
   static std::uint64_t pending_bytes(const PartitionTable& table, int max_tiles, int rows);
 
-  /// ORs the bits of the tails of level n's ranks [lo, hi) (a run of first
-  /// rows lo..hi of it) into `words`, where rank x is bit dst + x - lo.
-  void or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::uint64_t dst) const;
+  /// ORs the bits of the tails (and second-row contexts) of level n's
+  /// positions with first rows a_lo..a_hi into `words`, where rank x of
+  /// level n is bit offset + x (WindowLevel::offset()).
+  void or_into(int n, int a_lo, int a_hi, std::uint64_t* words, std::uint64_t offset) const;
 
   /// Whether (a, T) with T of t tiles and rank r has a winning first-row
   /// move by what was added and settled so far (for tests).

@@ -7,7 +7,7 @@
 /// The sieve reads every losing position below a window once per window,
 /// in order, and nothing else: so the store is a file, streamed, never held
 /// whole in memory (a run to 170 tiles finds about 3.3e10 losing positions:
-/// 6.7e9 up to 153 in data/levels-153.csv, the rest at its ratio; 113 GiB at
+/// 6.7e9 up to 153 in data/levels-170.csv, the rest at its ratio; 113 GiB at
 /// the 3.7 bytes a rank the in-memory store of earlier versions came to with
 /// its index). What memory holds is each level's index: one
 /// entry per block of up to config::kStoreBlockRanks ranks (40 bytes per
@@ -81,12 +81,13 @@ struct StoreBlock {
 struct StoredLevel {
   std::uint64_t trailer = 0;  ///< where its trailer starts in the store file
   std::uint64_t count = 0;    ///< L(n)
-  std::uint64_t digest = 0;   ///< level_digest of its ranks
+  std::uint64_t digest = 0;   ///< the sum (mod 2^64) of rank_digest over its ranks
 };
 
-/// The digest of a set of ranks: the sum (mod 2^64) of a 64-bit mix of
-/// each rank. A sum, so that slices and threads add theirs in any order; a
-/// changed, missing or extra rank changes it but with odds of 2^-64.
+/// The 64-bit mix of one rank. A level's digest is the sum (mod 2^64) of
+/// it over the level's ranks: a sum, so that slices and threads add theirs
+/// in any order; a changed, missing or extra rank changes it but with odds
+/// of 2^-64.
 std::uint64_t rank_digest(std::uint64_t rank);
 
 /// The level being written, as far as its finished runs (slices) go: what

@@ -93,7 +93,7 @@ Heights permute_axes(const Heights& h, const std::array<int, 3>& p);
 /// height matrices compared as vectors); equal for symmetric positions.
 Heights canonical_3d(const Heights& h);
 
-/// A flat position (one layer) from a 2D staircase, and back; to_rows
+/// A flat position (one layer) from a 2D staircase, and back; flat_rows
 /// throws InvalidPosition if some height exceeds 1.
 Heights flat_position(const Rows& rows);
 Rows flat_rows(const Heights& h);

@@ -76,9 +76,9 @@ struct LevelResult {
 /// L / (p / ln p), NaN where ln p = 0.
 double hypothesis_ratio(std::uint64_t positions, std::uint64_t losing);
 
-/// Progress of the level in progress, from worker threads, at most every
-/// few tenths of a second: the level, its finished fraction (0..1) and the
-/// work done and to do in it (estimated marks), for an ETA.
+/// Progress of the level in progress, from worker threads, at most twice a
+/// second: the level and the fraction (0..1) of
+/// its pass's estimated work (marks) done, for an ETA.
 using ProgressFn = std::function<void(int tiles, double fraction)>;
 
 /// How a sieve runs: values, not process-wide settings.
@@ -227,8 +227,10 @@ class Sieve {
   /// more than one (an MPI job), each process holds its share of every
   /// window's bitmap; process 0's store is written, the others' are the
   /// same file opened for reading; next_level and run are collective.
-  /// store and group must outlive the sieve. Allocates nothing large until
-  /// the first level.
+  /// store and group must outlive the sieve. Allocates the rows' bits
+  /// (MemoryPlan::tail_bytes) and, over a store with finished levels,
+  /// fills them from every finished level (a read of the whole store); the
+  /// window's bitmap waits for the first level.
   Sieve(int max_tiles, LosingStore& store, const SieveOptions& options, ProcessGroup* group = nullptr);
   ~Sieve();
   Sieve(const Sieve&) = delete;

@@ -57,6 +57,7 @@ struct SieveRunRequest {
   int processes = 1;       ///< the MPI processes sharing the run (attribute mpi_ranks)
   std::string command_line;
   int dimensions = 2;      ///< 3: the 3D sieve, max_tiles cubes
+  std::string mpi_library;  ///< the MPI library of the processes ("" for one: attribute mpi_library)
 };
 
 class SieveRun {
@@ -115,8 +116,8 @@ class SieveRun {
   /// After SieveInterrupted: false when the run stopped while the old file
   /// was being checked (FILE.partial is removed; FILE is untouched); true
   /// when FILE is finished with status "interrupted" (or left as a kill
-  /// would leave it, status "running", when its disk has no room to record
-  /// the status: left_status()).
+  /// would leave it, status "running", when its disk, or its size limit,
+  /// has no room to record the status: left_status()).
   bool stopped();
   /// The levels finished when a run stopped.
   int levels_done() const;
@@ -126,7 +127,9 @@ class SieveRun {
   /// failed write leaves it as a kill would (status "running": closing would
   /// write HDF5's superblock over the failed writes), a full store disk
   /// "interrupted", anything else "failed"; but a disk with less than
-  /// config::kFinishRoomBytes free leaves it "running" too (left_status()).
+  /// config::kFinishRoomBytes free, or a file within
+  /// config::kFinishRoomUnderLimit of its size limit (ulimit -f), leaves it
+  /// "running" too (left_status()).
   bool failed(const std::exception& e);
   /// The status stopped() or failed() left the file with.
   const std::string& left_status() const { return left_status_; }

@@ -1,6 +1,7 @@
 /// @file main.cpp
 /// @brief The `chomp` program: builds the command line from the registered
-/// subcommands and maps failures to exit codes (2 usage, 1 runtime).
+/// subcommands and maps failures to exit codes (2 usage, 1 runtime; a run
+/// stopped by SIGINT, SIGTERM or SIGUSR1 exits 128 + the signal's number).
 
 #include <algorithm>
 #include <csignal>

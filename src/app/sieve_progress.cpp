@@ -144,7 +144,7 @@ void ProgressLine::update(int tiles, double fraction) {
     }
     text += " \u00b7 ETA ";
     if (level_left >= 0) text += "level " + clock_text(level_left) + ", ";
-    text += "run " + clock_text(std::min(run_left, kLongestEta));
+    text += "run " + clock_text(std::min(run_left, chomp::kLongestEta));
   }
   line_.show(text);
 }

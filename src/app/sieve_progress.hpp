@@ -85,8 +85,6 @@ class ProgressLine {
   /// The part of a pass done in this program past which its pace is its
   /// fraction done (below it, the marks' rate).
   static constexpr double kPaceFraction = 0.1;
-  /// An ETA beyond this (a pace that has all but stopped) is shown as this.
-  static constexpr double kLongestEta = 1e8;
   std::mutex mutex_;
   StatusLine line_;
   const PartitionTable& table_;

@@ -30,7 +30,7 @@ class StatusLine {
   /// Shows text if the interval has passed (or `now` is set).
   void show(const std::string& text, bool now = false) {
     const auto t = Clock::now();
-    if (!now && std::chrono::duration<double>(t - last_).count() < (tty_ ? 0.5 : file_interval_)) return;
+    if (!now && std::chrono::duration<double>(t - last_).count() < (tty_ ? kTerminalInterval : file_interval_)) return;
     last_ = t;
     if (tty_) {
       std::fprintf(stderr, "\r%s \033[K", text.c_str());
@@ -51,6 +51,7 @@ class StatusLine {
 
  private:
   using Clock = std::chrono::steady_clock;
+  static constexpr double kTerminalInterval = 0.5;  // seconds between redraws on a terminal
   bool tty_;
   bool shown_ = false;
   double file_interval_ = 30.0;  // seconds between lines when stderr is not a terminal
