@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <queue>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -62,6 +64,11 @@ std::uint64_t key_hash(const Key<N>& k) {
 template <std::size_t N>
 class ExactKeySet {
  public:
+  /// Keys a set can hold: its directory's entries are 32-bit indices (2
+  /// bytes of directory a key; 64-bit ones would take 4 more). A larger set
+  /// is refused (std::length_error), never built with indices that wrap.
+  static constexpr std::size_t kMaxKeys = 0xFFFFFFFFu;
+
   ExactKeySet() = default;
   /// keys may repeat (they are kept once); `words` is how many of each
   /// key's words can be non-zero (1..N).
@@ -74,6 +81,7 @@ class ExactKeySet {
     tbb::parallel_sort(order.begin(), order.end());
     order.erase(std::unique(order.begin(), order.end()), order.end());
     size_ = order.size();
+    refuse_if_too_large();
     bits_ = 1;
     while ((std::size_t{1} << bits_) < size_ / 2 + 1) ++bits_;
     dir_.assign((std::size_t{1} << bits_) + 1, 0);
@@ -131,6 +139,7 @@ class ExactKeySet {
     }
     std::vector<std::vector<Key<N>>>().swap(parts);
     size_ = words_store_.size() / static_cast<std::size_t>(words_);
+    refuse_if_too_large();
     bits_ = 1;
     while ((std::size_t{1} << bits_) < size_ / 2 + 1) ++bits_;
     dir_.assign((std::size_t{1} << bits_) + 1, 0);
@@ -185,6 +194,12 @@ class ExactKeySet {
   }
 
  private:
+  void refuse_if_too_large() const {
+    if (size_ > kMaxKeys)
+      throw std::length_error("a set of " + std::to_string(size_) + " positions: more than the " +
+                              std::to_string(kMaxKeys) + " its 32-bit directory can index");
+  }
+
   int words_ = static_cast<int>(N);
   int bits_ = 1;
   std::size_t size_ = 0;

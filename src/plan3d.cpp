@@ -10,6 +10,7 @@
 #include "chomp/plane_ranking.hpp"
 #include "chomp/sieve3d.hpp"
 #include "config.hpp"
+#include "store_impl.hpp"
 
 namespace chomp {
 
@@ -46,17 +47,15 @@ Sieve3dPlan plan_sieve3d(int max_cubes, std::span<const std::uint64_t> known) {
     const bool is_known = static_cast<std::size_t>(n) <= known.size();
     const std::uint64_t losing = is_known ? known[static_cast<std::size_t>(n - 1)] : estimated_losing_3d(n);
     if (!is_known) plan.first_estimated = std::min(plan.first_estimated, n);
+    if (losing > Sieve3dPlan::kMostLosingPerLevel && plan.first_too_large == 0) plan.first_too_large = n;
     plan.losing += losing;
     if (n < max_cubes)
       plan.sets_bytes += losing_set_bytes(n, losing);
     else
       plan.level_bytes = (plan.build_bytes_each = Sieve3dPlan::kBuildBytes + 8 * key_words(n)) * losing;
-    // The store, as the 2D plan counts it (memory_plan.cpp): about log2 of
-    // the mean gap plus 1.1 bits a rank (measured in 3D: 0.70 bytes a
-    // position to n = 30, mean gap 16-20), and the blocks' index.
-    const double l = static_cast<double>(losing), p = static_cast<double>(pl[static_cast<std::size_t>(n)]);
-    const double bits = l > 0 ? std::max(1.0, std::log2(p / l) + 1.1) : 0;
-    store += l * bits / 8 + std::ceil(l / static_cast<double>(config::kStoreBlockRanks)) * 48 + 400;
+    // The store, as the 2D plan counts it (memory_plan.cpp).
+    store += store_file::level_bytes_estimate(static_cast<double>(losing),
+                                              static_cast<double>(pl[static_cast<std::size_t>(n)]));
   }
   plan.store_bytes = static_cast<std::uint64_t>(store);
   plan.result_bytes = (std::uint64_t{64} << 10) + static_cast<std::uint64_t>(max_cubes) * 1024;

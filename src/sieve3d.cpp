@@ -24,6 +24,7 @@ namespace {
 
 using detail::Key3;
 using detail::KeySet;
+static_assert(KeySet::kMaxKeys == Sieve3dPlan::kMostLosingPerLevel, "the plan refuses what a set cannot hold");
 using detail::KeyWriter;
 
 /// A position during the enumeration: row lengths and heights, and where

@@ -99,7 +99,13 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "--memory-limit", "0"}, 2, "is zero"},
       {{"sieve", "--memory-limit", "-5G"}, 2, "not a size"},
       {{"sieve", "--memory-limit", "1.5.5G"}, 2, "not a size"},
-      {{"sieve", "--memory-limit", "99999999999999T"}, 2, "does not fit 64 bits"},
+      {{"sieve", "--memory-limit", "99999999999999T"}, 2, "is more than 1048576T (2^60 bytes)"},
+      // 2^63 bytes and more were written into the file as a negative budget.
+      {{"sieve", "--memory-limit", "8388608T"}, 2, "is more than 1048576T (2^60 bytes)"},
+      {{"sieve", "--memory-limit", "1.0000000000000001T"}, 2, "more than 15 digits after the point"},
+      // A 3D level of more than 2^32 - 1 losing positions: its set's 32-bit
+      // directory would wrap (the plan's estimate of level 57 is 4.8e9).
+      {{"sieve", "--dimensions", "3", "-n", "58", "--dry-run"}, 2, "level 57 would hold about"},
       {{"sieve", "--memory-limit", "1M", "-n", "50"}, 2, "the smallest --memory-limit that works is"},
       // Many threads: their buffers, not the window, are what does not fit.
       {{"sieve", "--memory-limit", "64M", "-n", "10", "-t", "256"}, 2, "and the buffers of its 256 threads"},

@@ -360,6 +360,13 @@ TEST(Resume3d, DryRunPrintsTheMemoryAndDiskAndWritesNothing) {
   // The figures are the library's plan.
   const Sieve3dPlan plan = plan_sieve3d(45);
   EXPECT_GT(plan.total(), std::uint64_t{1} << 30);  // GiBs at 45 cubes
+  EXPECT_EQ(plan.first_too_large, 0);
+  // A level's set holds at most 2^32 - 1 positions: the estimate passes it
+  // at level 57 (4.8e9), not at 56 (3.4e9).
+  EXPECT_EQ(plan_sieve3d(56).first_too_large, 0);
+  EXPECT_EQ(plan_sieve3d(57).first_too_large, 57);
+  EXPECT_EQ(plan_sieve3d(63).first_too_large, 57);
+  EXPECT_GT(estimated_losing_3d(57), Sieve3dPlan::kMostLosingPerLevel);
   char memory[64];
   std::snprintf(memory, sizeof memory, "memory: %.1f GiB", static_cast<double>(plan.total()) / (1 << 30));
   EXPECT_NE(r.out.find(memory), std::string::npos) << r.out;

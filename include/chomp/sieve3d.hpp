@@ -61,6 +61,13 @@ struct Sieve3dPlan {
   std::uint64_t result_bytes = 0;  ///< the result file
   std::uint64_t losing = 0;        ///< the losing positions of every level (some estimated)
   int first_estimated = 0;         ///< the first level whose L(n) is estimated (max_cubes + 1: none)
+  /// Losing positions one level's set can hold (its lookup directory's
+  /// entries are 32-bit: src/exact_key_set.hpp).
+  static constexpr std::uint64_t kMostLosingPerLevel = 0xFFFFFFFFu;
+  /// The first level whose L(n), known or estimated, is above that (0:
+  /// none): a run must end below it. By the estimate, level 57 (about
+  /// 4.8e9), a run of some 320 GiB.
+  int first_too_large = 0;
   /// The most memory the run holds (at its last level).
   std::uint64_t total() const { return sets_bytes + level_bytes; }
 };

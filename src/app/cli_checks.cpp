@@ -6,6 +6,7 @@
 #include "commands.hpp"
 
 #include <sys/resource.h>
+#include <tbb/info.h>
 
 #include <algorithm>
 #include <charconv>
@@ -171,14 +172,20 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text, std::string&
     why = shown + " has an unknown unit" + form;
     return std::nullopt;
   }
-  if (whole.size() > 15 || frac.size() > 15) {
+  if (whole.size() > 15) {
     why = shown + " is too large" + form;
+    return std::nullopt;
+  }
+  if (frac.size() > 15) {
+    why = shown + " has more than 15 digits after the point" + form;
     return std::nullopt;
   }
   const long double value =
       std::stold(std::string(whole) + (frac.empty() ? "" : "." + std::string(frac))) * std::ldexp(1.0L, shift);
-  if (value >= 18446744073709551615.0L) {
-    why = shown + " does not fit 64 bits" + form;
+  // At most 2^60 bytes (1048576T): files record a budget as a signed 64-bit
+  // number, and a plan's sizes in bits must stay below 2^64.
+  if (value > std::ldexp(1.0L, 60)) {
+    why = shown + " is more than 1048576T (2^60 bytes)" + form;
     return std::nullopt;
   }
   if (value < 1) {
@@ -231,6 +238,11 @@ std::string shell_quote(const std::string& text) {
       out.push_back(c);
   }
   return out + "'";
+}
+
+int worker_threads(int requested) {
+  const int cores = tbb::info::default_concurrency();
+  return requested > 0 && requested < cores ? requested : cores;
 }
 
 std::string human_bytes(double b) {

@@ -70,6 +70,13 @@ const std::string& program_path();
 /// Bytes as "1.5 GiB" (powers of 1024, one decimal).
 std::string human_bytes(double bytes);
 
+/// The threads a command other than `sieve` works with: `requested` (0:
+/// all cores), at most the cores. Those commands set a ceiling on TBB's
+/// threads (tbb::global_control), which never adds threads beyond the
+/// cores, so more would be printed and recorded but not used.
+int worker_threads(int requested);
+inline constexpr const char* kWorkerThreadsHelp = "Worker threads, at most one a core (default: all cores)";
+
 /// Memory this process may still use, in bytes, and what bounds it; 0 if
 /// unknown. The least of MemAvailable, the room left under a cgroup v2
 /// limit (batch schedulers and containers set one), and ulimit -v.

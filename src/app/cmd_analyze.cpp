@@ -203,7 +203,7 @@ int run_analyze(const AnalyzeArgs& a) {
   if (a.dimensions == 3) return run_analyze3d(a);
   const std::string text = a.position == "-" ? read_stdin() : a.position;
   if (text.find('+') != std::string::npos) {
-    const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+    const int threads = worker_threads(a.threads);
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     return run_sum(text, a.json);
   }
@@ -226,7 +226,7 @@ int run_analyze(const AnalyzeArgs& a) {
                             "position " + std::string(rows.size() <= 20 ? rows_to_string(rows) : "given"),
                             "a bit for each of the " + std::to_string(domain) + " positions inside it, and buffers",
                             "analyze a smaller position, or free memory");
-  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  const int threads = worker_threads(a.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
   SolveProgress progress(domain);
@@ -280,7 +280,7 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
                  "such as \"3,2 + 4,4,1 + 2\" or \"3x4 + 2x5\"; "
                  "'-' or nothing reads rows of '#' (or row lengths, or a sum) from stdin");
   sub.add_flag("--json", a->json, "Print the result as JSON");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
+  sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
   sub.add_option("--dimensions", a->dimensions,
                  "3: the position is 3D Chomp, rows of heights separated by '/', e.g. 3,2/1 (h(1,1)=3, "
                  "h(1,2)=2, h(2,1)=1); a move takes a cube (row,column,layer) and every cube at or beyond it; up to 63 cubes, "

@@ -116,7 +116,7 @@ int run_divisors(const DivisorsArgs& a) {
                      " (such as 2^13 * 3^13, 2^6 * 3^3 * 5^3 or 2 * 3 * 5 * 7 * 11 * 13)");
   const CellSet position = a.has_position ? board.parse_position(a.position) : whole_box(box);
 
-  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  const int threads = worker_threads(a.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   Solved solved = box.dimensions() <= 2 ? solve_2d(box, position)
                                          : solve_box(box, position, count.value >= (std::uint64_t{1} << 22));
@@ -164,7 +164,7 @@ const RegisterCommand reg(25, "divisors", "The divisor game of N: its board, sta
   CLI::Option* position = sub.add_option("--position", a->position,
                  "The numbers that remain, separated by commas, e.g. 72,36,24,12 for N = 72: N among them, and with "
                  "each number every multiple of it that divides N (default: every divisor)");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
+  sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
   sub.footer(
       "The divisors of N are the board; a move picks a remaining number and removes it\n"
       "together with every remaining number that divides it; whoever must pick N loses.\n"

@@ -223,7 +223,7 @@ int run_grundy(const GrundyArgs& a) {
                 budget_source.c_str(), budget == 0 || bytes <= budget ? "fits" : "does not fit");
     if (budget > 0 && bytes > budget) return 2;  // as the run's refusal, and the sieve's dry run
     std::fflush(stdout);
-    const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+    const int threads = worker_threads(a.threads);
     std::printf("%s\n", time_estimate(max_tiles, threads).c_str());
     return 0;
   }
@@ -231,7 +231,7 @@ int run_grundy(const GrundyArgs& a) {
     throw UsageError(plan + ", more than the budget of " + human_bytes(static_cast<double>(budget)) + " (" +
                      budget_source + "); choose a smaller --max-tiles or a larger --memory-limit");
 
-  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  const int threads = worker_threads(a.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   GrundyProvenance prov;
   const int restored = resume ? static_cast<int>(resume->saved.size()) : 0;
@@ -409,7 +409,7 @@ const RegisterCommand reg(12, "grundy",
   sub.add_flag("--dry-run", a->dry_run,
                "Print the memory the run takes and whether it fits, and (if it does) its time estimated from "
                "levels 1..58 computed now (a few seconds), and exit");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
+  sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table or the progress line");
   sub.footer(
       "Convention: a board in a sum never has its poisoned tile taken, so the single\n"

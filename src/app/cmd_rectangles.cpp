@@ -122,7 +122,7 @@ int run_rectangles(const RectanglesArgs& a) {
                             "the " + std::to_string(box_rows) + " x " + std::to_string(a.max_cols) + " box",
                             "a bit for each of its " + std::to_string(positions) + " positions, and buffers",
                             "give a smaller --max-rows or --max-cols, or free memory");
-  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  const int threads = worker_threads(a.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
   RectangleProvenance prov{command_line(), threads, utc_now()};
@@ -172,7 +172,7 @@ const RegisterCommand reg(30, "rectangles", "Winning first moves of every a x b 
       ->check(output_file_name());
   sub.add_flag("-f,--force", a->force, "Overwrite output files that exist");
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the table");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
+  sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
   sub.footer(
       "Lists every a x b board with 2 <= a <= max-rows and a <= b <= max-cols, with all its\n"
       "winning first moves, from one exact solve of the box of min(max-rows, max-cols) x\n"

@@ -309,7 +309,8 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->capture_default_str();
   sub.add_option("-t,--threads", a->threads,
                  "Worker threads (default: all cores); each has buffers in the memory budget (about 5 MiB at "
-                 "the least), so hundreds of threads need a large --memory-limit")
+                 "the least), so hundreds of threads need a large --memory-limit (with --dimensions 3: at "
+                 "most one a core)")
       ->transform(whole_number(1, 4096));
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
   sub.add_flag("-r,--resume", a->resume,

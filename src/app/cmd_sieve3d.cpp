@@ -96,9 +96,18 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
     refuse_too_many_cubes(max_cubes, a.max_tiles_option->count() > 0);  // --resume without a file
   }
 
-  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  const int threads = worker_threads(a.threads);
   const Budget budget = decide_budget(a.memory_limit, resident);
   const Sieve3dPlan plan = plan_sieve3d(max_cubes, known);
+  // Before the plan is printed (a dry run's calibration takes seconds).
+  if (plan.first_too_large > 0)
+    throw UsageError("--max-tiles " + std::to_string(max_cubes) + " with --dimensions 3: level " +
+                     std::to_string(plan.first_too_large) + " would hold about " +
+                     std::to_string(plan.first_too_large <= static_cast<int>(known.size())
+                                        ? known[static_cast<std::size_t>(plan.first_too_large - 1)]
+                                        : estimated_losing_3d(plan.first_too_large)) +
+                     " losing positions, more than the " + std::to_string(Sieve3dPlan::kMostLosingPerLevel) +
+                     " one level's set can hold; at most " + std::to_string(plan.first_too_large - 1) + " cubes");
   const std::uint64_t free_disk = free_bytes_beside(a.output);
   if (a.dry_run)
     print_plan3d(std::cout, max_cubes, plan, budget, free_disk, threads, known.size());

@@ -133,7 +133,7 @@ int run_verify(const VerifyArgs& a) {
                              "); verify the file the run itself wrote, with its store beside it");
   }
   const int to = last_level_to_check(a, rows);
-  const int threads = a.threads > 0 ? a.threads : tbb::info::default_concurrency();
+  const int threads = worker_threads(a.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const PartitionTable table(rows);
   const std::unique_ptr<LosingStore> store = [&] {
@@ -260,7 +260,7 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
       ->transform(whole_number(1, std::uint64_t{1} << 40));
   sub.add_flag("--no-moves", a->no_moves, "Do not check the rule (the store and transposition only)")->excludes(moves);
   sub.add_flag("--finished", a->finished, "Check the finished levels of a run that did not complete");
-  sub.add_option("-t,--threads", a->threads, "Worker threads (default: all cores)")->transform(whole_number(1, 4096));
+  sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
   sub.footer("Reads each finished level's losing ranks from the run's store (beside the file)\n"
              "and checks, saying of each check whether it is independent of the engine:\n"
              "  the stored ranks: increasing, below p(n), as many as the level's row says, with\n"
