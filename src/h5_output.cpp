@@ -450,6 +450,10 @@ LevelFileReader::~LevelFileReader() = default;
 
 const LevelTable& LevelFileReader::table() const { return impl_->table; }
 int LevelFileReader::format_version() const { return impl_->format; }
+bool LevelFileReader::last_row_written_in_part() const {
+  const LevelTable& t = impl_->table;
+  return impl_->format >= 3 && !t.complete() && !t.store_trailer.empty() && t.store_trailer.back() == 0;
+}
 
 bool LevelFileReader::has_store() const {
   const auto& text = impl_->table.text_attributes;

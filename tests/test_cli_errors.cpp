@@ -577,6 +577,7 @@ TEST(CliConventions, AnUnknownCommandIsNamed) {
 TEST(CliErrors, EveryFileSizeLimitLeavesARunThatResumes) {
   ScratchDir dir;
   std::set<std::string> failures;
+  int rows_in_part = 0;
   for (const int kib : {16, 24, 28, 29, 30, 31, 32, 40, 48}) {
     SCOPED_TRACE("ulimit -f " + std::to_string(kib));
     const std::string out = dir.file("run-" + std::to_string(kib) + ".h5");
@@ -586,14 +587,36 @@ TEST(CliErrors, EveryFileSizeLimitLeavesARunThatResumes) {
     ASSERT_EQ(r.exit_code, 1) << r.err;
     for (const char* what : {"cannot flush the /levels row", "cannot write store"})
       if (r.err.find(what) != std::string::npos) failures.insert(what);
+    // A row written in part is no level to a reader: `show` leaves it out
+    // and says so; the resume computes it again.
+    const ProcessResult shown = run_chomp({"show", "--csv", out});
+    std::size_t file_rows = 0;
+    const bool in_part = [&] {
+      const LevelFileReader reader(out);
+      file_rows = reader.table().tiles.size();
+      return reader.last_row_written_in_part();
+    }();
+    // The CSV: a header and a line a finished level.
+    const auto lines = static_cast<std::size_t>(std::count(shown.out.begin(), shown.out.end(), '\n'));
+    EXPECT_EQ(lines, 1 + file_rows - (in_part ? 1 : 0)) << shown.out;
+    if (in_part) {
+      ++rows_in_part;
+      const ProcessResult text = run_chomp({"show", out});
+      EXPECT_NE(text.out.find("was written only in part"), std::string::npos) << text.out;
+    }
     const ProcessResult resumed = run_chomp({"sieve", "--resume", "-t", "1", "-q", "-o", out});
     EXPECT_EQ(resumed.exit_code, 0) << r.err << resumed.err;
+    if (in_part) {
+      EXPECT_NE(resumed.err.find("was written only in part"), std::string::npos) << resumed.err;
+    }
     if (resumed.exit_code != 0) continue;
     const LevelTable done = read_level_file(out);
     EXPECT_TRUE(done.complete());
     EXPECT_EQ(done.tiles.size(), 80U);
     expect_committed_levels(done);
   }
-  // Both places a limit stops the run at these sizes were met.
+  // Both places a limit stops the run at these sizes were met, and a row
+  // written in part among them.
   EXPECT_EQ(failures.size(), 2U);
+  EXPECT_GT(rows_in_part, 0);
 }

@@ -159,6 +159,12 @@ class LevelFileReader {
   const LevelTable& table() const;
 
   int format_version() const;
+  /// Whether table()'s last row was written only in part: a file of format
+  /// 3 or later, not complete, whose last row's store_trailer is 0 (a write
+  /// that failed part way, on a full disk or at a file size limit; a
+  /// finished level's trailer is never at 0). That row is no finished
+  /// level: `--resume` computes it again, and readers leave it out.
+  bool last_row_written_in_part() const;
   /// True when the file names its store (format_version >= 3).
   bool has_store() const;
   /// The store file's path: the store with the result file's own name

@@ -449,9 +449,13 @@ def read_levels(path, require_complete: bool = True) -> Levels:
         attrs = _check_table(f, path)
         cols = {c: f["levels"][c][()] for c in LEVEL_COLUMNS}
         descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in LEVEL_COLUMNS}
-        return attrs, cols, descriptions
+        # Every column's length (a killed writer may leave a row in some of
+        # them only), and the store's trailers (a row written in part).
+        lengths = [d.shape[0] for d in f["levels"].values() if getattr(d, "ndim", 0) >= 1]
+        trailers = f["levels"]["store_trailer"][()] if "store_trailer" in f["levels"] else None
+        return attrs, cols, descriptions, lengths, trailers
 
-    attrs, cols, descriptions = _read_settled(path, read)
+    attrs, cols, descriptions, lengths, trailers = _read_settled(path, read)
     if require_complete and attrs.get("complete") != 1:
         status = attrs.get("status")
         resume = "chomp sieve" + (" --dimensions 3" if int(attrs.get("dimensions", 2)) == 3 else "") + \
@@ -461,8 +465,14 @@ def read_levels(path, require_complete: bool = True) -> Levels:
         raise IncompleteRunError(f"{path}: the run did not finish (complete = {attrs.get('complete')!r}, "
                                  f"status = {status!r}): {todo}",
                                  "read_levels(path, require_complete=False) reads its finished levels")
-    # A killed writer may leave a row in only some of the datasets: keep full rows.
-    rows = min(len(v) for v in cols.values())
+    # A killed writer may leave a row in only some of the datasets: keep full
+    # rows. And a last row whose write failed part way (a full disk, a file
+    # size limit) reads with store_trailer 0, which no finished level has:
+    # it is no level (`chomp sieve --resume` computes it again).
+    rows = min([len(v) for v in cols.values()] + lengths)
+    if (trailers is not None and rows > 0 and attrs.get("complete") != 1
+            and int(attrs.get("format_version", 0)) >= 3 and trailers[rows - 1] == 0):
+        rows -= 1
     levels = Levels(path=path, attrs=attrs, descriptions=descriptions,
                     **{c: v[:rows] for c, v in cols.items()})
     if len(levels.tiles) == 0 and attrs.get("status") == "running":

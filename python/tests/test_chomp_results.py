@@ -279,6 +279,30 @@ class FileTest(unittest.TestCase):
                 cp.read_levels(copy)
             self.assertEqual(cp.read_levels(copy, require_complete=False).attrs["complete"], 0)
 
+    def test_row_written_in_part_is_no_level(self):
+        # A write that failed part way (a full disk, a file size limit) leaves
+        # a last row whose store_trailer reads 0: `chomp sieve --resume`
+        # computes that level again, and the reader must not return it.
+        import h5py
+
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "stopped.h5"
+            shutil.copy(FILE, copy)
+            with h5py.File(copy, "r+") as f:
+                f.attrs["complete"] = 0
+                f.attrs["status"] = "running"
+                last = len(f["levels"]["tiles"]) - 1
+                f["levels"]["store_trailer"][last] = 0
+                f["levels"]["losing"][last] = 0
+            levels = cp.read_levels(copy, require_complete=False)
+            self.assertEqual(levels.max_tiles, last)
+            self.assertGreater(int(levels.losing[-1]), 0)
+            # A complete file's rows are every level, whatever the column holds.
+            with h5py.File(copy, "r+") as f:
+                f.attrs["complete"] = 1
+                f.attrs["status"] = "complete"
+            self.assertEqual(cp.read_levels(copy).max_tiles, last + 1)
+
     def test_to_csv(self):
         import csv
         import io

@@ -31,7 +31,7 @@ struct ShowArgs {
 /// store, as CSV: what a levels-only copy records as its verifiable sample
 /// (and, for such a copy, that sample itself).
 int show_three_rows(const ShowArgs& a, const LevelFileReader& reader) {
-  const int rows = static_cast<int>(reader.table().tiles.size());
+  const int rows = static_cast<int>(reader.table().tiles.size()) - (reader.last_row_written_in_part() ? 1 : 0);
   if (const auto d = reader.table().number_attributes.find("dimensions");
       d != reader.table().number_attributes.end() && d->second == 3)
     throw UsageError(a.file + " is a table of 3D Chomp (root attribute dimensions = 3): --three-rows lists 2D "
@@ -168,7 +168,9 @@ int run_show(const ShowArgs& a) {
   const LevelFileReader reader(a.file);
   if (a.three_rows) return show_three_rows(a, reader);
   const LevelTable& t = reader.table();
-  const std::size_t rows = t.tiles.size();
+  // A last row written only in part is no finished level (resume computes it again).
+  const bool part_row = reader.last_row_written_in_part();
+  const std::size_t rows = t.tiles.size() - (part_row ? 1 : 0);
   // The store's bytes per level, when it is beside the file.
   std::vector<std::uint64_t> store_bytes;
   std::string store_note;
@@ -249,6 +251,10 @@ int run_show(const ShowArgs& a) {
       return s;
     }().c_str());
   if (!store_note.empty()) std::printf("  store          %s\n", store_note.c_str());
+  if (part_row)
+    std::printf("  note           row %zu was written only in part (its store_trailer is 0: a write that failed); "
+                "it is not shown, and --resume computes level %zu again\n",
+                rows + 1, rows + 1);
   // A 3D table's levels count cubes, as its run printed them (the CSV and
   // JSON keep the column name `tiles`, the dataset's).
   std::printf("%6s %16s %14s %10s %10s %10s %6s %8s\n", three_d ? "cubes" : "tiles", "positions", "losing", "%losing", "ratio",
