@@ -100,6 +100,7 @@ void write_run_attributes(hid_t f, const Provenance& prov) {
   write_attr(f, "max_tiles", prov.max_tiles);
   write_attr(f, "threads", prov.threads);
   write_attr(f, "mpi_ranks", prov.processes);
+  write_attr(f, "mpi_library", prov.mpi_library);
   write_attr(f, "store_losing", prov.store_losing);
   write_attr(f, "memory_budget", static_cast<std::int64_t>(prov.memory_budget));
   write_attr(f, "inferred_marks", prov.inferred_marks);

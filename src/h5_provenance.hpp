@@ -18,7 +18,7 @@ namespace chomp::h5 {
 void write_build_attributes(hid_t file);
 
 /// A sieve run's root attributes after format_version: dimensions,
-/// command_line, max_tiles, threads, mpi_ranks, store_losing,
+/// command_line, max_tiles, threads, mpi_ranks, mpi_library, store_losing,
 /// memory_budget, store_file, run_id, start_utc, an empty end_utc,
 /// resume_history, complete = 0 and status "running".
 void write_run_attributes(hid_t file, const Provenance& provenance);

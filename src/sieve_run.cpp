@@ -53,6 +53,7 @@ Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
                                  : inferred_marks_text(rows);
   }
   prov.processes = r.processes;
+  prov.mpi_library = r.processes > 1 ? r.mpi_library : std::string();
   return prov;
 }
 

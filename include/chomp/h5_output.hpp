@@ -43,12 +43,13 @@
 /// from the bottom-left corner, 1 = north, 0 = east; the highest set bit is
 /// the final north step. Rows are read off by walking the bits: each north
 /// step closes a row whose length is the number of east steps so far,
-/// bottom row first. notebooks/chomp_positions.py has a decoder.
+/// bottom row first. python/chomp_results has a decoder (decode_path,
+/// read_losing_positions).
 ///
 /// Root attributes: program, version, git_revision, format_version,
 /// dimensions (2, or 3 for a table of 3D Chomp by cube count, whose
 /// positions column is PL(n) and whose store keeps MacMahonRanking's
-/// ranks), command_line, max_tiles, threads, mpi_ranks, store_losing, memory_budget,
+/// ranks), command_line, max_tiles, threads, mpi_ranks, mpi_library, store_losing, memory_budget,
 /// store_file, run_id, hdf5_version, tbb_version, compiler, build_type,
 /// host, start_utc, end_utc, resume_history (one line per `--resume`: when,
 /// which levels were restored, threads, the resuming program's version and

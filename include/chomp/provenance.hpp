@@ -15,6 +15,7 @@ struct Provenance {
   int max_tiles = 0;
   int threads = 0;
   int processes = 1;     ///< MPI processes sharing the run (attribute mpi_ranks)
+  std::string mpi_library;  ///< their MPI library, e.g. "Open MPI v4.1.4" ("" for one process)
   int store_losing = 0;  ///< levels 1..store_losing keep their losing positions
   std::uint64_t memory_budget = 0;  ///< the sieve's budget in bytes (0: none)
   std::string store_file;  ///< the store's name, relative to the result file's folder

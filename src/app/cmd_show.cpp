@@ -238,7 +238,7 @@ int run_show(const ShowArgs& a) {
   std::printf("%s: %zu levels, status %s%s\n", a.file.c_str(), rows, t.status().c_str(),
               t.complete() && t.status() != "complete" ? " (complete)" : "");
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
-                          "dimensions", "threads", "mpi_ranks", "memory_budget", "inferred_marks", "store_file", "run_id"}) {
+                          "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id"}) {
     if (const auto it = t.text_attributes.find(key); it != t.text_attributes.end() && !it->second.empty())
       std::printf("  %-14s %s\n", key, it->second.c_str());
     else if (const auto jt = t.number_attributes.find(key); jt != t.number_attributes.end())

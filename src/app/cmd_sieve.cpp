@@ -189,7 +189,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
 
   const StopSignals stop_signals;
   SieveRun run(SieveRunRequest{a.output, store_path, max_tiles, store_losing, options, cluster.processes(),
-                               command_line()},
+                               command_line(), 2, cluster.mpi_library()},
                std::move(resume));
   // Each file is locked as soon as it exists (sieve_run.hpp has the steps).
   run.open_store();

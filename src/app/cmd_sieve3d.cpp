@@ -128,8 +128,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   SieveOptions options;
   options.threads = threads;
   options.memory_budget = budget.sieve;
-  SieveRunRequest request{a.output, store_path, max_cubes, 0, options, 1, command_line()};
-  request.dimensions = 3;
+  const SieveRunRequest request{a.output, store_path, max_cubes, 0, options, 1, command_line(), 3, ""};
   SieveRun run(request, std::move(resume));
   // Each file is locked as soon as it exists (sieve_run.hpp has the steps).
   run.open_store();

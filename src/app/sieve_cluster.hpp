@@ -22,6 +22,8 @@ class ClusterRun {
  public:
   bool leader() const { return cluster_.leader(); }
   int processes() const { return cluster_.size(); }
+  /// The MPI library ("Open MPI v4.1.4"); empty without MPI.
+  std::string mpi_library() const { return cluster_.library_version(); }
   /// For the leader's Sieve; nullptr for one process.
   ProcessGroup* group() { return cluster_.group(); }
 

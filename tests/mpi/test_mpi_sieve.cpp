@@ -94,6 +94,11 @@ void expect_same_levels(const std::string& file, int processes, const std::strin
   EXPECT_TRUE(a.complete());
   EXPECT_EQ(number(a, "mpi_ranks"), processes);
   EXPECT_EQ(number(b, "mpi_ranks"), 1);
+  // The MPI library is recorded (provenance) for a run of several processes only.
+  ASSERT_TRUE(a.text_attributes.count("mpi_library"));
+  EXPECT_NE(a.text_attributes.at("mpi_library").find("MPI"), std::string::npos) << a.text_attributes.at("mpi_library");
+  ASSERT_TRUE(b.text_attributes.count("mpi_library"));
+  EXPECT_EQ(b.text_attributes.at("mpi_library"), "");
   ASSERT_EQ(a.tiles.size(), static_cast<std::size_t>(tiles));
   ASSERT_EQ(b.tiles.size(), static_cast<std::size_t>(tiles));
   for (std::size_t i = 0; i < a.tiles.size(); ++i) {
