@@ -20,14 +20,6 @@
 
 namespace chomp {
 
-bool built_with_mpi() {
-#ifdef CHOMP_WITH_MPI
-  return true;
-#else
-  return false;
-#endif
-}
-
 bool started_by_mpi_launcher() {
   // Open MPI's mpirun, PMIx (Open MPI, srun --mpi=pmix), PMI/PMI2 (MPICH's
   // Hydra, srun --mpi=pmi2).

@@ -296,20 +296,6 @@ hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::stri
   return n;
 }
 
-std::vector<std::string> read_strings(hid_t group, const char* name, hsize_t max_rows, const std::string& what) {
-  Handle ds = open_dataset(group, name, what);
-  Handle type = string_type();
-  const hsize_t n = checked_rows(ds.get(), type.get(), max_rows, what);
-  Handle space = check(H5Dget_space(ds.get()), H5Sclose, what);
-  std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
-  if (n > 0) check(H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), what);
-  std::vector<std::string> out;
-  out.reserve(ptrs.size());
-  for (char* p : ptrs) out.emplace_back(p ? p : "");
-  if (n > 0) H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
-  return out;
-}
-
 Attributes read_attributes(hid_t obj, const std::string& where) {
   Attributes out;
   auto collect = [](hid_t loc, const char* name, const H5A_info_t*, void* data) -> herr_t {

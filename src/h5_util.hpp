@@ -192,9 +192,6 @@ std::vector<T> read_column(hid_t group, const char* name, hid_t mem_type, hsize_
   return out;
 }
 
-/// Reads a whole 1-D variable-length string dataset of at most max_rows rows.
-std::vector<std::string> read_strings(hid_t group, const char* name, hsize_t max_rows, const std::string& what);
-
 /// The attributes of an object that hold one value each (a scalar, or a
 /// dataspace of one element) of integer class (at most 64 bits), float
 /// class or string class (at most kMaxTextBytes); every other attribute is

@@ -105,15 +105,6 @@ std::uint64_t LatticePath::word() const {
   return words_[0];
 }
 
-LatticePath LatticePath::from_word(std::uint64_t bits) {
-  LatticePath p;
-  p.words_[0] = bits;
-  p.length_ = bits ? 64 - std::countl_zero(bits) : 0;
-  p.num_rows_ = std::popcount(bits);
-  if (p.length_ > 0 && p.step(0)) fail("a path must start with an east step");
-  return p;
-}
-
 LatticePath LatticePath::transposed() const {
   LatticePath t;
   t.length_ = length_;

@@ -15,9 +15,6 @@
 
 namespace chomp {
 
-/// True when the program was built with MPI (CHOMP_WITH_MPI).
-bool built_with_mpi();
-
 /// True when an MPI launcher (mpirun, mpiexec, srun) started this process.
 bool started_by_mpi_launcher();
 

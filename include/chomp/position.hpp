@@ -84,9 +84,6 @@ class LatticePath {
   /// Throws InvalidPosition for longer paths.
   std::uint64_t word() const;
 
-  /// The inverse of word().
-  static LatticePath from_word(std::uint64_t bits);
-
   /// Rows become columns; the path is reversed and complemented.
   LatticePath transposed() const;
 
