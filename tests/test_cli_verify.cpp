@@ -47,7 +47,8 @@ std::uint64_t default_sample(std::uint64_t count) {
 
 // A consistent result file and store with one losing rank moved: the
 // resume cannot tell (the digests agree with the ranks), but verify finds
-// it from the rule.
+// it (here the transposition check, which takes every losing position of
+// so small a level, reports it first; the three-row check would too).
 TEST(Verify, FindsOneWrongLosingRankThatEveryChecksumVouchesFor) {
   ScratchDir dir;
   const std::string path = dir.file("moved.h5");
@@ -123,6 +124,15 @@ TEST(Verify, SamplesEveryKthPositionOfTheLevelsAsked) {
   EXPECT_NE(first.err.find("levels 1..3 "), std::string::npos) << first.err;
   EXPECT_NE(r.err.find("levels 50..50"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("are losing too (one in 10)"), std::string::npos) << r.err;
+  // The sample's seed is printed, drawn afresh each run unless given; a
+  // seed given checks the same positions again.
+  EXPECT_NE(r.err.find("samples: one position of each stride, with seed "), std::string::npos) << r.err;
+  const std::vector<std::string> seeded{"verify", finished_run(), "--from", "50", "--every", "7", "--moves", "9",
+                                        "--seed", "42", "-t", "1"};
+  const ProcessResult once = run_chomp(seeded), again = run_chomp(seeded);
+  EXPECT_EQ(once.exit_code, 0) << once.err;
+  EXPECT_EQ(once.out, again.out);
+  EXPECT_NE(once.err.find("with seed 42 (--seed 42 checks the same ones again"), std::string::npos) << once.err;
 }
 
 TEST(Verify, ChecksTheRuleMoveByMove) {
@@ -145,14 +155,15 @@ TEST(Verify, ChecksTheRuleMoveByMove) {
       << r.err;
 
   // A losing rank in the middle of level 45 moved up by one, where the
-  // transposition check looks only at the level's first losing position:
-  // the rule alone finds it, as a winning position stored as losing.
+  // transposition check looks only at the level's first losing position
+  // (--seed 0: the first of each stride): the rule alone finds it, as a
+  // winning position stored as losing.
   ScratchDir dir;
   const std::string path = dir.file("moved.h5");
   copy_run(finished_run(), path);
   const std::uint64_t moved_rank = move_one_losing_rank(path, 45, 0.5);
   const ProcessResult moved =
-      run_chomp({"verify", path, "--from", "45", "--to", "45", "--every", "1000000", "--moves", "1"});
+      run_chomp({"verify", path, "--from", "45", "--to", "45", "--every", "1000000", "--moves", "1", "--seed", "0"});
   EXPECT_EQ(moved.exit_code, 1) << moved.err;
   const std::vector<std::string> row = verify_row(moved.out, 45);
   ASSERT_GE(row.size(), 7U) << moved.out;

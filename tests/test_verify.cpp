@@ -112,3 +112,40 @@ TEST(CheckMoves, TheLonePoisonedTileIsLosing) {
   EXPECT_NE(v.problem.find("the position 1 (rank 0) is not stored as losing but has no move"), std::string::npos)
       << v.problem;
 }
+
+// A seed picks which position of each stride the samples take: as many
+// positions whatever the seed, the first of each with seed 0, and over
+// seeds every position of a stride; so a wrong rank that seed 0's grid
+// passes over is found with some other seed.
+TEST(CheckMoves, ASeedMovesTheSampleWithinEachStride) {
+  const PartitionTable& table = sieve().table();
+  const int n = kTop;
+  const std::uint64_t losing = sieve().losing().count(n), positions = table.positions(n);
+  for (const std::uint64_t seed : {0ULL, 1ULL, 77ULL, 123456789ULL}) {
+    const LevelVerdict v = check_moves(table, n, sieve().losing(), 7, seed);
+    EXPECT_TRUE(v.problem.empty()) << v.problem;
+    EXPECT_EQ(v.checked, (losing + 6) / 7 + (positions + 6) / 7) << "seed " << seed;
+    EXPECT_EQ(check_transposes(table, n, sieve().losing(), 7, seed).checked, (losing + 6) / 7) << "seed " << seed;
+  }
+  EXPECT_EQ(sample_offset(0, n, 0, 7), 0U);
+  std::vector<bool> seen(7, false);
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) seen[sample_offset(seed, n, 1, 7)] = true;
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 7);
+
+  // A losing rank moved to a winning rank off seed 0's grid of every 5th:
+  // seed 0 passes it (its losing sample holds neither), some seed finds it.
+  const std::vector<std::uint64_t> truth = sieve().losing().all(n);
+  std::vector<std::uint64_t> moved = truth;
+  const std::size_t at = moved.size() / 2 + 1;  // not a multiple of 5 among the indices below
+  ASSERT_NE(at % 5, 0U);
+  std::uint64_t to = moved[at] + 1;
+  while (to % 5 == 0 || std::binary_search(truth.begin(), truth.end(), to)) ++to;
+  moved.erase(moved.begin() + static_cast<std::ptrdiff_t>(at));
+  moved.insert(std::upper_bound(moved.begin(), moved.end(), to), to);
+  const auto store = store_with(n, n, moved);
+  EXPECT_TRUE(check_moves(table, n, *store, 5, 0).problem.empty()) << "seed 0's grid was meant to pass it";
+  bool found = false;
+  for (std::uint64_t seed = 1; seed <= 50 && !found; ++seed)
+    found = !check_moves(table, n, *store, 5, seed).problem.empty();
+  EXPECT_TRUE(found) << "no seed of 50 found the moved rank";
+}

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <random>
 #include <stdexcept>
 
 #include "chomp/losing_store.hpp"
@@ -32,6 +34,7 @@ struct VerifyArgs {
   bool no_moves = false;
   bool finished = false;
   int threads = 0;
+  std::optional<std::uint64_t> seed;  // which position of each stride the samples take (none given: drawn)
 };
 
 /// The default samples a level: transposes looked up, and losing positions
@@ -148,6 +151,13 @@ int run_verify(const VerifyArgs& a) {
   // transposition by construction.
   const bool transposes_independent = reader.format_version() < 3;
   const bool moves = !a.no_moves;
+  // A seed drawn for each run unless one is given, so that runs again look
+  // at other positions; it is printed, so that a sample can be repeated.
+  const std::uint64_t seed = a.seed ? *a.seed : [] {
+    std::random_device rd;
+    const std::uint64_t s = (static_cast<std::uint64_t>(rd()) << 32 | rd()) % 1000000000000ULL;
+    return s == 0 ? 1 : s;
+  }();
   const auto three_rows = three_row_losing(to);
   std::printf("%6s %14s %14s", "tiles", "losing", "transposed");
   if (moves) std::printf(" %14s", "by moves");
@@ -174,15 +184,15 @@ int run_verify(const VerifyArgs& a) {
       if (problem.empty()) {
         const std::uint64_t every = a.every ? a.every : every_for(losing, kTransposeSample);
         every_transpose = every_transpose && every == 1;
-        verdict = check_transposes(table, n, *store, every);
+        verdict = check_transposes(table, n, *store, every, seed);
         problem = verdict.problem;
       }
       if (problem.empty() && moves) {
         const std::uint64_t every_losing = a.moves ? a.moves : every_for(losing, kMoveSample);
         const std::uint64_t every_rank = a.moves ? a.moves : every_for(table.positions(n), kMoveSample);
         every_move = every_move && every_losing == 1 && every_rank == 1;
-        by_moves = a.moves ? check_moves(table, n, *store, a.moves)
-                           : check_moves(table, n, *store, every_losing, every_rank);
+        by_moves = a.moves ? check_moves(table, n, *store, a.moves, seed)
+                           : check_moves(table, n, *store, every_losing, every_rank, seed);
         problem = by_moves.problem;
       }
       if (problem.empty()) {
@@ -239,6 +249,11 @@ int run_verify(const VerifyArgs& a) {
                "  three rows: all %llu positions of at most three rows are stored as losing exactly when "
                "three-rowed Chomp solved on its own says so [independent of the engine; that family only]\n",
                static_cast<unsigned long long>(three_total));
+  if (!every_transpose || (moves && !every_move))
+    std::fprintf(stderr,
+                 "  samples: one position of each stride, with seed %llu (--seed %llu checks the same ones again; "
+                 "another seed, others)\n",
+                 static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed));
   return 0;
 }
 
@@ -252,14 +267,18 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
   sub.add_option("--from", a->from, "First level to check")->transform(whole_number(1, kMaxTiles));
   sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->transform(whole_number(1, kMaxTiles));
   sub.add_option("--every", a->every,
-                 "Look up the transpose of every K-th losing position (1: all; default: about 10,000 a level)")
+                 "Look up the transpose of one losing position in every K (1: all; default: at most 10,000 a "
+                 "level)")
       ->transform(whole_number(1, std::uint64_t{1} << 40));
   auto* moves = sub.add_option("--moves", a->moves,
-                 "Check the rule move by move on every K-th losing position and every K-th rank of each level "
-                 "(1: all; default: about 500 of each a level)")
+                 "Check the rule move by move on one losing position in every K and one rank in every K of each "
+                 "level (1: all; default: at most 500 of each a level)")
       ->transform(whole_number(1, std::uint64_t{1} << 40));
   sub.add_flag("--no-moves", a->no_moves, "Do not check the rule (the store and transposition only)")->excludes(moves);
   sub.add_flag("--finished", a->finished, "Check the finished levels of a run that did not complete");
+  sub.add_option("--seed", a->seed,
+                 "Which position of each stride the samples take (0: the first; default: drawn, and printed)")
+      ->transform(whole_number(0, std::uint64_t{1} << 62));
   sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
   sub.footer("Reads each finished level's losing ranks from the run's store (beside the file)\n"
              "and checks, saying of each check whether it is independent of the engine:\n"
