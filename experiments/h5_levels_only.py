@@ -84,6 +84,11 @@ def main() -> int:
         status = status.decode() if isinstance(status, bytes) else str(status)
         has_store = int(f.attrs.get("format_version", 0)) >= 3
         two_d = int(f.attrs.get("dimensions", 2)) == 2
+        # A last row whose write failed part way reads with store_trailer 0:
+        # no finished level (the run's --resume computes it again).
+        if (has_store and not complete and finished > 0 and "store_trailer" in f["levels"]
+                and int(f["levels"]["store_trailer"][finished - 1]) == 0):
+            finished -= 1
     if args.through is None:
         if not complete:
             return fail(f"{args.run} is not a complete run (attribute complete != 1); "
@@ -112,6 +117,8 @@ def main() -> int:
                 if int(name.split("_")[-1]) <= through:
                     src.copy(name, dst)
         levels = g.create_group("levels")
+        for key, value in f["levels"].attrs.items():  # the group's description
+            levels.attrs[key] = value
         for name, column in f["levels"].items():
             data = column[:through]
             d = levels.create_dataset(name, data=data, maxshape=(None,) + data.shape[1:],

@@ -76,6 +76,11 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
                  "positions of value 0: the losing positions, L(n)");
     write_column(g, "seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, seconds, "wall-clock seconds of the level");
     {
+      // As the sieve's seconds columns say theirs.
+      const Handle ds = check(H5Dopen2(g, "seconds", H5P_DEFAULT), H5Dclose, "cannot open dataset seconds in " + tmp);
+      write_attr(ds.get(), "units", "s");
+    }
+    {
       const std::string what = "cannot write dataset grundy_counts in " + tmp;
       const hsize_t dims[2] = {levels.size(), width};
       Handle space = check(H5Screate_simple(2, dims, nullptr), H5Sclose, what);

@@ -279,7 +279,7 @@ const std::vector<std::pair<const char*, h5::Kind>>& root_schema() {
       {"end_utc", Kind::text},        {"resume_history", Kind::text}, {"complete", Kind::integer},
       {"status", Kind::text},         {"levels_only", Kind::integer}, {"dimensions", Kind::integer},
       {"license", Kind::text},        {"references", Kind::text},     {"inferred_marks", Kind::text},
-      {"mpi_library", Kind::text},
+      {"mpi_library", Kind::text},    {"first_git_revision", Kind::text},
   };
   return schema;
 }

@@ -109,6 +109,8 @@ void write_run_attributes(hid_t f, const Provenance& prov) {
   write_attr(f, "start_utc", prov.start_utc);
   write_attr(f, "end_utc", "");
   write_attr(f, "resume_history", prov.resume_history);
+  write_attr(f, "first_git_revision", prov.first_git_revision.empty() ? std::string(build::kGitRevision)
+                                                                      : prov.first_git_revision);
   write_attr(f, "complete", 0);
   write_attr(f, "status", "running");
 }

@@ -156,6 +156,13 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   p.command_line = text_attribute(t, "command_line");
   p.start_utc = text_attribute(t, "start_utc");
   p.resume_history = text_attribute(t, "resume_history");
+  // The first leg's build: the file's own until a resume replaced its build
+  // attributes; unknown for a file resumed before the attribute (its
+  // resume_history names the later legs' revisions).
+  p.first_git_revision = text_attribute(t, "first_git_revision");
+  if (p.first_git_revision.empty())
+    p.first_git_revision = p.resume_history.empty() ? text_attribute(t, "git_revision")
+                                                    : "unknown (resumed before the attribute, 2026-12-06)";
   p.max_tiles = s.max_tiles;
   p.store_losing = s.store_losing;
   p.threads = static_cast<int>(number_attribute(t, "threads", 0));

@@ -77,6 +77,9 @@ class LevelsOnlyCopy(unittest.TestCase):
         # The copy's columns are the run's rows, Fletcher-32 checksummed as
         # the run's are, and so is the verifiable sample (doc/FILE_FORMAT.md).
         with h5py.File(self.run_file, "r") as f, h5py.File(self.copy, "r") as g:
+            # The group's own attributes too (its description).
+            self.assertIn("description", f["levels"].attrs)
+            self.assertEqual(dict(g["levels"].attrs), dict(f["levels"].attrs))
             for name, column in f["levels"].items():
                 self.assertTrue(column.fletcher32, name)
                 self.assertTrue(g["levels"][name].fletcher32, name)

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "committed_data.hpp"
+#include "damaged_files.hpp"
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp/ranking.hpp"
@@ -427,6 +428,12 @@ TEST(Resume, SigtermStopsCleanlyAndStoredPositionsSurvive) {
   EXPECT_LT(heard, r.err.find("stopped by SIGTERM")) << r.err;
   EXPECT_NE(r.err.find("stopped by SIGTERM"), std::string::npos) << r.err;
   EXPECT_EQ(read_level_file(out).status(), "interrupted");
+  EXPECT_EQ(text(read_level_file(out), "first_git_revision"), text(read_level_file(out), "git_revision"));
+  // As if another build, older than the attribute, had started it: the
+  // resume's build attributes replace the first leg's, whose revision
+  // first_git_revision keeps.
+  set_attribute(out, "git_revision", text_value("0123456789ab"));
+  delete_attribute(out, "first_git_revision");
 
   const ProcessResult resumed = run_chomp({"sieve", "--resume", "-t", "2", "-q", "-o", out});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -434,6 +441,8 @@ TEST(Resume, SigtermStopsCleanlyAndStoredPositionsSurvive) {
   expect_complete(t, max);
   expect_matches_references(t);
   EXPECT_EQ(number(t, "store_losing"), store);
+  EXPECT_EQ(text(t, "first_git_revision"), "0123456789ab");
+  EXPECT_NE(text(t, "git_revision"), "0123456789ab");
 
   Sieve sieve(store);
   sieve.run({});

@@ -22,6 +22,10 @@ struct Provenance {
   std::string run_id;      ///< the store's id
   std::string start_utc;
   std::string resume_history;  ///< empty for a run that was never resumed
+  /// The revision of the build that started the run (attribute
+  /// first_git_revision): git_revision and the other build attributes are
+  /// the latest leg's. Empty: this build's (a new run).
+  std::string first_git_revision;
   int dimensions = 2;  ///< 2: tiles (partitions); 3: cubes (plane partitions, sieve3d.hpp)
   /// "rows 1-2" or "row 1": the run inferred the marks of moves of those
   /// rows from bits (src/tail_marks.hpp), and its levels' `marks` leave
