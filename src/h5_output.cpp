@@ -314,8 +314,9 @@ void check_root_values(const LevelTable& t, const std::string& path) {
   const std::int64_t complete = number("complete");
   if (max_tiles < 1 || max_tiles > kMaxTiles)
     refuse("max_tiles", "is " + std::to_string(max_tiles) + ", not a level count 1.." + std::to_string(kMaxTiles));
-  if (store_losing < 0 || store_losing > std::min<std::int64_t>(63, max_tiles))
-    refuse("store_losing", "is " + std::to_string(store_losing) + ", not 0..min(63, max_tiles)");
+  if (store_losing < 0 || store_losing > std::min<std::int64_t>(kMaxStoredTiles, max_tiles))
+    refuse("store_losing", "is " + std::to_string(store_losing) + ", not 0..min(" +
+                               std::to_string(kMaxStoredTiles) + ", max_tiles)");
   if (complete != 0 && complete != 1) refuse("complete", "is " + std::to_string(complete) + ", not 0 or 1");
   if (const auto d = t.number_attributes.find("dimensions"); d != t.number_attributes.end() && d->second != 2 &&
                                                               d->second != 3)
@@ -491,13 +492,13 @@ std::vector<StoredLevel> LevelFileReader::stored_levels(int levels) const {
 
 std::vector<std::uint64_t> LevelFileReader::losing_positions(int n) const {
   const hid_t f = impl_->file.get();
-  if (n < 1 || n > 63 || !link_exists(f, "losing_positions")) return {};
+  if (n < 1 || n > kMaxStoredTiles || !link_exists(f, "losing_positions")) return {};
   const std::string name = level_name(n);
   const std::string what = "cannot read /losing_positions/" + name + " from " + path_;
   Handle group = h5::open_group(f, "losing_positions", what);
   if (!link_exists(group.get(), name.c_str())) return {};
   // A level has p(n) positions, so at most that many losing ones.
-  static const PartitionTable table(63);
+  static const PartitionTable table(kMaxStoredTiles);
   return h5::read_column<std::uint64_t>(group.get(), name.c_str(), H5T_NATIVE_UINT64, table.positions(n), what);
 }
 

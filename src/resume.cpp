@@ -93,7 +93,7 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   const std::int64_t file_max = number_attribute(t, "max_tiles", 0);
   const std::int64_t file_store = number_attribute(t, "store_losing", -1);
   const std::int64_t largest = cubes ? kMaxCubes : kMaxTiles;
-  if (file_max < 1 || file_max > largest || file_store < 0 || file_store > std::min<std::int64_t>(63, file_max) ||
+  if (file_max < 1 || file_max > largest || file_store < 0 || file_store > std::min<std::int64_t>(kMaxStoredTiles, file_max) ||
       (cubes && file_store != 0))
     throw ResumeRefused(cannot + "its max_tiles (" + std::to_string(file_max) + ") or store_losing (" +
                         std::to_string(file_store) + ") attribute is missing or impossible (damaged file)");

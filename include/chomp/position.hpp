@@ -43,6 +43,10 @@ using Rows = std::vector<int>;
 
 inline constexpr int kMaxPathSteps = 256;
 inline constexpr int kMaxTiles = kMaxPathSteps - 1;
+/// The most tiles of a position stored in a result file (--store-losing):
+/// a path of at most 64 steps fits one word (LatticePath::word), and every
+/// position of up to 63 tiles has at most 64 steps.
+inline constexpr int kMaxStoredTiles = 63;
 
 /// A row/column pair naming a tile, 1-based.
 struct Move {

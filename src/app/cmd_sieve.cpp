@@ -319,7 +319,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   a->store_losing_option =
       sub.add_option("--store-losing", a->store_losing,
                      "Also store the losing positions of levels 1..K in the file (K <= 63)")
-          ->transform(whole_number(0, 63, " (stored positions are 64-bit lattice paths, which hold every "
+          ->transform(whole_number(0, kMaxStoredTiles, " (stored positions are 64-bit lattice paths, which hold every "
                                       "position of up to 63 tiles)"));
   sub.add_option("--memory-limit", a->memory_limit,
                  "Memory the run fits itself into (e.g. 64M, 20G; powers of 1024): it chooses its windows, "

@@ -44,7 +44,7 @@ std::string resume_command(const SieveArgs& a, const std::string& output, int ma
   if (a.threads > 0) c += " --threads " + std::to_string(a.threads);
   if (!a.memory_limit.empty()) c += " --memory-limit " + shell_quote(a.memory_limit);
   if (a.file_all_marks) c += " --file-all-marks";
-  if (a.inferred_rows != 2 && !a.file_all_marks) c += " --inferred-rows " + std::to_string(a.inferred_rows);
+  if (a.inferred_rows != SieveOptions{}.inferred_rows && !a.file_all_marks) c += " --inferred-rows " + std::to_string(a.inferred_rows);
   if (a.slices > 0) c += " --slices " + std::to_string(a.slices) + " --slice-from " + std::to_string(a.slice_from);
   if (a.dimensions == 3) c += " --dimensions 3";
   if (a.checkpoint_minutes != config::kCheckpointSeconds / 60) {

@@ -33,7 +33,7 @@ struct SieveArgs {
   int processes = 0;   // --processes: plan for this many MPI processes (dry runs)
   int slices = 0;      // at least this many slices a level (measurements)
   bool file_all_marks = false;  // file them rather than infer them (tail_marks.hpp)
-  int inferred_rows = 2;        // the most top rows whose moves are inferred
+  int inferred_rows = SieveOptions{}.inferred_rows;  // the most top rows whose moves are inferred
   int slice_from = 1;  //   from this level on
   int dimensions = 2;  // 3: cubes (plane partitions)
   double checkpoint_minutes = config::kCheckpointSeconds / 60;  // --checkpoint-every (0: only at a stop)
