@@ -503,18 +503,15 @@ void Sieve::Impl::read_checkpoint() {
   // The parts as the window holds them: whole levels, or the saved slice.
   std::uint64_t bits = 0;
   for (WindowLevel& w : cp.parts) {
-    w.a_lo = 1, w.a_hi = w.n, w.lo = 0, w.hi = table.positions(w.n), w.held = 0;
-    bits += detail::segment_aligned_bits(w.hi);
+    w.set_slice(table, 1, w.n);
+    bits += w.bits();
   }
   if (cp.sliced) {
     cp.pending.n = done + 1;
     WindowLevel& w = cp.parts.front();
     const detail::Slice& sl = cp.slices[cp.slice];
-    w.a_lo = sl.lo, w.a_hi = sl.hi;
-    w.lo = table.count(w.n, sl.lo - 1);
-    w.hi = table.count(w.n, sl.hi);
-    w.held = w.lo & ~std::uint64_t{63};
-    bits = detail::segment_aligned_bits(w.hi - w.held);
+    w.set_slice(table, sl.lo, sl.hi);
+    bits = w.bits();
   }
   const std::uint64_t bytes = h.bytes, header_bytes = h.header_bytes;
   if (bytes != bits / 8 || h.segments != bits >> config::kSegmentBitsLog2) return ignore("damaged header");

@@ -97,10 +97,8 @@ WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t wi
       continue;
     }
     const auto slices = detail::slices_of(t, n0, window_bits, processes, forced ? o.min_slices : 0);
-    for (const detail::Slice& s : slices) {
-      const std::uint64_t first = t.count(n0, s.lo - 1) & ~std::uint64_t{63};
-      plan.bits = std::max(plan.bits, detail::share_bits(detail::segment_aligned_bits(t.count(n0, s.hi) - first), processes));
-    }
+    for (const detail::Slice& s : slices)
+      plan.bits = std::max(plan.bits, detail::share_bits(WindowLevel::slice_bits(t, n0, s.lo, s.hi), processes));
     plan.windows.push_back(PlannedWindow{n0, n0, static_cast<int>(slices.size())});
     plan.most_slices = std::max(plan.most_slices, static_cast<int>(slices.size()));
     if (slices.size() > 1 && plan.first_sliced == 0) plan.first_sliced = n0;
@@ -113,10 +111,8 @@ WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t wi
 std::uint64_t smallest_window_bits(const PartitionTable& t, int max_tiles, int processes) {
   std::uint64_t bits = 0;
   for (int n = 1; n <= max_tiles; ++n)
-    for (int a = 1; a <= n; ++a) {
-      const std::uint64_t first = t.count(n, a - 1) & ~std::uint64_t{63};
-      bits = std::max(bits, detail::share_bits(detail::segment_aligned_bits(t.count(n, a) - first), processes));
-    }
+    for (int a = 1; a <= n; ++a)
+      bits = std::max(bits, detail::share_bits(WindowLevel::slice_bits(t, n, a, a), processes));
   return bits;
 }
 

@@ -178,7 +178,8 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
       std::vector<WindowLevel> parts;
       for (int k = n; k <= n1; ++k) {
         WindowLevel w;
-        w.n = k, w.a_lo = 1, w.a_hi = k, w.lo = 0, w.hi = table.positions(k), w.held = 0;
+        w.n = k;
+        w.set_slice(table, 1, k);
         parts.push_back(w);
       }
       open_window(parts);
@@ -258,10 +259,8 @@ LevelResult Sieve::Impl::finish_level(int n, const std::vector<detail::Slice>& s
       slicing->index = k;
       slicing->marks = res.marks;
       WindowLevel w;
-      w.n = n, w.a_lo = s.lo, w.a_hi = s.hi;
-      w.lo = table.count(n, s.lo - 1);
-      w.hi = table.count(n, s.hi);
-      w.held = w.lo & ~std::uint64_t{63};
+      w.n = n;
+      w.set_slice(table, s.lo, s.hi);
       if (pass && restore_checkpoint_window() && !checkpoint_items_match())
         drop_checkpoint("its work items are not the ones this program makes");
       if (!(pass && checkpoint)) {

@@ -135,6 +135,26 @@ struct WindowLevel {
   bool whole() const { return a_lo == 1 && a_hi >= n; }
   /// Where rank x of the level sits in the window: offset + x.
   std::uint64_t offset() const { return base - held; }
+  /// Makes it level n's slice of first rows lo..hi (1..n: the whole
+  /// level): its ranks [count(n, lo - 1), count(n, hi)), held from the
+  /// first rounded down to a multiple of 64 (base and marks are kept).
+  /// Every place that lays out a slice goes through this (the window, the
+  /// memory plan, slices_of, a checkpoint read back), so that they agree.
+  void set_slice(const PartitionTable& t, int lo, int hi) {
+    a_lo = lo, a_hi = hi;
+    this->lo = t.count(n, lo - 1);
+    this->hi = t.count(n, hi);
+    held = this->lo & ~std::uint64_t{63};
+  }
+  /// The window bits it takes: from `held`, in whole segments.
+  std::uint64_t bits() const { return detail::segment_aligned_bits(hi - held); }
+  /// The bits level n's slice of first rows lo..hi takes.
+  static std::uint64_t slice_bits(const PartitionTable& t, int n, int lo, int hi) {
+    WindowLevel w;
+    w.n = n;
+    w.set_slice(t, lo, hi);
+    return w.bits();
+  }
 };
 
 namespace detail {

@@ -35,11 +35,9 @@ int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t win
   return n1;
 }
 
-/// The bits a slice of level n with first rows lo..hi takes in a window:
-/// its ranks from count(n, lo - 1) rounded down to a multiple of 64.
+/// The bits a slice of level n with first rows lo..hi takes in a window.
 static std::uint64_t slice_bits(const PartitionTable& t, int n, int lo, int hi) {
-  const std::uint64_t first = t.count(n, lo - 1) & ~std::uint64_t{63};
-  return segment_aligned_bits(t.count(n, hi) - first);
+  return WindowLevel::slice_bits(t, n, lo, hi);
 }
 
 std::vector<Slice> slices_of(const PartitionTable& t, int n, std::uint64_t window_bits, int processes,
@@ -82,7 +80,7 @@ void Sieve::Impl::open_window(const std::vector<WindowLevel>& parts, bool fill) 
   for (WindowLevel& w : window) {
     w.base = bits;
     w.marks = 0;
-    bits += detail::segment_aligned_bits(w.hi - w.held);
+    bits += w.bits();
   }
   window_bits = bits;
   // This process's segments: a contiguous share of the window's (all of
