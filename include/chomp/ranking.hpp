@@ -46,10 +46,13 @@ class PartitionTable {
   /// remainder), so this layout keeps its lookups within a few cache lines.
   const std::uint64_t* col(int k) const { return by_col_.data() + static_cast<std::size_t>(k) * stride_; }
 
-  /// Rank of a staircase among the positions with the same number of tiles.
+  /// Rank of a staircase among the positions with the same number of tiles;
+  /// InvalidPosition for rows that are no staircase, std::invalid_argument
+  /// when it has more tiles than the table reaches.
   std::uint64_t rank(std::span<const int> rows) const;
 
-  /// The staircase with n tiles and the given rank (rank < p(n)).
+  /// The staircase with n tiles and the given rank (rank < p(n));
+  /// std::invalid_argument for n outside 1..max_tiles or a rank past p(n).
   Rows unrank(int n, std::uint64_t rank) const;
 
   /// Rank within the partitions of `remaining` with parts <= max_part, written

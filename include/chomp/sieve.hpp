@@ -230,7 +230,9 @@ class Sieve {
   /// store and group must outlive the sieve. Allocates the rows' bits
   /// (MemoryPlan::tail_bytes) and, over a store with finished levels,
   /// fills them from every finished level (a read of the whole store); the
-  /// window's bitmap waits for the first level.
+  /// window's bitmap waits for the first level. Throws BudgetTooSmall when
+  /// options.memory_budget cannot hold the smallest window, and
+  /// std::invalid_argument when the store holds more levels than max_tiles.
   Sieve(int max_tiles, LosingStore& store, const SieveOptions& options, ProcessGroup* group = nullptr);
   ~Sieve();
   Sieve(const Sieve&) = delete;
@@ -257,7 +259,11 @@ class Sieve {
   /// whose processes agree on stopping inside next_level.
   bool stop_requested() const;
 
-  /// Computes the next level. Requires levels_done() < max_tiles().
+  /// Computes the next level. Requires levels_done() < max_tiles()
+  /// (std::logic_error otherwise). Throws SieveInterrupted when the stop
+  /// flag stopped it (the level is not finished; a window's checkpoint may
+  /// have been saved), and the store's StoreError (StoreFull: its disk) when
+  /// the level could not be written.
   LevelResult next_level(const ProgressFn& progress = {});
 
   /// What became of the checkpoint (SieveOptions::checkpoint): read back
@@ -277,10 +283,12 @@ class Sieve {
   const LosingStore& losing() const;
   PhaseTimes phase_times() const;
 
-  /// The losing positions with n tiles (n <= levels_done()), as staircases.
+  /// The losing positions with n tiles (n <= levels_done()), as staircases;
+  /// std::invalid_argument for a level not finished.
   std::vector<Rows> losing_positions(int n) const;
 
-  /// Status of a position with at most levels_done() tiles.
+  /// Status of a position with at most levels_done() tiles;
+  /// std::invalid_argument for a larger one.
   bool is_losing(std::span<const int> rows) const;
 
   /// The engine's state (src/sieve_impl.hpp), opaque to users.
