@@ -265,15 +265,24 @@ class FileTest(unittest.TestCase):
         with self.assertRaisesRegex(KeyError, r"run chomp sieve with --store-losing"):
             cp.read_losing_positions(FILE, levels.attrs["store_losing"] + 1)
 
-    def test_refuses_incomplete_run(self):
+    @staticmethod
+    def _copy_with_status(folder, name, status, edit=None):
+        """A copy of FILE in folder whose run reads as not complete (status),
+        after edit(f) of the open copy, if given."""
         import h5py
 
+        copy = Path(folder) / name
+        shutil.copy(FILE, copy)
+        with h5py.File(copy, "r+") as f:
+            f.attrs["complete"] = 0
+            f.attrs["status"] = status
+            if edit:
+                edit(f)
+        return copy
+
+    def test_refuses_incomplete_run(self):
         with tempfile.TemporaryDirectory() as tmp:
-            copy = Path(tmp) / "interrupted.h5"
-            shutil.copy(FILE, copy)
-            with h5py.File(copy, "r+") as f:
-                f.attrs["complete"] = 0
-                f.attrs["status"] = "interrupted"
+            copy = self._copy_with_status(tmp, "interrupted.h5", "interrupted")
             with self.assertRaisesRegex(cp.IncompleteRunError, r"status = 'interrupted'\): continue it with "
                                         r"`chomp sieve --resume --output .*interrupted\.h5`; .*require_complete=False"):
                 cp.read_levels(copy)
@@ -285,15 +294,14 @@ class FileTest(unittest.TestCase):
         # computes that level again, and the reader must not return it.
         import h5py
 
+        def cut_last_row(f):
+            last = len(f["levels"]["tiles"]) - 1
+            f["levels"]["store_trailer"][last] = 0
+            f["levels"]["losing"][last] = 0
+
         with tempfile.TemporaryDirectory() as tmp:
-            copy = Path(tmp) / "stopped.h5"
-            shutil.copy(FILE, copy)
-            with h5py.File(copy, "r+") as f:
-                f.attrs["complete"] = 0
-                f.attrs["status"] = "running"
-                last = len(f["levels"]["tiles"]) - 1
-                f["levels"]["store_trailer"][last] = 0
-                f["levels"]["losing"][last] = 0
+            copy = self._copy_with_status(tmp, "stopped.h5", "running", cut_last_row)
+            last = len(cp.read_levels(FILE).tiles) - 1
             levels = cp.read_levels(copy, require_complete=False)
             self.assertEqual(levels.max_tiles, last)
             self.assertGreater(int(levels.losing[-1]), 0)
