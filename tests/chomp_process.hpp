@@ -27,7 +27,7 @@ namespace chomp::testing {
 /// Optimised builds run the subprocess tests at full size; Debug and
 /// sanitizer builds (several times slower) at smaller sizes that go through
 /// the same code paths.
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
+#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 inline constexpr bool kFullSize = true;
 #else
 inline constexpr bool kFullSize = false;
