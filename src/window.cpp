@@ -35,11 +35,6 @@ int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t win
   return n1;
 }
 
-/// The bits a slice of level n with first rows lo..hi takes in a window.
-static std::uint64_t slice_bits(const PartitionTable& t, int n, int lo, int hi) {
-  return WindowLevel::slice_bits(t, n, lo, hi);
-}
-
 std::vector<Slice> slices_of(const PartitionTable& t, int n, std::uint64_t window_bits, int processes,
                              int min_slices) {
   const std::uint64_t p = t.positions(n);
@@ -53,12 +48,12 @@ std::vector<Slice> slices_of(const PartitionTable& t, int n, std::uint64_t windo
   int hi = n;
   while (hi >= 1) {
     int lo = hi;
-    if (share_bits(slice_bits(t, n, lo, hi), processes) > window_bits)
+    if (share_bits(WindowLevel::slice_bits(t, n, lo, hi), processes) > window_bits)
       throw BudgetTooSmall("level " + std::to_string(n) + "'s positions with a first row of " + std::to_string(lo) +
                                " (" + std::to_string(t.count(n, lo) - t.count(n, lo - 1)) +
                                ") do not fit a window of " + std::to_string(window_bits / 8) + " bytes",
                            0);
-    while (lo > 1 && share_bits(slice_bits(t, n, lo - 1, hi), processes) <= window_bits &&
+    while (lo > 1 && share_bits(WindowLevel::slice_bits(t, n, lo - 1, hi), processes) <= window_bits &&
            t.count(n, hi) - t.count(n, lo - 1) < wanted)
       --lo;
     slices.push_back(Slice{lo, hi});
