@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "build_info.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp/resume.hpp"
 #include "h5_provenance.hpp"
@@ -48,6 +49,8 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
     write_attr(f, "checked_against", prov.checked_against);
     write_attr(f, "checked_to_level", std::int64_t{prov.checked_to_level});
     write_attr(f, "resume_history", prov.resume_history);
+    write_attr(f, "first_git_revision",
+               prov.first_git_revision.empty() ? std::string(build::kGitRevision) : prov.first_git_revision);
 
     std::vector<std::uint32_t> tiles, largest;
     std::vector<std::uint64_t> positions, zeros;
@@ -252,6 +255,12 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
   p.checked_against = text("checked_against");
   p.checked_to_level = static_cast<int>(number("checked_to_level", 0));
   p.resume_history = text("resume_history");
+  // As for sieve files (resume.cpp): the file's own revision until a resume
+  // replaced it; unknown for a file resumed before the attribute.
+  p.first_git_revision = text("first_git_revision");
+  if (p.first_git_revision.empty())
+    p.first_git_revision =
+        p.resume_history.empty() ? text("git_revision") : "unknown (resumed before the attribute, 2026-12-06)";
   p.threads = static_cast<int>(number("threads", 0));
   return s;
 }

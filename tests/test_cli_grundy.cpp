@@ -61,6 +61,7 @@ TEST(GrundyCommand, ValueZeroCountsEqualTheSievesLosingCountsAtEveryLevel) {
   EXPECT_TRUE(contains(file.text_attributes.at("command_line"), "grundy"));
   EXPECT_TRUE(contains(file.text_attributes.at("convention"), "never taken"));
   EXPECT_FALSE(file.text_attributes.at("git_revision").empty());
+  EXPECT_EQ(file.text_attributes.at("first_git_revision"), file.text_attributes.at("git_revision"));
   EXPECT_EQ(file.text_attributes.at("format"), "chomp-grundy");
 
   // chomp show reads the file: text, CSV (a column per value) and JSON.

@@ -13,6 +13,7 @@
 #include "chomp/grundy.hpp"
 #include "chomp/grundy_file.hpp"
 #include "chomp_process.hpp"
+#include "damaged_files.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -90,9 +91,15 @@ TEST(GrundyResume, SigtermStopsCleanlyAndResumeEqualsAnUninterruptedRun) {
     EXPECT_GE(saved, kStopAfter);
     EXPECT_LT(saved, kMax);
     EXPECT_TRUE(contains(r.err, "levels 1.." + std::to_string(saved) + " are saved in ")) << r.err;
+    EXPECT_EQ(text(f, "first_git_revision"), text(f, "git_revision"));
   }
   EXPECT_TRUE(contains(continue_command(r.err), "--resume")) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+  // As if a build older than the attribute had started the file: the
+  // resume replaces git_revision and keeps the first leg's in
+  // first_git_revision.
+  set_attribute(out, "git_revision", text_value("0123456789ab"));
+  delete_attribute(out, "first_git_revision");
 
   const ProcessResult resumed = run_chomp({"grundy", "--resume", "-t", "2", "-q", "-o", out});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -108,6 +115,8 @@ TEST(GrundyResume, SigtermStopsCleanlyAndResumeEqualsAnUninterruptedRun) {
   EXPECT_TRUE(contains(text(f, "resume_history"), "computed levels 1.." + std::to_string(saved) + " again"))
       << text(f, "resume_history");
   EXPECT_EQ(f.number_attributes.at("threads"), 2);
+  EXPECT_EQ(text(f, "first_git_revision"), "0123456789ab");
+  EXPECT_NE(text(f, "git_revision"), "0123456789ab");
   const ProcessResult shown = run_chomp({"show", out});
   EXPECT_TRUE(contains(shown.out, "Grundy values of " + max + " levels, status complete")) << shown.out;
   EXPECT_TRUE(contains(shown.out, "resume_history")) << shown.out;
@@ -268,7 +277,10 @@ TEST(GrundyResume, RefusesASieveFileAndAFileWhoseCountsDiffer) {
   ASSERT_GT(l15.counts.size(), 1U);
   --l15.counts[0];
   ++l15.counts[1];
-  GrundyProvenance prov{"chomp grundy -n 20 -o changed.h5", 1, "2026-01-01T00:00:00Z", "", ""};
+  GrundyProvenance prov;
+  prov.command_line = "chomp grundy -n 20 -o changed.h5";
+  prov.threads = 1;
+  prov.start_utc = "2026-01-01T00:00:00Z";
   write_grundy_file(changed, 20, levels, prov, "interrupted");
   const std::string changed_bytes = read_text(changed);
   const ProcessResult refused = run_chomp({"grundy", "--resume", "-q", "-o", changed});

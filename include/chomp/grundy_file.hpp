@@ -54,6 +54,9 @@ struct GrundyProvenance {
   std::string checked_against;
   std::string resume_history;  ///< a line per resume, "" for a run never resumed
   int checked_to_level = 0;  ///< levels 1..this are compared with checked_against (0: none)
+  /// The revision of the build that started the file ("": this build's,
+  /// for a new run); a resume keeps it while replacing git_revision.
+  std::string first_git_revision;
 };
 
 /// Writes levels 1..levels.size() (in order) of a run to max_tiles with a
