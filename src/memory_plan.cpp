@@ -78,25 +78,23 @@ struct WindowPlan {
   std::vector<PlannedWindow> windows;
 };
 
-/// The windows of a run from level `first` on, as Sieve::Impl::next_level
-/// opens them (sieve.cpp).
+/// The windows of a run from level `first` on, by the rule
+/// Sieve::Impl::next_level opens them by (detail::next_window).
 WindowPlan plan_windows(const PartitionTable& t, int max_tiles, std::uint64_t window_bits, int processes,
                         const SieveOptions& o, int first = 1) {
   WindowPlan plan;
   for (int n0 = first; n0 <= max_tiles;) {
-    const bool forced = o.min_slices > 0 && n0 >= o.slice_from;
-    const int last_whole = o.min_slices > 0 ? std::min(max_tiles, std::max(n0 - 1, o.slice_from - 1)) : max_tiles;
-    const int n1 = forced ? n0 - 1 : detail::whole_window_end(t, n0, last_whole, window_bits, processes);
-    if (n1 <= n0 && plan.first_alone == 0) plan.first_alone = n0;
-    if (n1 >= n0) {
+    const detail::NextWindow next = detail::next_window(t, n0, max_tiles, window_bits, processes, o);
+    if (next.last == n0 && plan.first_alone == 0) plan.first_alone = n0;
+    if (next.slices.empty()) {
       std::uint64_t bits = 0;
-      for (int k = n0; k <= n1; ++k) bits += detail::segment_aligned_bits(t.positions(k));
+      for (int k = n0; k <= next.last; ++k) bits += detail::segment_aligned_bits(t.positions(k));
       plan.bits = std::max(plan.bits, detail::share_bits(bits, processes));
-      plan.windows.push_back(PlannedWindow{n0, n1, 1});
-      n0 = n1 + 1;
+      plan.windows.push_back(PlannedWindow{n0, next.last, 1});
+      n0 = next.last + 1;
       continue;
     }
-    const auto slices = detail::slices_of(t, n0, window_bits, processes, forced ? o.min_slices : 0);
+    const std::vector<detail::Slice>& slices = next.slices;
     for (const detail::Slice& s : slices)
       plan.bits = std::max(plan.bits, detail::share_bits(WindowLevel::slice_bits(t, n0, s.lo, s.hi), processes));
     plan.windows.push_back(PlannedWindow{n0, n0, static_cast<int>(slices.size())});

@@ -141,14 +141,12 @@ LevelResult Sieve::Impl::next_level(const ProgressFn& progress) {
       checkpoint.reset();
       checkpoint_stale = true;
     } else if (window.empty() || n > window.back().n) {
-      // With SieveOptions::min_slices, levels from slice_from on are cut
-      // into slices whatever the budget, and no whole window reaches them.
-      const bool forced = options.min_slices > 0 && n >= options.slice_from;
-      // (A slice_from beyond the last level cuts none: windows end at it.)
-      const int last_whole = options.min_slices > 0 ? std::min(max, std::max(n - 1, options.slice_from - 1)) : max;
-      const int n1 = forced ? n - 1 : detail::whole_window_end(table, n, last_whole, tuning.window_bits, procs);
-      if (n1 < n) {
-        const auto slices = detail::slices_of(table, n, tuning.window_bits, procs, forced ? options.min_slices : 0);
+      // Whole levels n..n1, or level n in slices (the plan foresees the
+      // same windows by the same rule).
+      detail::NextWindow next = detail::next_window(table, n, max, tuning.window_bits, procs, options);
+      const int n1 = next.last;
+      if (!next.slices.empty()) {
+        const std::vector<detail::Slice> slices = std::move(next.slices);
         // A checkpoint of this level's slices continues only if they are
         // the same slices (the same budget).
         bool resume = false;

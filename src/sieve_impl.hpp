@@ -67,6 +67,19 @@ std::vector<Slice> slices_of(const PartitionTable& t, int n, std::uint64_t windo
 /// `window_bits` bits per process (n0 - 1 when not even n0 fits whole).
 int whole_window_end(const PartitionTable& t, int n0, int max, std::uint64_t window_bits, int processes);
 
+/// The window a run opens at level n: whole levels n..last (`slices`
+/// empty), or level n alone cut into `slices` (last == n). With
+/// SieveOptions::min_slices, levels from slice_from on are cut whatever the
+/// budget, and no whole window reaches them. The sieve opens its windows by
+/// this rule (Sieve::Impl::next_level) and the plan foresees them by it
+/// (plan_windows). Throws BudgetTooSmall as slices_of.
+struct NextWindow {
+  int last = 0;
+  std::vector<Slice> slices;
+};
+NextWindow next_window(const PartitionTable& t, int n, int max, std::uint64_t window_bits, int processes,
+                       const SieveOptions& o);
+
 /// Per-thread state, kept as long as the sieve: the decoder of sources,
 /// the block of the store it last read, its buckets.
 struct ThreadState {

@@ -62,6 +62,16 @@ std::vector<Slice> slices_of(const PartitionTable& t, int n, std::uint64_t windo
   return slices;
 }
 
+NextWindow next_window(const PartitionTable& t, int n, int max, std::uint64_t window_bits, int processes,
+                       const SieveOptions& o) {
+  const bool forced = o.min_slices > 0 && n >= o.slice_from;
+  // (A slice_from beyond the last level cuts none: windows end at it.)
+  const int last_whole = o.min_slices > 0 ? std::min(max, std::max(n - 1, o.slice_from - 1)) : max;
+  const int last = forced ? n - 1 : whole_window_end(t, n, last_whole, window_bits, processes);
+  if (last >= n) return NextWindow{last, {}};
+  return NextWindow{n, slices_of(t, n, window_bits, processes, forced ? o.min_slices : 0)};
+}
+
 }  // namespace detail
 
 WindowLevel& Sieve::Impl::window_level(int n) { return window[static_cast<std::size_t>(n - window.front().n)]; }
