@@ -603,16 +603,23 @@ def drift_shifts(fits) -> list:
     """(start, z) for every window after the first: the shift of the fitted
     limit from the first (widest) window in standard errors of the shift.  The
     windows are nested, so under a right model the later estimate is the
-    earlier plus independent noise and Var(shift) = se_later^2 - se_first^2.
-    The standard error is inflated by the first window's `Fit.inflation`: the
-    residuals are autocorrelated, and an s.e. that assumes they are not makes
-    shifts look several times more significant than they are."""
+    earlier plus independent noise and Var(shift) = se_later^2 - se_first^2,
+    both in one noise scale: each fit's covariance is scaled by its own
+    max(1, chi^2/dof), so both are taken back to the jitter's units and scaled
+    by the first window's (mixing the two scales shrank Var(shift) and
+    overstated shifts about 1.7-fold on the committed table).  The standard
+    error is inflated by the first window's `Fit.inflation`: the residuals are
+    autocorrelated, and an s.e. that assumes they are not makes shifts look
+    several times more significant than they are.  A window whose variance
+    comes out no larger than the first's (nested windows should not) has no
+    z and is left out."""
     fl = [f for f in fits if f is not None and not f.at_bound]
     if len(fl) < 2 or fl[0].model.limit != "free":
         return []
     out = []
+    unit = max(1.0, fl[0].chi2_dof)
     for f in fl[1:]:
-        v = f.se_limit ** 2 - fl[0].se_limit ** 2
+        v = (f.se_limit ** 2 / max(1.0, f.chi2_dof) - fl[0].se_limit ** 2 / unit) * unit
         if v > 0:
             out.append((f.start, (f.limit - fl[0].limit) / (math.sqrt(v) * fl[0].inflation)))
     return out
@@ -1244,14 +1251,9 @@ def turn_recede(A: Analysis, key: str) -> float:
 
 
 def dchi2_reading(A: Analysis) -> dict | None:
-    """The calibrated reading of the in-sample Δχ² of the best-in-sample C fit
-    minus its limit-0 counterpart's (the calibration's two truths): the data's
-    value, the copies' values per kind, how many copies reach it, how far the
-    data lie beyond each kind's range (0 inside it), and the direction: 'fixed'
-    or 'zero' (against that limit) by the tail rule of the other findings when
-    the data lie within some copies' range ('decisive'), or, when they lie
-    beyond both kinds' ranges, the kind it lies further beyond ('hint': the
-    copies do not reproduce it).  None without a calibration."""
+    """The calibrated reading (`_reading`) of the in-sample Δχ² of the
+    best-in-sample C fit minus its limit-0 counterpart's (the calibration's two
+    truths).  None without a calibration."""
     cal = A.calibration
     if not cal or "fixed" not in cal or "zero" not in cal:
         return None
@@ -1269,24 +1271,71 @@ def recede_reading(A: Analysis) -> dict | None:
     return _reading(d, cal, "turn_recede") if np.isfinite(d) else None
 
 
+#: A value of the data is one a kind of copy seldom reproduces when at most this share of them lies as far out
+#: as it, counting the data as one more draw: (k + 1) / (m + 1), k of m copies at or beyond it on its side.  With
+#: 8 to 12 copies only k = 0 is that rare; with 24, k <= 2.
+RARE_TAIL = 0.125
+
+#: Where both kinds seldom reproduce a value, it leans against the kind whose copies' mean it lies more standard
+#: deviations from, by this factor at least; the standard score, unlike the distance past the largest copy, does
+#: not grow with the number of copies.
+LEAN_FACTOR = 2.0
+
+
 def _reading(d: float, cal: dict, name: str) -> dict | None:
-    m = len(CALIBRATION_SEEDS)
+    """What the copies say of the data's value d of a calibration statistic:
+    d, the copies' finite values per kind (vals, and n, how many), reach (copies
+    at or above d), tail (copies as far out as d on its side), p ((tail + 1) /
+    (n + 1)), z (d's standard score among each kind's copies), rare (p <=
+    RARE_TAIL for both kinds: neither reproduces d well), and the direction:
+    lean 'fixed' or 'zero' (against that limit), how 'decisive' (within the
+    copies' values: few copies of one kind reach d and half or more of the
+    other's, the tail rule of the other findings) or 'hint' (rare for both, and
+    one kind's standard score LEAN_FACTOR times the other's); else None."""
     vals = {kind: np.array([x for x in cal[kind][name] if x is not None and np.isfinite(x)], dtype=float)
             for kind in ("fixed", "zero")}
     if not all(v.size for v in vals.values()):
         return None
-    beyond = {kind: max(d - v.max(), v.min() - d, 0.0) for kind, v in vals.items()}
+    size = {kind: int(v.size) for kind, v in vals.items()}  # the copies with a value (a turn may be missing)
     reach = {kind: int(np.sum(v >= d)) for kind, v in vals.items()}
-    outside = all(b > 0 for b in beyond.values())
+    tail = {kind: min(int(np.sum(v >= d)), int(np.sum(v <= d))) for kind, v in vals.items()}
+    p = {kind: (tail[kind] + 1) / (vals[kind].size + 1) for kind in vals}
+
+    def score(v):
+        sd = float(np.std(v, ddof=1)) if v.size > 1 else 0.0
+        return (d - float(np.mean(v))) / sd if sd > 0 else math.copysign(math.inf, d - float(np.mean(v)))
+
+    z = {kind: score(v) for kind, v in vals.items()}
+    rare = all(x <= RARE_TAIL for x in p.values())
     lean, how = None, None
-    if outside:
-        if beyond["fixed"] != beyond["zero"]:
-            lean, how = max(beyond, key=beyond.get), "hint"
-    elif 4 * reach["fixed"] <= m <= 2 * reach["zero"]:
+    if rare:
+        a, b = abs(z["fixed"]), abs(z["zero"])
+        if a >= LEAN_FACTOR * b:
+            lean, how = "fixed", "hint"
+        elif b >= LEAN_FACTOR * a:
+            lean, how = "zero", "hint"
+    elif 4 * reach["fixed"] <= size["fixed"] and size["zero"] <= 2 * reach["zero"]:
         lean, how = "fixed", "decisive"
-    elif 4 * reach["zero"] <= m <= 2 * reach["fixed"]:
+    elif 4 * reach["zero"] <= size["zero"] and size["fixed"] <= 2 * reach["fixed"]:
         lean, how = "zero", "decisive"
-    return {"d": d, "vals": vals, "reach": reach, "beyond": beyond, "outside": outside, "lean": lean, "how": how}
+    return {"d": d, "vals": vals, "n": size, "reach": reach, "tail": tail,
+            "p": p, "z": z, "rare": rare, "lean": lean, "how": how}
+
+
+def _rare_words(r: dict) -> str:
+    """How far out a reading lies among each kind's copies (C, then limit 0),
+    as a clause: 'reached by 0 and 0 of the 12 copies (7.9 and 3.0 s.d. from
+    their means)', reached meaning as far out on its side."""
+    n = r["n"]
+    of = f"{n['fixed']}" if n["fixed"] == n["zero"] else f"{n['fixed']} and {n['zero']}"
+    return (f"reached by {r['tail']['fixed']} and {r['tail']['zero']} of the {of} copies "
+            f"({_f(abs(r['z']['fixed']), 1)} and {_f(abs(r['z']['zero']), 1)} s.d. from their means)")
+
+
+def _lean_factor(r: dict) -> float:
+    """How many times as many s.d. a hint lies from the copies it leans against as from the others."""
+    far, near = abs(r["z"][r["lean"]]), abs(r["z"]["zero" if r["lean"] == "fixed" else "fixed"])
+    return far / near if near > 0 else math.inf
 
 
 def residual_rho(A: Analysis) -> float:
@@ -2075,11 +2124,15 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 tr = recede_reading(A) if cal and cal["fixed"]["key"] == k else None
                 if tr:
                     vf, vz = tr["vals"]["fixed"], tr["vals"]["zero"]
-                    held += (f": a {_f(tr['d'], 1)}-fold recession, " + ("beyond" if tr["outside"] else "against")
-                             + f" the copies' {_f(vf.min(), 2)} to {_f(vf.max(), 2)} ({C}) and {_f(vz.min(), 2)} to "
-                               f"{_f(vz.max(), 2)} (limit 0)"
-                             + (", most beyond the " + (f"{C}" if tr["lean"] == "fixed" else "limit-0") + " ones"
-                                if tr["how"] == "hint" else "" if tr["outside"] else
+                    nf, nz = tr["n"]["fixed"], tr["n"]["zero"]
+                    held += (f": a {_f(tr['d'], 1)}-fold recession, against the copies' {_f(vf.min(), 2)} to "
+                             f"{_f(vf.max(), 2)} ({C}) and {_f(vz.min(), 2)} to {_f(vz.max(), 2)} (limit 0; "
+                             f"{nf} and {nz} of {m} turn)"
+                             + (f", {_f(abs(tr['z']['fixed']), 1)} and {_f(abs(tr['z']['zero']), 1)} s.d. from "
+                                f"their means: neither kind reproduces it"
+                                + (", leaning against " + (f"{C}" if tr["lean"] == "fixed" else "a limit of 0")
+                                   if tr["how"] == "hint" else "")
+                                if tr["rare"] else
                                 f", {tr['reach']['fixed']} and {tr['reach']['zero']} reaching it"
                                 + ("" if tr["how"] else ": no evidence either way")))
                 else:
@@ -2117,8 +2170,8 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                           f"limits, drift and misses are no evidence either way",
                           not against_fixed and not against_zero)
             dr = dchi2_reading(A) if kz else None
-            # the Δχ² is the one result leaning its way unless the receding turn leans the same way
-            only = not (dr and (recede_reading(A) or {}).get("lean") == dr["lean"])
+            tr = recede_reading(A) if kz else None
+            against = {"fixed": C, "zero": "a limit of 0"}
             if kz:
                 r_data = A.worst_rms(ki) / A.worst_rms(kz)
                 rf_ = np.array(cal["fixed"]["twin_ratio"], dtype=float)
@@ -2129,31 +2182,31 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                               f"(the copies' ratios {_f(np.nanmin(rf_), 2)} to {_f(np.nanmax(rf_), 2)} and "
                               f"{_f(np.nanmin(rz_), 2)} to {_f(np.nanmax(rz_), 2)}; {a} and {z} of {m} reach it)",
                               not (4 * a <= m <= 2 * z) and not (4 * z <= m <= 2 * a))
-            if dr and dr["outside"]:
+            if dr and dr["rare"]:
                 vf, vz = dr["vals"]["fixed"], dr["vals"]["zero"]
                 ranges = f"{_f(vf.min(), 1)} to {_f(vf.max(), 1)} and {_f(vz.min(), 1)} to {_f(vz.max(), 1)}"
-                if dr["how"] == "hint":
-                    against = C if dr["lean"] == "fixed" else "a limit of 0"
-                    sent += claim((f". The one calibrated result that leans against {against} is the in-sample Δχ², "
-                                   if only else f". The in-sample Δχ² leans against {against} (as does the receding "
-                                   f"turn): ")
-                                  + (f"the {C} fit's χ² minus {zero_name}'s, {_f(dr['d'], 1)}, beyond every copy of either kind "
-                                     f"({ranges}), furthest beyond the "
-                                     + (f"{C}" if dr["lean"] == "fixed" else "limit-0") + " copies; the copies do "
-                                     f"not reproduce it, which weakens 'no evidence either way' for the rest"),
-                                  dr["outside"] and dr["beyond"][dr["lean"]] > dr["beyond"]["zero" if dr["lean"] == "fixed" else "fixed"]
-                                  and only == ((recede_reading(A) or {}).get("lean") != dr["lean"]))
-                else:
-                    sent += claim(f". The in-sample Δχ², the {C} fit's χ² minus {zero_name}'s, {_f(dr['d'], 1)}, lies "
-                                  f"beyond every copy ({ranges}): the copies do not reproduce it, which weakens 'no "
-                                  f"evidence either way' for the rest",
-                                  dr["outside"])
+                far = "zero" if dr["lean"] == "zero" else "fixed"
+                sent += claim(f". The in-sample Δχ², the {C} fit's χ² minus {zero_name}'s, {_f(dr['d'], 1)} (the "
+                              f"copies' {ranges}), is {_rare_words(dr)}: neither kind reproduces it"
+                              + (f"; it leans against {against[dr['lean']]} ({_f(_lean_factor(dr), 1)} times as "
+                                 f"many s.d.)" if dr["how"] == "hint" else "")
+                              + ", which weakens 'no evidence either way' for the rest",
+                              dr["rare"] and all((dr["tail"][k] + 1) / (dr["n"][k] + 1) <= RARE_TAIL for k in dr["n"])
+                              and (dr["how"] != "hint" or abs(dr["z"][far]) >= LEAN_FACTOR * abs(
+                                  dr["z"]["fixed" if far == "zero" else "zero"])))
             text.append(sent + ".")
             text.append("No finite table can exclude a turn beyond its last level.")
-            hint = ((f"; the one calibrated hint, Δχ², leans against " if only else
-                     f"; the calibrated hints, Δχ² and the receding turn, lean against ")
-                    + f"{C if dr['lean'] == 'fixed' else 'a limit of 0'} but lie{'s' if only else ''} outside both "
-                      f"kinds of copies" if dr and dr["how"] == "hint" else "")
+            # the readings that lean although neither kind of copy reproduces them, whichever way each leans
+            hints = [(name, r) for name, r in (("Δχ²", dr), ("the receding turn", tr)) if r and r["how"] == "hint"]
+            if not hints:
+                hint = ""
+            elif len({r["lean"] for _, r in hints}) == 1:
+                hint = (f"; {' and '.join(name for name, _ in hints)} lean{'s' if len(hints) == 1 else ''} against "
+                        f"{against[hints[0][1]['lean']]}, though neither kind of copy reproduces "
+                        f"{'it' if len(hints) == 1 else 'them'}")
+            else:
+                hint = "; " + " and ".join(f"{name} leans against {against[r['lean']]}" for name, r in hints) + (
+                    ", and neither kind of copy reproduces either")
             text.insert(1, f"In short: fits to these levels cannot tell a late turn to {C} from a limit of 0{hint}.")
         else:
             lack = []
@@ -2306,25 +2359,23 @@ def calibration_text(A: Analysis):
                  f"{int(np.sum(df >= d_data))} of the {C} copies and {int(np.sum(dz >= d_data))} of the limit-0 ones "
                  f"(theirs {rng(df)}, median {_f(float(np.median(df)), 1)}, and {rng(dz)}, median "
                  f"{_f(float(np.median(dz)), 1)})")
-        if dr and dr["how"] == "hint":
-            text += (f": beyond every copy of either kind, furthest beyond the "
-                     + (f"{C} copies, the one calibrated result that leans against {C}" if dr["lean"] == "fixed" else
-                        f"limit-0 copies, the one calibrated result that leans against a limit of 0")
-                     + "; but the copies do not reproduce this feature of the data, which weakens 'no evidence "
-                       "either way' for the rest")
-        elif dr and dr["outside"]:
-            text += ": beyond every copy of either kind, equally far: the copies do not reproduce this feature of the data"
+        lean_words = {"fixed": f"it leans against {C}", "zero": "it leans against a limit of 0"}
+        if dr and dr["rare"]:
+            text += (f": {_rare_words(dr)}, so neither kind of copy reproduces this feature of the data"
+                     + (f"; {lean_words[dr['lean']]} (its standard score {_f(_lean_factor(dr), 1)} times the other "
+                        f"kind's, {LEAN_FACTOR:g} or more: a hint, not a calibrated test)" if dr["how"] == "hint" else "")
+                     + "; it weakens 'no evidence either way' for the rest")
         tr = recede_reading(A)
         if tr:
             text += (f". Refitted without the last {max(HOLDOUTS)} levels, {MODEL[kf].label} turns "
                      f"{_f(tr['d'], 1)} times earlier than on all of them; a turn that recedes this far or further "
-                     f"as the levels are added is on {tr['reach']['fixed']} of the {C} copies and "
-                     f"{tr['reach']['zero']} of the limit-0 ones (their factors {rng(tr['vals']['fixed'], 2)} and "
-                     f"{rng(tr['vals']['zero'], 2)}, where the fits turn)"
-                     + ((": beyond every copy of either kind, furthest beyond the "
-                         + (f"{C}" if tr["lean"] == "fixed" else "limit-0") + " copies") if tr["how"] == "hint" else
-                        ": beyond every copy of either kind" if tr["outside"] else
-                        "" if tr["how"] == "decisive" else ": no evidence either way"))
+                     f"as the levels are added is on {tr['reach']['fixed']} of the {tr['n']['fixed']} {C} copies and "
+                     f"{tr['reach']['zero']} of the {tr['n']['zero']} limit-0 ones where the fits turn (of {m} "
+                     f"each; their factors {rng(tr['vals']['fixed'], 2)} and {rng(tr['vals']['zero'], 2)})"
+                     + ((f": {_rare_words(tr)}, so neither kind of copy reproduces it"
+                         + (f"; {lean_words[tr['lean']]} (a hint, not a calibrated test)" if tr["how"] == "hint"
+                            else ""))
+                        if tr["rare"] else "" if tr["how"] == "decisive" else ": no evidence either way"))
     if against_fixed:
         text += (f". The {C} copies mostly do not show what these data show: "
                  + "; ".join(_direction_text(A, k) for k in against_fixed))

@@ -428,6 +428,31 @@ class VerdictTest(unittest.TestCase):
                 self.assertNotIn("mostly lack", v.results)
                 self.assertNotIn("copies of either", v.results.replace("of the copies of either", ""))
 
+    def test_reading_does_not_hang_on_the_largest_copy(self):
+        # the data's value d among each kind's copies: far out on both (no copy reaches it) with a standard score
+        # LEAN_FACTOR times larger among one kind's is a hint against that kind; one more copy of the other kind
+        # that happens to pass d leaves the reading as it was (a rule on the distance past the largest copy flipped)
+        rng = np.random.default_rng(3)
+        fixed, zero = rng.normal(0, 4, 60), rng.normal(4, 12, 60)
+        d = 38.0
+        for extra in ([], [42.0]):
+            cal = {"fixed": {"x": list(fixed)}, "zero": {"x": list(zero) + extra}}
+            with self.subTest(extra=extra):
+                r = F._reading(d, cal, "x")
+                self.assertTrue(r["rare"])
+                self.assertEqual(r["tail"]["fixed"], 0)
+                self.assertEqual(r["tail"]["zero"], len(extra))
+                self.assertEqual((r["how"], r["lean"]), ("hint", "fixed"))
+                self.assertGreater(F._lean_factor(r), F.LEAN_FACTOR)
+        # well inside both kinds' copies: no lean at all; in one kind's upper half and past the other's: decisive
+        cal = {"fixed": {"x": list(fixed)}, "zero": {"x": list(zero)}}
+        self.assertEqual(F._reading(2.0, cal, "x")["how"], None)
+        m = len(F.CALIBRATION_SEEDS)
+        cal = {"fixed": {"x": [0.0] * m}, "zero": {"x": [5.0] * (m - m // 2) + [-5.0] * (m // 2)}}
+        r = F._reading(3.0, cal, "x")
+        self.assertFalse(r["rare"])
+        self.assertEqual((r["how"], r["lean"]), ("decisive", "fixed"))
+
     def test_committed_table_calibrated(self):
         # the committed table's verdict, calibrated: the miss ratio is no evidence either way, the in-sample Δχ² is
         # stated with the copies' ranges (beyond both kinds': a hint, not a direction), and no model is 'adequate'
@@ -452,17 +477,26 @@ class VerdictTest(unittest.TestCase):
                       f"of {m} reach it)", v.results)
         self.assertNotIn("weak evidence", v.results)
         dr = F.dchi2_reading(A)
-        ranges = f"({F._f(df.min(), 1)} to {F._f(df.max(), 1)} and {F._f(dz.min(), 1)} to {F._f(dz.max(), 1)})"
-        if d > max(df.max(), dz.max()) and d - df.max() > d - dz.max():
+        ranges = f"(the copies' {F._f(df.min(), 1)} to {F._f(df.max(), 1)} and {F._f(dz.min(), 1)} to {F._f(dz.max(), 1)})"
+        # the reading recomputed here: tail shares (k + 1) / (m + 1) and standard scores among each kind's copies
+        tails = [min(int(np.sum(v >= d)), int(np.sum(v <= d))) for v in (df, dz)]
+        zs = [abs(d - v.mean()) / v.std(ddof=1) for v in (df, dz)]
+        rare = all((t + 1) / (m + 1) <= F.RARE_TAIL for t in tails)
+        self.assertEqual(dr["rare"], rare)
+        for kind, z in zip(("fixed", "zero"), zs):
+            self.assertAlmostEqual(abs(dr["z"][kind]), z)
+        if rare and zs[0] >= F.LEAN_FACTOR * zs[1]:
             self.assertEqual((dr["how"], dr["lean"]), ("hint", "fixed"))
-            self.assertIn(f"leans against 0.286 is the in-sample Δχ², the 0.286 fit's χ² minus its limit-0 twin's, "
-                          f"{F._f(d, 1)}, beyond every copy of either kind {ranges}, furthest beyond the 0.286 copies",
-                          v.results)
-            self.assertIn("cannot tell a late turn to 0.286 from a limit of 0; the one calibrated hint, Δχ², leans "
-                          "against 0.286 but lies outside both kinds of copies", v.results)
+            self.assertIn(f"the 0.286 fit's χ² minus its limit-0 twin's, {F._f(d, 1)} {ranges}, is reached "
+                          f"by {tails[0]} and {tails[1]} of the {m} copies ({F._f(zs[0], 1)} and {F._f(zs[1], 1)} "
+                          f"s.d. from their means): neither kind reproduces it; it leans against 0.286 "
+                          f"({F._f(zs[0] / zs[1], 1)} times as many s.d.)", v.results)
+            self.assertIn("cannot tell a late turn to 0.286 from a limit of 0; Δχ² leans against 0.286, though "
+                          "neither kind of copy reproduces it", v.results)
             self.assertIn(f"(theirs {F._f(df.min(), 1)}..{F._f(df.max(), 1)}, median", v.findings)
+            self.assertNotIn("calibrated hint", v.results)
         else:
-            self.assertNotIn("leans against", v.results)
+            self.assertNotIn("Δχ² leans against", v.results)
         # the turn that recedes is calibrated, not read as evidence on its own
         self.assertNotIn("not calibrated;", v.results)
         self.assertIn("-fold recession, ", v.results)
