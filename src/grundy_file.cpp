@@ -33,80 +33,88 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
   using h5::write_attr;
   using h5::write_column;
   const std::string tmp = path + ".tmp";
-  {
-    Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                        "cannot create " + tmp + " (check that the folder exists and is writable)");
-    const hid_t f = file.get();
-    h5::write_build_attributes(f);
-    write_attr(f, "format", kFormat);
-    write_attr(f, "format_version", std::int64_t{kGrundyFormatVersion});
-    write_attr(f, "convention", kGrundyConvention);
-    write_attr(f, "command_line", prov.command_line);
-    write_attr(f, "max_tiles", std::int64_t{max_tiles});
-    write_attr(f, "threads", std::int64_t{prov.threads});
-    write_attr(f, "memory_bytes", static_cast<std::int64_t>(grundy_table_bytes(max_tiles)));
-    write_attr(f, "start_utc", prov.start_utc);
-    write_attr(f, "checked_against", prov.checked_against);
-    write_attr(f, "checked_to_level", std::int64_t{prov.checked_to_level});
-    write_attr(f, "resume_history", prov.resume_history);
-    write_attr(f, "first_git_revision",
-               prov.first_git_revision.empty() ? std::string(build::kGitRevision) : prov.first_git_revision);
+  // A write that fails part way (a full disk, a file size limit) leaves no
+  // NAME.tmp behind: the file under the name keeps its last version.
+  try {
+    {
+      Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                          "cannot create " + tmp + " (check that the folder exists and is writable)");
+      const hid_t f = file.get();
+      h5::write_build_attributes(f);
+      write_attr(f, "format", kFormat);
+      write_attr(f, "format_version", std::int64_t{kGrundyFormatVersion});
+      write_attr(f, "convention", kGrundyConvention);
+      write_attr(f, "command_line", prov.command_line);
+      write_attr(f, "max_tiles", std::int64_t{max_tiles});
+      write_attr(f, "threads", std::int64_t{prov.threads});
+      write_attr(f, "memory_bytes", static_cast<std::int64_t>(grundy_table_bytes(max_tiles)));
+      write_attr(f, "start_utc", prov.start_utc);
+      write_attr(f, "checked_against", prov.checked_against);
+      write_attr(f, "checked_to_level", std::int64_t{prov.checked_to_level});
+      write_attr(f, "resume_history", prov.resume_history);
+      write_attr(f, "first_git_revision",
+                 prov.first_git_revision.empty() ? std::string(build::kGitRevision) : prov.first_git_revision);
 
-    std::vector<std::uint32_t> tiles, largest;
-    std::vector<std::uint64_t> positions, zeros;
-    std::vector<double> seconds;
-    const std::size_t width = static_cast<std::size_t>(max_tiles);
-    std::vector<std::uint64_t> counts(levels.size() * width, 0);
-    for (std::size_t l = 0; l < levels.size(); ++l) {
-      const GrundyLevel& g = levels[l];
-      tiles.push_back(static_cast<std::uint32_t>(g.tiles));
-      positions.push_back(g.positions);
-      largest.push_back(static_cast<std::uint32_t>(g.largest));
-      zeros.push_back(g.zeros());
-      seconds.push_back(g.seconds);
-      for (std::size_t v = 0; v < g.counts.size() && v < width; ++v) counts[l * width + v] = g.counts[v];
-    }
-    Handle group = check(H5Gcreate2(f, "levels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                         "cannot create group /levels in " + tmp);
-    const hid_t g = group.get();
-    write_attr(g, "description", "one row per level n = 1 .. max_tiles");
-    write_column(g, "tiles", H5T_STD_U32LE, H5T_NATIVE_UINT32, tiles, "tile count n of the level");
-    write_column(g, "positions", H5T_STD_U64LE, H5T_NATIVE_UINT64, positions,
-                 "p(n): number of positions (partitions of n) with n tiles");
-    write_column(g, "largest_value", H5T_STD_U32LE, H5T_NATIVE_UINT32, largest,
-                 "the largest Grundy value of the level (n - 1, the single row)");
-    write_column(g, "value_zero", H5T_STD_U64LE, H5T_NATIVE_UINT64, zeros,
-                 "positions of value 0: the losing positions, L(n)");
-    write_column(g, "seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, seconds, "wall-clock seconds of the level");
-    {
-      // As the sieve's seconds columns say theirs.
-      const Handle ds = check(H5Dopen2(g, "seconds", H5P_DEFAULT), H5Dclose, "cannot open dataset seconds in " + tmp);
-      write_attr(ds.get(), "units", "s");
-    }
-    {
-      const std::string what = "cannot write dataset grundy_counts in " + tmp;
-      const hsize_t dims[2] = {levels.size(), width};
-      Handle space = check(H5Screate_simple(2, dims, nullptr), H5Sclose, what);
-      Handle dcpl = check(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
-      if (dims[0] > 0) {
-        check(H5Pset_chunk(dcpl.get(), 2, dims), what);
-        check(H5Pset_fletcher32(dcpl.get()), what);
-        check(H5Pset_shuffle(dcpl.get()), what);
-        check(H5Pset_deflate(dcpl.get(), 6), what);
+      std::vector<std::uint32_t> tiles, largest;
+      std::vector<std::uint64_t> positions, zeros;
+      std::vector<double> seconds;
+      const std::size_t width = static_cast<std::size_t>(max_tiles);
+      std::vector<std::uint64_t> counts(levels.size() * width, 0);
+      for (std::size_t l = 0; l < levels.size(); ++l) {
+        const GrundyLevel& g = levels[l];
+        tiles.push_back(static_cast<std::uint32_t>(g.tiles));
+        positions.push_back(g.positions);
+        largest.push_back(static_cast<std::uint32_t>(g.largest));
+        zeros.push_back(g.zeros());
+        seconds.push_back(g.seconds);
+        for (std::size_t v = 0; v < g.counts.size() && v < width; ++v) counts[l * width + v] = g.counts[v];
       }
-      Handle ds = check(H5Dcreate2(g, "grundy_counts", H5T_STD_U64LE, space.get(), H5P_DEFAULT, dcpl.get(),
-                                   H5P_DEFAULT),
-                        H5Dclose, what);
-      write_attr(ds.get(), "description",
-                 "row n - 1, column g: the number of positions with n tiles whose Grundy value is g "
-                 "(g = 0 .. max_tiles - 1); each row sums to p(n)");
-      write_attr(ds.get(), "convention", kGrundyConvention);
-      if (dims[0] > 0) check(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts.data()), what);
+      Handle group = check(H5Gcreate2(f, "levels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                           "cannot create group /levels in " + tmp);
+      const hid_t g = group.get();
+      write_attr(g, "description", "one row per level n = 1 .. max_tiles");
+      write_column(g, "tiles", H5T_STD_U32LE, H5T_NATIVE_UINT32, tiles, "tile count n of the level");
+      write_column(g, "positions", H5T_STD_U64LE, H5T_NATIVE_UINT64, positions,
+                   "p(n): number of positions (partitions of n) with n tiles");
+      write_column(g, "largest_value", H5T_STD_U32LE, H5T_NATIVE_UINT32, largest,
+                   "the largest Grundy value of the level (n - 1, the single row)");
+      write_column(g, "value_zero", H5T_STD_U64LE, H5T_NATIVE_UINT64, zeros,
+                   "positions of value 0: the losing positions, L(n)");
+      write_column(g, "seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, seconds, "wall-clock seconds of the level");
+      {
+        // As the sieve's seconds columns say theirs.
+        const Handle ds = check(H5Dopen2(g, "seconds", H5P_DEFAULT), H5Dclose, "cannot open dataset seconds in " + tmp);
+        write_attr(ds.get(), "units", "s");
+      }
+      {
+        const std::string what = "cannot write dataset grundy_counts in " + tmp;
+        const hsize_t dims[2] = {levels.size(), width};
+        Handle space = check(H5Screate_simple(2, dims, nullptr), H5Sclose, what);
+        Handle dcpl = check(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+        if (dims[0] > 0) {
+          check(H5Pset_chunk(dcpl.get(), 2, dims), what);
+          check(H5Pset_fletcher32(dcpl.get()), what);
+          check(H5Pset_shuffle(dcpl.get()), what);
+          check(H5Pset_deflate(dcpl.get(), 6), what);
+        }
+        Handle ds = check(H5Dcreate2(g, "grundy_counts", H5T_STD_U64LE, space.get(), H5P_DEFAULT, dcpl.get(),
+                                     H5P_DEFAULT),
+                          H5Dclose, what);
+        write_attr(ds.get(), "description",
+                   "row n - 1, column g: the number of positions with n tiles whose Grundy value is g "
+                   "(g = 0 .. max_tiles - 1); each row sums to p(n)");
+        write_attr(ds.get(), "convention", kGrundyConvention);
+        if (dims[0] > 0) check(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts.data()), what);
+      }
+      write_attr(f, "end_utc", status == "running" ? std::string() : utc_now());
+      write_attr(f, "complete", std::int64_t{complete ? 1 : 0});
+      write_attr(f, "status", status);
+      check(H5Fflush(f, H5F_SCOPE_GLOBAL), "cannot flush " + tmp + " (is the disk full?)");
     }
-    write_attr(f, "end_utc", status == "running" ? std::string() : utc_now());
-    write_attr(f, "complete", std::int64_t{complete ? 1 : 0});
-    write_attr(f, "status", status);
-    check(H5Fflush(f, H5F_SCOPE_GLOBAL), "cannot flush " + tmp + " (is the disk full?)");
+  } catch (...) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(std::filesystem::symlink_status(tmp, ec))) std::remove(tmp.c_str());
+    throw;
   }
   // Durable before it takes the name, and the name durable after: a power
   // cut then leaves the last level's file or the one before it, never an

@@ -172,6 +172,18 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_TRUE(contains(side.err, "ends in .store, the name of a run's side file")) << side.err;
   EXPECT_EQ(read_text(s.file("sv.store")), store_bytes);
   EXPECT_EQ(run_chomp({"grundy", "-n", "5", "--dry-run", "-o", s.file("sv.store")}).exit_code, 2);  // as the run
+  // So are an output in a folder that does not exist and a folder as output.
+  const ProcessResult dry_folder = run_chomp({"grundy", "-n", "5", "--dry-run", "-o", s.file("no/such/g.h5")});
+  EXPECT_EQ(dry_folder.exit_code, 2) << dry_folder.out;
+  EXPECT_TRUE(contains(dry_folder.err, "does not exist")) << dry_folder.err;
+  fs::create_directory(s.file("folder.h5"));
+  for (const bool force : {false, true}) {
+    std::vector<std::string> args{"grundy", "-n", "5", "--dry-run", "-o", s.file("folder.h5")};
+    if (force) args.push_back("--force");
+    const ProcessResult dry_dir = run_chomp(args);
+    EXPECT_EQ(dry_dir.exit_code, 2) << dry_dir.out;
+    EXPECT_TRUE(contains(dry_dir.err, "is a folder; give a file name")) << dry_dir.err;
+  }
   // The dry run's refusal of an existing output says that it writes nothing.
   EXPECT_TRUE(contains(dry_exists.err, "a dry run refuses what the run would")) << dry_exists.err;
   // --force over the sieve result replaces the file and says that its store is left.

@@ -187,6 +187,34 @@ TEST(GrundyResume, AKilledRunKeepsItsFinishedLevelsAndResumes) {
   expect_complete(out, kMax);
 }
 
+// A file size limit stops a run as a level's file is written: the message
+// names the levels the file holds (not the one whose write failed), no
+// NAME.tmp is left, and the resume finishes the run. Below the first level's
+// file, no file at all is left, and nothing is said to be saved.
+TEST(GrundyResume, AFileSizeLimitLeavesTheSavedLevelsAndNoTemporaryFile) {
+  ScratchDir dir;
+  for (const int kib : {20, 26}) {
+    SCOPED_TRACE("ulimit -f " + std::to_string(kib));
+    const std::string out = dir.file("run-" + std::to_string(kib) + ".h5");
+    ProcessOptions opts;
+    opts.file_size_limit = static_cast<long long>(kib) * 1024;
+    const ProcessResult r = run_chomp({"grundy", "-n", "60", "-t", "1", "-q", "-o", out}, opts);
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "cannot flush " + out + ".tmp")) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+    if (!std::filesystem::exists(out)) {
+      EXPECT_FALSE(contains(r.err, "are saved in")) << r.err;
+      continue;
+    }
+    const int saved = static_cast<int>(read_grundy_file(out).tiles.size());
+    EXPECT_GT(saved, 0);
+    EXPECT_TRUE(contains(r.err, "levels 1.." + std::to_string(saved) + " are saved in " + out)) << r.err;
+    const ProcessResult resumed = run_chomp({"grundy", "--resume", "-t", "1", "-q", "-o", out});
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    expect_complete(out, 60);
+  }
+}
+
 // A finished file: nothing to do, the file untouched; a larger --max-tiles
 // extends it to the levels of a run made to that size at once; a smaller one,
 // --force with --resume, or another --check-sieve are refused (exit 2).

@@ -122,9 +122,10 @@ int run_grundy(const GrundyArgs& a) {
   if (a.check_sieve_option && a.check_sieve_option->count() && a.check_sieve.empty())
     throw UsageError("--check-sieve is empty; give the `chomp sieve` result file to check against, or leave "
                      "the option out");
-  if (!a.output.empty()) refuse_side_file_name(a.output);  // a dry run too: it refuses what the run would
-  if (!a.dry_run) {
-    if (a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
+  if (!a.dry_run && a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
+  if (!a.output.empty()) {
+    // A dry run too: it refuses what the run would.
+    refuse_side_file_name(a.output);
     refuse_missing_folder(a.output, "--output");
     std::error_code ec;
     if (std::filesystem::is_directory(a.output, ec))
@@ -210,6 +211,11 @@ int run_grundy(const GrundyArgs& a) {
     std::string why;
     budget = *parse_byte_size(a.memory_limit, why);
     budget_source = "--memory-limit";
+    // As the sieve: a limit above what is free is the user's to give, but said.
+    const auto [avail, source] = available_memory();
+    if (avail && budget > avail)
+      std::cerr << "note: --memory-limit " << human_bytes(static_cast<double>(budget)) << " is more than the "
+                << human_bytes(static_cast<double>(avail)) << " " << source << "\n";
   } else {
     const auto [avail, source] = available_memory();
     budget = avail / 10 * 9;
@@ -306,7 +312,14 @@ int run_grundy(const GrundyArgs& a) {
           }
           levels.push_back(l);
           // Saved before it is printed: every level printed is in the file.
-          write_grundy_file(a.output, max_tiles, levels, prov, "running");
+          // A level whose write failed is not saved: the messages below
+          // count `levels` as the file's.
+          try {
+            write_grundy_file(a.output, max_tiles, levels, prov, "running");
+          } catch (...) {
+            levels.pop_back();
+            throw;
+          }
           wrote = true;
           if (!a.quiet) {
             const auto at = [&](std::size_t g) { return g < l.counts.size() ? l.counts[g] : 0; };
