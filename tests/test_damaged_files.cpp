@@ -9,6 +9,7 @@
 #include <hdf5.h>
 #include <zlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -157,6 +158,21 @@ TEST_F(DamagedFile, FlippedByteInABlockFailsItsChecksum) {
   flip_byte(store(), b.offset + b.bytes / 2);
   expect_refused(resume(path_), "level 45, block 0 (ranks ");
   EXPECT_NE(resume(path_).result.err.find("fails its checksum"), std::string::npos);
+  // verify says so in level 45's row and goes on: the levels above, whose
+  // moves read level 45, fail on the same block; every level has its row and
+  // the summary counts them (it stopped at the first such read before).
+  const ProcessResult v = run_chomp({"verify", "--finished", path_});
+  EXPECT_EQ(v.exit_code, 1) << v.err;
+  EXPECT_EQ(v.err.find("chomp: error:"), std::string::npos) << v.err;
+  for (int n = 45; n <= kFinishedRunLevels; ++n) {
+    char row[16];
+    std::snprintf(row, sizeof row, "\n%6d ", n);  // the table's first column
+    EXPECT_NE(v.out.find(row), std::string::npos) << n << "\n" << v.out;
+  }
+  EXPECT_NE(v.err.find(" of levels 1.." + std::to_string(kFinishedRunLevels) + " failed the check"),
+            std::string::npos)
+      << v.err;
+  EXPECT_NE(v.out.find("level 45, block 0 (ranks "), std::string::npos) << v.out;
 }
 
 // A block changed with its checksum, and its trailer's, made anew (as a

@@ -79,6 +79,25 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   EXPECT_EQ(run_chomp({"show", file, "--csv", "--json"}).exit_code, 2);
 }
 
+// A file name that is not UTF-8 (a Latin-1 name) is accepted by the sieve;
+// show --json escapes its byte as \udcXX (read back to the byte by Python's
+// surrogateescape) instead of writing it raw, which no JSON reader takes.
+// UTF-8 names are written as they are.
+TEST(Show, JsonStaysJsonForFileNamesThatAreNotUtf8) {
+  ScratchDir dir;
+  const std::string latin1 = dir.file("caf\xe9.h5"), utf8 = dir.file("caf\xc3\xa9.h5");
+  for (const std::string& file : {latin1, utf8})
+    ASSERT_EQ(run_chomp({"sieve", "-n", "5", "-q", "-t", "1", "-o", file}).exit_code, 0);
+  const ProcessResult bad = run_chomp({"show", latin1, "--json"});
+  ASSERT_EQ(bad.exit_code, 0) << bad.err;
+  EXPECT_EQ(bad.out.find('\xe9'), std::string::npos) << bad.out;
+  EXPECT_TRUE(contains(bad.out, "caf\\udce9.h5")) << bad.out;
+  const ProcessResult good = run_chomp({"show", utf8, "--json"});
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_TRUE(contains(good.out, "caf\xc3\xa9.h5")) << good.out;
+  EXPECT_FALSE(contains(good.out, "\\udc")) << good.out;
+}
+
 // A levels-only copy (the committed table) was made without its store on
 // purpose: show says so, rather than that its store is missing and a run
 // must start over with --force.

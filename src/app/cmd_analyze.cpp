@@ -287,8 +287,10 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
                  "about a second at most")
       ->transform(whole_number(2, 3));
   sub.footer(
-      "Solves exactly every position contained in the given one (its rows no longer\n"
-      "than the given rows), so its answer needs no search and no guess.\n"
+      "A 2D position: solves exactly every position contained in the given one (its\n"
+      "rows no longer than the given rows), so its answer needs no search and no guess.\n"
+      "A 3D position (--dimensions 3): searches the positions reachable from it, as many\n"
+      "as decide it, and says how many it solved.\n"
       "Size: the work and memory (one bit each, and up to 0.3 GB of buffers) grow with\n"
       "that number of positions:\n"
       "  8 x 15 (4.9e5 positions)  well under a second\n"

@@ -65,21 +65,47 @@ int show_three_rows(const ShowArgs& a, const LevelFileReader& reader) {
   return 0;
 }
 
-/// text as a JSON string.
+/// The length of the well-formed UTF-8 sequence at text[i], or 0.
+std::size_t utf8_sequence(const std::string& text, std::size_t i) {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = at(i);
+  const std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                        : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > text.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((at(i + k) & 0xC0) != 0x80) return 0;
+  // No overlong forms, UTF-16 surrogates or code points past U+10FFFF.
+  if ((c == 0xE0 && at(i + 1) < 0xA0) || (c == 0xED && at(i + 1) > 0x9F) || (c == 0xF0 && at(i + 1) < 0x90) ||
+      (c == 0xF4 && at(i + 1) > 0x8F))
+    return 0;
+  return n;
+}
+
+/// text as a JSON string. A byte that is not UTF-8 (a file name or command
+/// line in another encoding) is written as \udcXX, the escape Python's
+/// "surrogateescape" reads back to the byte, so that the output stays JSON.
 std::string json_string(const std::string& text) {
   std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = utf8_sequence(text, i);
+    char buf[8];
+    if (n == 0) {
+      std::snprintf(buf, sizeof buf, "\\udc%02x", c);
+      out += buf;
+      ++i;
+      continue;
+    }
     if (c == '"' || c == '\\') {
       out += '\\';
-      out += ch;
+      out += static_cast<char>(c);
     } else if (c < 0x20) {
-      char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
     } else {
-      out += ch;
+      out.append(text, i, n);
     }
+    i += n;
   }
   return out + "\"";
 }

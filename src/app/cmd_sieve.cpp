@@ -299,7 +299,8 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   a->max_tiles_option =
       sub.add_option("-n,--max-tiles", a->max_tiles,
                      "Largest tile count (level) to classify (a --resume without it goes to the file's own; "
-                     "--dimensions 3 needs it, at most 63)")
+                     "--dimensions 3 needs it, at most 56: level 57 would pass the 2^32 - 1 losing positions a level's set "
+                     "holds)")
           ->transform(whole_number(1, kMaxTiles,
                                " (a position is stored as a lattice path of at most 256 steps, rows "
                                "plus columns, which holds every position of up to 255 tiles)"))
@@ -327,8 +328,9 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "(default: nine tenths of the available memory)")
       ->check(byte_size());
   auto* slices = sub.add_option("--slices", a->slices,
-                 "Finish every level from --slice-from on in a window of its own, cut into at least K slices "
-                 "whatever the budget (for measuring what slices cost; 1: whole, one level a window)")
+                 "Finish every level from --slice-from on in a window of its own, cut into about K slices "
+                 "whatever the budget (a slice holds whole first rows, so a level may get fewer; for measuring "
+                 "what slices cost; 1: whole, one level a window)")
       ->transform(whole_number(1, 64));
   sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts (with --slices)")
       ->transform(whole_number(1, kMaxTiles))
@@ -355,7 +357,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the per-level table or the progress line");
   sub.add_option("--dimensions", a->dimensions,
                  "2: Chomp on a board of tiles (the default); 3: Chomp with cubes, every 3D position (plane "
-                 "partition) up to --max-tiles cubes (at most 63), in the same table with root attribute "
+                 "partition) up to --max-tiles cubes (at most 56), in the same table with root attribute "
                  "dimensions = 3 and its losing positions in the store beside it, so that --resume continues "
                  "it; --memory-limit and --dry-run as in 2D (the memory is the losing sets of every level); "
                  "without --store-losing, --slices, --slice-from, --processes, --checkpoint-every, "

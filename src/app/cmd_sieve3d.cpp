@@ -36,15 +36,24 @@ namespace chomp::app {
 
 namespace {
 
+/// The most cubes a 3D run takes: the last level whose losing set fits a
+/// set's 32-bit directory (the plan's estimate; 56), within a key's cubes.
+int most_sieve_cubes() {
+  const Sieve3dPlan p = plan_sieve3d(kMaxCubes);
+  return p.first_too_large > 0 ? p.first_too_large - 1 : kMaxCubes;
+}
+
 /// --max-tiles beyond the 3D sieve's cubes (a resumed run without it
 /// takes the file's).
 void refuse_too_many_cubes(int max_tiles, bool given) {
   if (max_tiles > kMaxCubes && !given)
-    throw UsageError("--dimensions 3 needs --max-tiles N, at most " + std::to_string(kMaxCubes) +
+    throw UsageError("--dimensions 3 needs --max-tiles N, at most " + std::to_string(most_sieve_cubes()) +
                      " cubes (the default, " + std::to_string(max_tiles) + ", is the 2D sieve's)");
   if (max_tiles > kMaxCubes)
     throw UsageError("--max-tiles " + std::to_string(max_tiles) + " with --dimensions 3: at most " +
-                     std::to_string(kMaxCubes) + " cubes (a 3D position's key holds 3 bits a cube in 192 bits)");
+                     std::to_string(most_sieve_cubes()) + " cubes (a 3D position's key holds " +
+                     std::to_string(kMaxCubes) + " cubes in 192 bits, and a level's losing set at most 2^32 - 1 "
+                     "positions)");
 }
 
 /// The arguments a 3D run cannot take; nothing is written before this.
@@ -59,7 +68,7 @@ void refuse_2d_only(const SieveArgs& a, const ClusterRun& cluster) {
   std::error_code ec;
   if (a.resume && !a.max_tiles_option->count() && !std::filesystem::exists(a.output, ec))
     throw UsageError("there is no " + printable(a.output, 200) + " to resume; a new 3D run needs --max-tiles N, at "
-                     "most " + std::to_string(kMaxCubes) + " cubes");
+                     "most " + std::to_string(most_sieve_cubes()) + " cubes");
   if (cluster.processes() > 1) throw UsageError("--dimensions 3 runs as one process, not under mpirun or srun");
 }
 

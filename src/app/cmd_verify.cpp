@@ -181,31 +181,37 @@ int run_verify(const VerifyArgs& a) {
         problem = e.what();
       }
       const std::uint64_t losing = store->count(n);
-      if (problem.empty()) {
-        const std::uint64_t every = a.every ? a.every : every_for(losing, kTransposeSample);
-        every_transpose = every_transpose && every == 1;
-        verdict = check_transposes(table, n, *store, every, seed);
-        problem = verdict.problem;
-      }
-      if (problem.empty() && moves) {
-        const std::uint64_t every_losing = a.moves ? a.moves : every_for(losing, kMoveSample);
-        const std::uint64_t every_rank = a.moves ? a.moves : every_for(table.positions(n), kMoveSample);
-        every_move = every_move && every_losing == 1 && every_rank == 1;
-        by_moves = a.moves ? check_moves(table, n, *store, a.moves, seed)
-                           : check_moves(table, n, *store, every_losing, every_rank, seed);
-        problem = by_moves.problem;
-      }
-      if (problem.empty()) {
-        // Every position of at most three rows, against the store.
-        std::vector<ThreeRows> stored;
-        for (const ThreeRows& p : three_row_positions(n)) {
-          Rows r;
-          for (const int x : p)
-            if (x > 0) r.push_back(x);
-          if (store->contains(n, table.rank(r))) stored.push_back(p);
-          ++three_checked;
+      // A damaged block of this level's store (or of a level below, read
+      // for a move) fails this level; the next levels are still checked.
+      try {
+        if (problem.empty()) {
+          const std::uint64_t every = a.every ? a.every : every_for(losing, kTransposeSample);
+          every_transpose = every_transpose && every == 1;
+          verdict = check_transposes(table, n, *store, every, seed);
+          problem = verdict.problem;
         }
-        problem = three_row_problem(stored, three_rows[i]);
+        if (problem.empty() && moves) {
+          const std::uint64_t every_losing = a.moves ? a.moves : every_for(losing, kMoveSample);
+          const std::uint64_t every_rank = a.moves ? a.moves : every_for(table.positions(n), kMoveSample);
+          every_move = every_move && every_losing == 1 && every_rank == 1;
+          by_moves = a.moves ? check_moves(table, n, *store, a.moves, seed)
+                             : check_moves(table, n, *store, every_losing, every_rank, seed);
+          problem = by_moves.problem;
+        }
+        if (problem.empty()) {
+          // Every position of at most three rows, against the store.
+          std::vector<ThreeRows> stored;
+          for (const ThreeRows& p : three_row_positions(n)) {
+            Rows r;
+            for (const int x : p)
+              if (x > 0) r.push_back(x);
+            if (store->contains(n, table.rank(r))) stored.push_back(p);
+            ++three_checked;
+          }
+          problem = three_row_problem(stored, three_rows[i]);
+        }
+      } catch (const StoreError& e) {
+        problem = e.what();
       }
     }
     std::printf("%6d %14llu %14llu", n, static_cast<unsigned long long>(t.losing[i]),
