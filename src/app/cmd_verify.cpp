@@ -120,7 +120,8 @@ int run_verify(const VerifyArgs& a) {
   const LevelTable& t = reader.table();
   const int rows = static_cast<int>(t.tiles.size()) - (reader.last_row_written_in_part() ? 1 : 0);
   if (const auto d = t.number_attributes.find("dimensions"); d != t.number_attributes.end() && d->second == 3)
-    throw UsageError(a.file + " is a table of 3D Chomp (root attribute dimensions = 3); chomp verify checks 2D "
+    // A file of another kind, as a Grundy or rectangles file: exit 1.
+    throw std::runtime_error(a.file + " is a table of 3D Chomp (root attribute dimensions = 3); chomp verify checks 2D "
                      "tables (its checks are of tiles and rows; a 3D run's store is checked level by level when "
                      "chomp sieve --dimensions 3 --resume continues it)");
   if (!t.complete() && !a.finished)
