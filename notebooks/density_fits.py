@@ -1002,6 +1002,27 @@ class Analysis:
     def worst_rms(self, key) -> float:
         return max(fc[key].rms_z for fc in self.forecasts.values())
 
+    def worst_chi2h(self, key) -> float:
+        """The larger χ²/h of the holdouts, parameter uncertainty counted."""
+        return max(fc[key].chi2_pred / h for h, fc in self.forecasts.items())
+
+    @property
+    def rank_chi2h(self) -> list:
+        """The ranked models ordered by worst_chi2h instead of rms error: a
+        model with wide prediction bands scores better by it."""
+        return sorted(self.rank, key=self.worst_chi2h)
+
+    def truths_apart(self) -> tuple | None:
+        """(largest, rms) of |fixed truth - zero truth| / σ(n) over n = FIT_CUT..N:
+        how far apart the calibration's two truths are on these levels, in
+        jitter units; None without both."""
+        kf, kz = self.fixed_in_sample, self.zero_in_sample
+        if not (kf and kz):
+            return None
+        n = self.series.n[self.series.n >= FIT_CUT]
+        d = np.abs(self.fits[kf].predict(n) - self.fits[kz].predict(n)) / self.jitter.sigma(n)
+        return float(d.max()), float(np.sqrt(np.mean(d ** 2)))
+
     def predicts_well(self, key) -> bool:
         return bool(self.rank) and key in self.rank and self.worst_rms(key) <= GOOD_RMS_Z
 
@@ -1567,6 +1588,12 @@ def verdict(A: Analysis) -> Verdict:
                  f"levels, the models rank (by the larger rms error, in jitter units): "
                  + "; ".join(f"{i + 1}. {MODEL[k].label} ({score(k)})" for i, k in enumerate(A.rank[:5]))
                  + ". ")
+        if A.rank_chi2h[0] != top:
+            otext += ("By the larger χ²/h instead, which counts each model's parameter uncertainty (a model with "
+                      "wide prediction bands scores better), they rank: "
+                      + "; ".join(f"{i + 1}. {MODEL[k].label} ({_f(A.worst_chi2h(k), 2)})"
+                                  for i, k in enumerate(A.rank_chi2h[:3]))
+                      + ": which model predicts best depends on the measure. ")
         otext += claim(f"The best predictor has {KIND_TEXT[MODEL[top].limit]} "
                        f"({_exponents(A.fits[top]) or 'no exponent'}); counting its parameter uncertainty too, its "
                        f"errors give χ²/h = {_f(fc[h1][top].chi2_pred / h1, 2)} and {_f(fc[h2][top].chi2_pred / h2, 2)} "
@@ -2098,8 +2125,9 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
     # the best predictor
     text.append(f"The best predictor of the last {h1} and {h2} levels, {MODEL[top].label} "
                 f"({KIND_TEXT[MODEL[top].limit]}" + (f", {_exponents(A.fits[top])}" if len(A.fits[top].theta) else "")
-                + f"; ranked on those levels), misses them by {_f(fc[h1][top].rms_z, 1)} and "
-                  f"{_f(fc[h2][top].rms_z, 1)} jitter units rms.")
+                + f"; ranked on those levels by rms error"
+                + (f"; by χ²/h, {MODEL[A.rank_chi2h[0]].label}" if A.rank_chi2h[0] != top else "")
+                + f"), misses them by {_f(fc[h1][top].rms_z, 1)} and {_f(fc[h2][top].rms_z, 1)} jitter units rms.")
     # the 0.286 fits
     parts, turns = [], []
     for k in dict.fromkeys([ki, kx]):
@@ -2166,8 +2194,11 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 f"(AR(1) jitter as correlated as their residuals), the procedure's findings here appear all "
                 f"together {together}")
         if not against_fixed and not against_zero:
+            apart = A.truths_apart()
             sent += claim(f", and none on half of one kind's copies and few of the other's: the ranking, free "
-                          f"limits, drift and misses are no evidence either way",
+                          f"limits, drift and misses are no evidence either way"
+                          + (f" (the two truths differ by at most {_f(apart[0], 1)} σ a level on n = {FIT_CUT}..{N})"
+                             if apart else ""),
                           not against_fixed and not against_zero)
             dr = dchi2_reading(A) if kz else None
             tr = recede_reading(A) if kz else None
@@ -2309,6 +2340,12 @@ def calibration_text(A: Analysis):
               f"uncertain by about ±{math.sqrt(m / 4):.0f}): "
             + "; ".join(f"{SIGNATURE_TEXT[k].format(C=C)} {count['fixed'][k]} / {count['zero'][k]}" for k in shown)
             + f"; all of it together {full['fixed']} / {full['zero']}")
+    apart = A.truths_apart()
+    if apart:
+        text += (f". The two truths differ by at most {_f(apart[0], 2)} σ(n) at any level n = {FIT_CUT}..{N} (rms "
+                 f"{_f(apart[1], 2)}), so what the procedure finds on these levels is distributed much alike under "
+                 f"both: that a finding is no evidence either way says that some {C} curve fits as well as some "
+                 f"limit-0 curve, not that these levels could not tell a limit of {C} from 0 for any curve")
     rr = [x for x in list(fx["resid_rho"]) + list(zr["resid_rho"]) if x is not None and np.isfinite(x)]
     rho_data = residual_rho(A)
     alike = bool(rr) and np.isfinite(rho_data) and min(rr) <= rho_data <= max(rr)

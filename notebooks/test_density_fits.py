@@ -350,7 +350,9 @@ class VerdictTest(unittest.TestCase):
         self.assertGreater(np.median(cal["fixed"]["resid_rho"]), 0.5 * F.residual_rho(A))
         self.assertNotIn("95 %", v.results)
         self.assertNotIn("lack what these data show", v.results)
-        self.assertLess(len(v.results.split()), 430)   # 360 before the miss ratio's and Δχ²'s ranges were given
+        # 360 before the miss ratio's and Δχ²'s ranges were given, 430 before the counts and standard scores of
+        # the copies, the measure the best predictor is ranked by and how far apart the two truths lie
+        self.assertLess(len(v.results.split()), 460)
         # the drift z-scores are inflated for the residuals' autocorrelation, which is large
         self.assertTrue(all(A.drift[k][0].rho > 0.3 for k in A.drift
                             if F.MODEL[k].limit == "free" and A.drift[k][0] is not None))
@@ -497,6 +499,19 @@ class VerdictTest(unittest.TestCase):
             self.assertNotIn("calibrated hint", v.results)
         else:
             self.assertNotIn("Δχ² leans against", v.results)
+        # how far apart the two truths lie on these levels (a referee's recomputation gave 0.81 σ at 170)
+        apart = A.truths_apart()
+        n = A.series.n[A.series.n >= F.FIT_CUT]
+        gap = np.abs(A.fits[kf].predict(n) - A.fits[kz].predict(n)) / A.jitter.sigma(n)
+        self.assertAlmostEqual(apart[0], float(gap.max()))
+        self.assertIn(f"(the two truths differ by at most {F._f(apart[0], 1)} σ a level on n = {F.FIT_CUT}.."
+                      f"{A.n_max})", v.results)
+        # the best predictor is named with its measure, and the other measure's best where it differs
+        self.assertIn("ranked on those levels by rms error", v.results)
+        by_chi2h = min(A.rank, key=lambda k: max(A.forecasts[h][k].chi2_pred / h for h in F.HOLDOUTS))
+        if by_chi2h != A.rank[0]:
+            self.assertIn(f"; by χ²/h, {F.MODEL[by_chi2h].label})", v.results)
+            self.assertIn("which model predicts best depends on the measure", v.findings)
         # the turn that recedes is calibrated, not read as evidence on its own
         self.assertNotIn("not calibrated;", v.results)
         self.assertIn("-fold recession, ", v.results)
