@@ -84,7 +84,8 @@ def committed(data):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("file", nargs="?", default="/var/tmp/chomp-run/levels-170.h5")
+    ap.add_argument("file", nargs="?", default="/var/tmp/chomp-run/levels-170.h5",
+                    help="the run's result file (default: the long run's, %(default)s)")
     ap.add_argument("--chomp", default=str(ROOT / "build" / "chomp"), help="the program that reads the file")
     ap.add_argument("--data", default=str(ROOT / "data"), help="the folder of the committed tables")
     args = ap.parse_args()

@@ -39,7 +39,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from sieve_table import open_sieve_table  # beside this script
+from sieve_table import open_h5, open_sieve_table  # beside this script
 
 
 def fail(message) -> int:
@@ -76,7 +76,7 @@ def main() -> int:
     if not (folder := Path(args.out).parent).is_dir():
         return fail(f"cannot write {args.out}: " + (f"{folder} is a file, not a folder" if folder.exists() else
                     f"no folder {folder}") + " (make the folder, or name a copy in one that exists)")
-    with h5py.File(args.run, "r", swmr=True) as f:
+    with open_h5(args.run) as f:
         complete = int(f.attrs.get("complete", 0)) == 1
         finished = min(len(f["levels"][c]) for c in f["levels"])  # a row a killed writer left half written is not
         run_max = int(f.attrs.get("max_tiles", 0))
@@ -107,7 +107,7 @@ def main() -> int:
         copy = h5py.File(args.out, "w-")
     except OSError as e:
         return fail(f"cannot write {args.out}: {e}")
-    with h5py.File(args.run, "r", swmr=True) as f, copy as g:
+    with open_h5(args.run) as f, copy as g:
         if "losing_positions" in f:
             # Only the levels copied: a level above K would be a level the copy does not hold.
             src, dst = f["losing_positions"], g.create_group("losing_positions")

@@ -44,6 +44,10 @@ def main() -> int:
         print(f"error: {e}" if str(args.levels) in str(e) else f"error: {args.levels}: {e}", file=sys.stderr)
         return 2
     out = args.output or args.levels.with_suffix(".csv")
+    if Path(out).resolve() == Path(args.levels).resolve():  # (an input already named *.csv, or -o the input)
+        print(f"error: the CSV {out} would replace the result file it is made from; give another --output",
+              file=sys.stderr)
+        return 2
     try:
         cr.to_csv(levels, out, source="experiments/h5_to_csv.py")
     except OSError as e:

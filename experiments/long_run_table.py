@@ -56,7 +56,8 @@ def windows(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("file", nargs="?", default="/var/tmp/chomp-run/levels-170.h5")
+    ap.add_argument("file", nargs="?", default="/var/tmp/chomp-run/levels-170.h5",
+                    help="the run's result file (default: the long run's, %(default)s)")
     ap.add_argument("--chomp", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                     "build", "chomp"),
                     help="the program that reads the file (default: the checkout's build/chomp)")

@@ -87,6 +87,16 @@ with tempfile.TemporaryDirectory() as tmp:
     assert subprocess.run([str(CHOMP), "sieve", "-n", "31", "-q", "-o", str(short_run)], capture_output=True).returncode == 0
     r = script("make_figures.py", short_run, "-o", tmp / "short.png")
     assert r.returncode == 0 and (tmp / "short.png").stat().st_size > 0, r.stdout + r.stderr
+    # A name without a suffix: matplotlib writes NAME.png, and that is the name said. A folder is refused.
+    r = script("make_figures.py", short_run, "-o", tmp / "bare")
+    assert r.returncode == 0 and (tmp / "bare.png").is_file() and "wrote " in r.stdout and "bare.png" in r.stdout, \
+        r.stdout + r.stderr
+    refused("make_figures.py", short_run, "-o", tmp, says=f"--output {tmp} is a folder; give a file name")
+    # h5_to_csv.py never writes its CSV over the result file it reads.
+    copy = tmp / "copy.h5"
+    copy.write_bytes(short_run.read_bytes())
+    refused("h5_to_csv.py", copy, "-o", copy, says="would replace the result file it is made from")
+    assert copy.read_bytes() == short_run.read_bytes()
 
     # compare_public_table.py: both arguments.
     public = tmp / "public.txt"

@@ -64,6 +64,7 @@ __all__ = [
     "data_dir",
     "encode_rows",
     "levels_file",
+    "open_h5",
     "partition_numbers",
     "plane_partition_numbers",
     "read_levels",
@@ -306,23 +307,76 @@ def _attr(value):
     return value
 
 
-def _open(path):
-    """Open a result file read-only. A file whose writer was killed still
-    carries HDF5's "open for SWMR writing" mark and opens only as a SWMR reader."""
+#: Read attempts of checksummed metadata for a SWMR reader, as the program's
+#: own reader bounds them (src/h5_util.cpp): HDF5 sleeps between attempts,
+#: doubling from a nanosecond, so 28 wait 0.3 s at most; its default, 100,
+#: waits for ever on a damaged file.
+_SWMR_READ_ATTEMPTS = 28
+
+
+def _hdf5_library():
+    """The HDF5 C library this process's h5py uses (for the one setting h5py
+    does not wrap), or None where it cannot be found."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                lib = line.split()[-1]
+                name = os.path.basename(lib)
+                if re.match(r"libhdf5([-_.][^/]*)?\.so", name) and "hl" not in name:
+                    return ctypes.CDLL(lib)
+    except OSError:
+        pass
+    return None
+
+
+def _open_swmr(path):
+    """`path` opened as a SWMR reader, its metadata read attempts bounded
+    (_SWMR_READ_ATTEMPTS) where the HDF5 library can be reached, so that a
+    damaged file fails in a moment instead of HDF5 retrying for ever."""
+    import ctypes
+
+    import h5py
+
+    lib = _hdf5_library()
+    if lib is None or not hasattr(lib, "H5Pset_metadata_read_attempts"):
+        return h5py.File(path, "r", swmr=True)
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_fclose_degree(h5py.h5f.CLOSE_STRONG)  # as h5py.File's own: closing the file closes its objects
+    bound = lib.H5Pset_metadata_read_attempts
+    bound.argtypes, bound.restype = [ctypes.c_int64, ctypes.c_uint], ctypes.c_int
+    if bound(fapl.id, _SWMR_READ_ATTEMPTS) < 0:
+        return h5py.File(path, "r", swmr=True)
+    return h5py.File(h5py.h5f.open(os.fsencode(path), h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ, fapl=fapl))
+
+
+def open_h5(path):
+    """A result file opened read-only with h5py, as this package reads it: a
+    file whose writer was killed still carries HDF5's "open for writing"
+    mark and opens only as a SWMR reader (with HDF5's read attempts bounded,
+    so a damaged file fails at once). FileNotFoundError for no file,
+    IsADirectoryError for a folder, ValueError for a file that is not HDF5
+    (NotATableError), OSError for a damaged or truncated one."""
     import h5py  # imported here so the path helpers work without h5py
 
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a result file (give its levels-N.h5)")
     if not path.is_file():
         raise FileNotFoundError(f"no result file at {path}")
     try:
         return h5py.File(path, "r")
     except OSError:
         try:
-            return h5py.File(path, "r", swmr=True)
+            return _open_swmr(path)
         except OSError:
             if not h5py.is_hdf5(path):  # a CSV, say; a truncated HDF5 file keeps its OSError
-                raise ValueError(f"{path} is not an HDF5 file, so not a chomp result file") from None
+                raise NotATableError(f"{path} is not an HDF5 file, so not a chomp result file") from None
             raise
+
+
+_open = open_h5
 
 
 # A read of a file that may be changing under it is made again when it
@@ -361,7 +415,7 @@ def _read_settled(path, read):
             with _open(path) as f:
                 live = f.swmr_mode
                 return read(f)
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError):
             raise
         except NotATableError:  # the readers' own refusal: final unless a live writer may be mid-update
             if not live or attempt == _LIVE_READ_ATTEMPTS:
@@ -465,14 +519,7 @@ def read_levels(path, require_complete: bool = True) -> Levels:
         raise IncompleteRunError(f"{path}: the run did not finish (complete = {attrs.get('complete')!r}, "
                                  f"status = {status!r}): {todo}",
                                  "read_levels(path, require_complete=False) reads its finished levels")
-    # A killed writer may leave a row in only some of the datasets: keep full
-    # rows. And a last row whose write failed part way (a full disk, a file
-    # size limit) reads with store_trailer 0, which no finished level has:
-    # it is no level (`chomp sieve --resume` computes it again).
-    rows = min([len(v) for v in cols.values()] + lengths)
-    if (trailers is not None and rows > 0 and attrs.get("complete") != 1
-            and int(attrs.get("format_version", 0)) >= 3 and trailers[rows - 1] == 0):
-        rows -= 1
+    rows = _finished_rows(attrs, [len(v) for v in cols.values()] + lengths, trailers)
     levels = Levels(path=path, attrs=attrs, descriptions=descriptions,
                     **{c: v[:rows] for c, v in cols.items()})
     if len(levels.tiles) == 0 and attrs.get("status") == "running":
@@ -539,14 +586,29 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
             fh.close()
 
 
+def _finished_rows(attrs: dict, lengths: list, trailers) -> int:
+    """How many rows of /levels are finished levels. A killed writer may leave
+    a row in only some of the datasets (`lengths`, each one's): full rows
+    only. And a last row whose write failed part way (a full disk, a file size
+    limit) reads with store_trailer 0, which no finished level has: it is no
+    level (`chomp sieve --resume` computes it again)."""
+    rows = min(lengths)
+    if (trailers is not None and rows > 0 and attrs.get("complete") != 1
+            and int(attrs.get("format_version", 0)) >= 3 and trailers[rows - 1] == 0):
+        rows -= 1
+    return rows
+
+
 def stored_levels(path) -> list[int]:
     """The finished levels whose losing positions the file stores
     (--store-losing); ValueError for a file of another command."""
     def read(f):
-        _check_table(f, path)
+        attrs = _check_table(f, path)
         if "losing_positions" not in f:
             return []
-        finished = min(len(f["levels"][c]) for c in LEVEL_COLUMNS)
+        levels = f["levels"]
+        finished = _finished_rows(attrs, [d.shape[0] for d in levels.values() if getattr(d, "ndim", 0) >= 1],
+                                  levels["store_trailer"][()] if "store_trailer" in levels else None)
         return sorted(n for name in f["losing_positions"]
                       if (m := re.fullmatch(r"level_(\d+)", name)) and (n := int(m.group(1))) <= finished)
 

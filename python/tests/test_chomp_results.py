@@ -339,6 +339,27 @@ class FileTest(unittest.TestCase):
         self.assertEqual(df.attrs["complete"], 1)
 
     @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
+    def test_stored_levels_leave_out_a_row_written_in_part(self):
+        # As read_levels: a last row whose store_trailer reads 0 is no finished level, so its stored
+        # positions are not offered either (stored_levels said 30 where read_levels said 29).
+        import subprocess
+
+        import h5py
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "all.h5"
+            subprocess.run([os.environ["CHOMP_BIN"], "sieve", "-n", "30", "--store-losing", "30", "-q", "-t", "1",
+                            "-o", str(out)], check=True, capture_output=True)
+            self.assertEqual(cp.stored_levels(out)[-1], 30)
+            with h5py.File(out, "r+") as f:
+                f.attrs["complete"], f.attrs["status"] = 0, "running"
+                f["levels"]["store_trailer"][29] = 0
+            self.assertEqual(cp.read_levels(out, require_complete=False).max_tiles, 29)
+            self.assertEqual(cp.stored_levels(out), list(range(1, 30)))
+            with self.assertRaises(KeyError):
+                cp.read_losing_positions(out, 30)
+
+    @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
     def test_file_of_a_killed_run(self):
         # A run killed with SIGKILL leaves its file marked open for SWMR
         # writing: plain h5py refuses it, the reader opens it (as a SWMR
@@ -375,6 +396,21 @@ class FileTest(unittest.TestCase):
             self.assertEqual(int(levels.losing[11]), 10)  # L(12), data/reference/small_counts.csv
             with self.assertRaises(cp.IncompleteRunError):
                 cp.read_levels(out)
+            # Damaged as well: a SWMR reader retried HDF5's checksums for ever (its default); the reader bounds
+            # them and says the file is damaged within seconds. In a child process, so that a hang fails the test.
+            with open(out, "r+b") as f:
+                f.seek(512)
+                block = bytearray(f.read(256))
+                f.seek(512)
+                f.write(bytes(b ^ 0xFF for b in block))
+            code = ("import sys, chomp_results as cp\n"
+                    "try:\n    cp.read_levels(sys.argv[1], require_complete=False)\n"
+                    "except ValueError as e:\n    print(e)\n")
+            started = time.time()
+            said = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=120,
+                                  env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+            self.assertLess(time.time() - started, 60)
+            self.assertIn("the file is damaged", said.stdout, said.stderr)
 
     @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
     def test_a_live_file_reads_whole_while_levels_are_appended(self):
