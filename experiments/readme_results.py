@@ -10,9 +10,12 @@ tenth level from 90 and one for the last level: p(n), L(n), the losing
 share and r(n) = L(n) / (p(n) / ln p(n)). Without --update it checks that
 the README's copy is the one the table makes, word for word (a test runs
 it, so a README not carried along when levels are committed fails); with
---update it writes it (experiments/promote_levels.sh does). Exit status 1
-when the README's copy differs or it has no such block; 2, with one line
-`error: ...`, when a file is missing or the table is not one of `chomp sieve`.
+--update it writes it (experiments/promote_levels.sh does), once the
+table's levels 20, 30, ..., 90 equal the published ones (reference/ beside
+it) and its header says its run finished. Exit status 1 when the README's
+copy differs or it has no such block; 2, with one line `error: ...`, when a
+file is missing, the table is not one of `chomp sieve`, is of a run that
+did not finish, or disagrees with the published levels.
 Only the standard library: any python3 runs it.
 """
 
@@ -45,11 +48,31 @@ def read_rows(table: Path) -> dict:
     return read_levels(table, ("positions", "losing"))
 
 
+def check_published(table: Path, rows: dict, levels: list) -> None:
+    """The table's levels `levels` against the published ones
+    (reference/caribou_density.csv beside the table), which the README says
+    they agree with: ValueError naming the first that does not."""
+    reference = table.parent / "reference" / "caribou_density.csv"
+    published = read_levels(reference, ("positions", "losing"))
+    for n in levels:
+        if n not in published:
+            raise ValueError(f"{reference} has no level {n}, which the README says the table agrees with")
+        if published[n] != rows[n]:
+            raise ValueError(f"{table}, level {n}: p(n) = {rows[n]['positions']}, L(n) = {rows[n]['losing']}, "
+                             f"where the published table ({reference}) has {published[n]['positions']} and "
+                             f"{published[n]['losing']}: the README would say they agree")
+
+
 def block(table: Path) -> str:
     rows = read_rows(table)
     last = max(rows, default=0)
     if not rows or sorted(rows) != list(range(1, last + 1)):
         raise ValueError(f"{table} does not hold every level 1..{last}")
+    # The README says every level is computed: not of a run that did not finish.
+    done = re.search(r"(?m)^# format_version: .*?\bcomplete: (\d+)", table.read_text(encoding="utf-8"))
+    if done and done.group(1) != "1":
+        raise ValueError(f"{table} is the table of a run that did not finish (complete: {done.group(1)}); "
+                         "the README's results come from a finished one")
     shown = [n for n in range(90, last + 1, 10)] + ([last] if last % 10 or last < 90 else [])
     # What the checks cover of this table: a shorter one (a table made to
     # try the scripts) is not said to hold levels it does not have.
@@ -60,6 +83,7 @@ def block(table: Path) -> str:
         published = "levels " + ", ".join(map(str, listed[:-1])) + f" and {listed[-1]}"
     else:
         published = f"level {listed[0]}" if listed else None
+    check_published(table, rows, listed)
     independent = f"{INDEPENDENT[0]}..{min(INDEPENDENT[1], last)}"
     checked = (f"They agree with the published table's\n{published} and with the independent table above on\n"
                f"{independent}" if published else f"Levels {independent} equal the independent table above")

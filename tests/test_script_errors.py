@@ -140,12 +140,25 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = [line for line in TABLE.read_text().splitlines() if not line.startswith("#")]
     (tmp / "sixty" / "levels-60.csv").write_text("\n".join(rows[:61]) + "\n")
     (tmp / "sixty" / "README.md").write_text("<!-- results:begin -->\n<!-- results:end -->\n")
+    (tmp / "sixty" / "reference").mkdir()
+    (tmp / "sixty" / "reference" / "caribou_density.csv").write_bytes((DATA / "reference" / "caribou_density.csv").read_bytes())
     r = script("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty")
     assert r.returncode == 0, r.stderr
     said = (tmp / "sixty" / "README.md").read_text()
     assert ("They agree with the published table's\nlevels 20, 30, ..., 60 and with the independent table above on\n"
             "1..60.\n") in said, said
     assert "are new" not in said and "| 60 | 966,467 | 20,106 |" in said, said
+    # The agreement it states is checked: a table whose L(20) differs from the published 42 is refused, the
+    # README unchanged; so is the table of a run that did not finish.
+    (tmp / "sixty" / "levels-60.csv").write_text("\n".join(rows[:20] + [rows[20].replace(",42,", ",43,", 1)] + rows[21:61])
+                                               + "\n")
+    refused("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty",
+            says="level 20: p(n) = 627, L(n) = 43, where the published table")
+    assert (tmp / "sixty" / "README.md").read_text() == said
+    (tmp / "sixty" / "levels-60.csv").write_text("# format_version: 3; complete: 0; status: interrupted; levels 1..60\n"
+                                               + "\n".join(rows[:61]) + "\n")
+    refused("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty",
+            says="is the table of a run that did not finish (complete: 0)")
     refused("readme_results.py", tmp, says=f"error: {tmp} is a folder, not a README")
 
     # readme_verdict.py: a paragraph that differs is an error, on stderr (exit status 1).
