@@ -37,11 +37,8 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
   // NAME.tmp behind: the file under the name keeps its last version.
   try {
     {
-      Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                          "cannot create " + tmp + " (check that the folder exists and is writable)");
+      Handle file = h5::create_whole_file(tmp, kFormat);
       const hid_t f = file.get();
-      h5::write_build_attributes(f);
-      write_attr(f, "format", kFormat);
       write_attr(f, "format_version", std::int64_t{kGrundyFormatVersion});
       write_attr(f, "convention", kGrundyConvention);
       write_attr(f, "command_line", prov.command_line);

@@ -94,6 +94,14 @@ void write_build_attributes(hid_t f) {
              "the layout of this file: doc/FILE_FORMAT.md");
 }
 
+Handle create_whole_file(const std::string& tmp, const std::string& format) {
+  Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                      "cannot create " + tmp + " (check that the folder exists and is writable)");
+  write_build_attributes(file.get());
+  write_attr(file.get(), "format", format);
+  return file;
+}
+
 void write_run_attributes(hid_t f, const Provenance& prov) {
   write_attr(f, "dimensions", prov.dimensions);
   write_attr(f, "command_line", prov.command_line);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "chomp/provenance.hpp"
+#include "h5_util.hpp"
 
 namespace chomp::h5 {
 
@@ -16,6 +17,11 @@ namespace chomp::h5 {
 /// program, version, git_revision, compiler, build_type, hdf5_version,
 /// tbb_version, host, license and references.
 void write_build_attributes(hid_t file);
+
+/// A new file at `tmp` for a command that writes its result whole and then
+/// renames it (`chomp grundy`, `chomp rectangles`): created (truncated), with
+/// the build attributes and the root attribute format. Throws H5Error.
+Handle create_whole_file(const std::string& tmp, const std::string& format);
 
 /// A sieve run's root attributes after format_version: dimensions,
 /// command_line, max_tiles, threads, mpi_ranks, mpi_library, store_losing,

@@ -67,11 +67,8 @@ void write_rectangles_h5(const RectangleTable& table, const RectangleProvenance&
     }
   } cleanup{tmp};
   {
-    Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                        "cannot create " + tmp + " (check that the folder exists and is writable)");
+    Handle file = h5::create_whole_file(tmp, kFormat);
     const hid_t f = file.get();
-    h5::write_build_attributes(f);
-    write_attr(f, "format", kFormat);
     write_attr(f, "format_version", std::int64_t{kRectanglesFormatVersion});
     write_attr(f, "command_line", prov.command_line);
     write_attr(f, "max_rows", std::int64_t{table.max_rows});
