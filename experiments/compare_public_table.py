@@ -19,9 +19,12 @@ def read_result(path):
     """Level -> (p(n), L(n)) of a chomp sieve result file; FileNotFoundError or
     ValueError for a file that is not one."""
     with open_sieve_table(path, two_d=True) as f:
-        tiles = f["levels/tiles"][()]
-        return {int(n): (int(p), int(l)) for n, p, l in
-                zip(tiles, f["levels/positions"][()], f["levels/losing"][()])}
+        try:
+            tiles = f["levels/tiles"][()]
+            return {int(n): (int(p), int(l)) for n, p, l in
+                    zip(tiles, f["levels/positions"][()], f["levels/losing"][()])}
+        except (KeyError, RuntimeError, OSError) as e:  # h5py's errors of a file damaged where it reads
+            raise OSError(f"{path}: the file is damaged ({e})") from None
 
 
 def read_table(path):

@@ -76,19 +76,22 @@ def main() -> int:
     if not (folder := Path(args.out).parent).is_dir():
         return fail(f"cannot write {args.out}: " + (f"{folder} is a file, not a folder" if folder.exists() else
                     f"no folder {folder}") + " (make the folder, or name a copy in one that exists)")
-    with open_h5(args.run) as f:
-        complete = int(f.attrs.get("complete", 0)) == 1
-        finished = min(len(f["levels"][c]) for c in f["levels"])  # a row a killed writer left half written is not
-        run_max = int(f.attrs.get("max_tiles", 0))
-        status = f.attrs.get("status", "")
-        status = status.decode() if isinstance(status, bytes) else str(status)
-        has_store = int(f.attrs.get("format_version", 0)) >= 3
-        two_d = int(f.attrs.get("dimensions", 2)) == 2
-        # A last row whose write failed part way reads with store_trailer 0:
-        # no finished level (the run's --resume computes it again).
-        if (has_store and not complete and finished > 0 and "store_trailer" in f["levels"]
-                and int(f["levels"]["store_trailer"][finished - 1]) == 0):
-            finished -= 1
+    try:
+        with open_h5(args.run) as f:
+            complete = int(f.attrs.get("complete", 0)) == 1
+            finished = min(len(f["levels"][c]) for c in f["levels"])  # a row a killed writer left half written is not
+            run_max = int(f.attrs.get("max_tiles", 0))
+            status = f.attrs.get("status", "")
+            status = status.decode() if isinstance(status, bytes) else str(status)
+            has_store = int(f.attrs.get("format_version", 0)) >= 3
+            two_d = int(f.attrs.get("dimensions", 2)) == 2
+            # A last row whose write failed part way reads with store_trailer 0:
+            # no finished level (the run's --resume computes it again).
+            if (has_store and not complete and finished > 0 and "store_trailer" in f["levels"]
+                    and int(f["levels"]["store_trailer"][finished - 1]) == 0):
+                finished -= 1
+    except (KeyError, RuntimeError, OSError, ValueError, UnicodeError) as e:  # h5py's errors of a damaged file
+        return fail(f"{args.run}: the file is damaged where the copy reads it ({e})")
     if args.through is None:
         if not complete:
             return fail(f"{args.run} is not a complete run (attribute complete != 1); "
@@ -107,47 +110,52 @@ def main() -> int:
         copy = h5py.File(args.out, "w-")
     except OSError as e:
         return fail(f"cannot write {args.out}: {e}")
-    with open_h5(args.run) as f, copy as g:
-        if "losing_positions" in f:
-            # Only the levels copied: a level above K would be a level the copy does not hold.
-            src, dst = f["losing_positions"], g.create_group("losing_positions")
-            for key, value in src.attrs.items():
-                dst.attrs[key] = value
-            for name in src:
-                if int(name.split("_")[-1]) <= through:
-                    src.copy(name, dst)
-        levels = g.create_group("levels")
-        for key, value in f["levels"].attrs.items():  # the group's description
-            levels.attrs[key] = value
-        for name, column in f["levels"].items():
-            data = column[:through]
-            d = levels.create_dataset(name, data=data, maxshape=(None,) + data.shape[1:],
-                                      chunks=column.chunks, compression=column.compression,
-                                      compression_opts=column.compression_opts, shuffle=column.shuffle,
-                                      fletcher32=column.fletcher32)
-            for key, value in column.attrs.items():
-                d.attrs[key] = value
-        for key, value in f.attrs.items():
-            g.attrs[key] = value
-        g.attrs["levels_only"] = 1
-        if through < run_max or not complete:
-            now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            g.attrs["max_tiles"] = np.int64(through)
-            g.attrs["store_losing"] = np.int64(min(int(f.attrs.get("store_losing", 0)), through))
-            g.attrs["complete"] = np.int64(1)
-            g.attrs["status"] = "complete"  # the copy's table: levels 1..through, each final
-            g.attrs["snapshot_of_run"] = (
-                f"levels 1..{through}, each finished and final, copied at {now} from a run to {run_max} tiles "
-                f"(status {status!r}, {finished} levels finished); max_tiles, complete and status describe this "
-                f"copy, every other attribute is the run's")
-        if sample is not None:
-            grp = g.create_group("verifiable/three_row_losing")
-            grp.attrs["description"] = (
-                "every losing position with at most three rows of every level, as the run's store holds "
-                "them: row lengths row_1 >= row_2 >= row_3 >= 0 with tiles = their sum; chomp verify checks "
-                "them against three-rowed Chomp solved on its own")
-            for c, v in sample.items():
-                grp.create_dataset(c, data=v, fletcher32=True)
+    try:
+        with open_h5(args.run) as f, copy as g:
+            if "losing_positions" in f:
+                # Only the levels copied: a level above K would be a level the copy does not hold.
+                src, dst = f["losing_positions"], g.create_group("losing_positions")
+                for key, value in src.attrs.items():
+                    dst.attrs[key] = value
+                for name in src:
+                    if int(name.split("_")[-1]) <= through:
+                        src.copy(name, dst)
+            levels = g.create_group("levels")
+            for key, value in f["levels"].attrs.items():  # the group's description
+                levels.attrs[key] = value
+            for name, column in f["levels"].items():
+                data = column[:through]
+                d = levels.create_dataset(name, data=data, maxshape=(None,) + data.shape[1:],
+                                          chunks=column.chunks, compression=column.compression,
+                                          compression_opts=column.compression_opts, shuffle=column.shuffle,
+                                          fletcher32=column.fletcher32)
+                for key, value in column.attrs.items():
+                    d.attrs[key] = value
+            for key, value in f.attrs.items():
+                g.attrs[key] = value
+            g.attrs["levels_only"] = 1
+            if through < run_max or not complete:
+                now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                g.attrs["max_tiles"] = np.int64(through)
+                g.attrs["store_losing"] = np.int64(min(int(f.attrs.get("store_losing", 0)), through))
+                g.attrs["complete"] = np.int64(1)
+                g.attrs["status"] = "complete"  # the copy's table: levels 1..through, each final
+                g.attrs["snapshot_of_run"] = (
+                    f"levels 1..{through}, each finished and final, copied at {now} from a run to {run_max} tiles "
+                    f"(status {status!r}, {finished} levels finished); max_tiles, complete and status describe this "
+                    f"copy, every other attribute is the run's")
+            if sample is not None:
+                grp = g.create_group("verifiable/three_row_losing")
+                grp.attrs["description"] = (
+                    "every losing position with at most three rows of every level, as the run's store holds "
+                    "them: row lengths row_1 >= row_2 >= row_3 >= 0 with tiles = their sum; chomp verify checks "
+                    "them against three-rowed Chomp solved on its own")
+                for c, v in sample.items():
+                    grp.create_dataset(c, data=v, fletcher32=True)
+    except (KeyError, RuntimeError, OSError, ValueError, UnicodeError) as e:
+        copy.close()
+        Path(args.out).unlink(missing_ok=True)  # no copy that looks whole and is not
+        return fail(f"{args.run}: the file is damaged where the copy reads it ({e}); no copy written")
     return 0
 
 

@@ -44,6 +44,10 @@ def main() -> int:
         print(f"error: {e}" if str(args.levels) in str(e) else f"error: {args.levels}: {e}", file=sys.stderr)
         return 2
     out = args.output or args.levels.with_suffix(".csv")
+    if Path(out).suffix in (".store", ".window", ".lock", ".partial", ".tmp", ".h5"):  # a run's files, not a CSV
+        print(f"error: --output {out} is named like a result file or one of a run's side files; give a name "
+              "ending in .csv", file=sys.stderr)
+        return 2
     if Path(out).resolve() == Path(args.levels).resolve():  # (an input already named *.csv, or -o the input)
         print(f"error: the CSV {out} would replace the result file it is made from; give another --output",
               file=sys.stderr)

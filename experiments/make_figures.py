@@ -60,11 +60,15 @@ def main() -> int:
               "conjecture, against its published rows (notebooks/three_d.ipynb draws the 3D ratio)", file=sys.stderr)
         return 2
     output = args.output or ROOT / "out" / f"{levels.path.stem}-hypothesis_ratio.png"
+    if not output.suffix and not output.is_dir():  # matplotlib adds .png: say the name it writes
+        output = output.with_suffix(".png")
     if output.is_dir():
         print(f"error: --output {output} is a folder; give a file name (e.g. {output / 'ratio.png'})", file=sys.stderr)
         return 2
-    if not output.suffix:  # matplotlib adds .png: say the name it writes
-        output = output.with_suffix(".png")
+    if output.suffix.lower() not in (".png", ".pdf", ".svg"):
+        print(f"error: --output {output}: give a name ending in .png, .pdf or .svg (the figure's format)",
+              file=sys.stderr)
+        return 2
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError, PermissionError) as e:

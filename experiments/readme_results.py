@@ -69,10 +69,12 @@ def block(table: Path) -> str:
     if not rows or sorted(rows) != list(range(1, last + 1)):
         raise ValueError(f"{table} does not hold every level 1..{last}")
     # The README says every level is computed: not of a run that did not finish.
-    done = re.search(r"(?m)^# format_version: .*?\bcomplete: (\d+)", table.read_text(encoding="utf-8"))
-    if done and done.group(1) != "1":
-        raise ValueError(f"{table} is the table of a run that did not finish (complete: {done.group(1)}); "
-                         "the README's results come from a finished one")
+    done = re.search(r"(?m)^# format_version: .*?\bcomplete: (\w+)", table.read_text(encoding="utf-8"))
+    if not done or done.group(1) != "1":
+        raise ValueError(f"{table} " + (f"is the table of a run that did not finish (complete: {done.group(1)})"
+                                        if done else "has no '# format_version: ...; complete: 1' line (the "
+                                        "CSV experiments/h5_to_csv.py writes from a finished run)")
+                         + "; the README's results come from a finished run")
     shown = [n for n in range(90, last + 1, 10)] + ([last] if last % 10 or last < 90 else [])
     # What the checks cover of this table: a shorter one (a table made to
     # try the scripts) is not said to hold levels it does not have.

@@ -1569,7 +1569,8 @@ def verdict(A: Analysis) -> Verdict:
                            f"models ({_list(MODEL[k].label for k in down)}): the shift from the widest window with no "
                            f"exponent on its bound (n >= {_list(sorted({str(drift_base(A.drift[k]).start) for k in down}))}) "
                            f"reaches {_f(max(zs), 1)} to {_f(min(zs), 1)} standard errors of the shift "
-                           f"(the windows are nested, so a right model's shift has variance se_later² - se_first²; "
+                           f"(the windows are nested, so a right model's shift has variance se_later² - se_first², both in the first "
+                           f"window's noise scale; "
                            f"the s.e. are inflated by sqrt((1 + ρ)/(1 - ρ)) for the residuals' lag-1 "
                            f"autocorrelation ρ on that window, here " + ", ".join(_f(drift_base(A.drift[k]).rho, 2) for k in down) + ")"
                            + (f", and for {_list(MODEL[k].label for k in down if monotone(A.drift[k]) == 'down')} "
@@ -2185,7 +2186,7 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                          + f" {_f(A.fits[kz].chi2_dof, 2)}")
             part += ")"
         else:
-            part += f" (the {C} fit that predicts best)"
+            part += f" (the {C} fit that predicts best by rms error)"
         part += f" turns at n ≈ {t[0]}" if t else " does not turn"
         if k == ki and t:
             tk = [turnaround(fc[h][k].fit) for h in sorted(HOLDOUTS, reverse=True)] + [t]
@@ -2386,9 +2387,9 @@ def calibration_text(A: Analysis):
         w = apart["whitened"]
         text += (f". The two truths lie {_f(min(w.values()), 2)} to {_f(max(w.values()), 2)} standard deviations "
                  f"apart over n = {FIT_CUT}..{N} (the distance between the two curves whitened for each kind's "
-                 f"AR(1) jitter; at most {_f(apart['level'], 2)} σ(n) at any one level): a 5 % test between "
-                 f"these two known curves would tell them apart {_f(100 * apart['power'], 0)} % of the time, and no "
-                 f"other test on these levels more often (Neyman-Pearson). So that a finding is no evidence either "
+                 f"AR(1) jitter; at most {_f(apart['level'], 2)} σ(n) at any one level): a 5 % likelihood-ratio test between "
+                 f"these two known curves would tell them apart about {_f(100 * apart['power'], 0)} % of the time "
+                 f"(at the smaller distance). So that a finding is no evidence either "
                  f"way says that some {C} curve fits about as well as some limit-0 curve, not that no table of "
                  f"these levels could tell a limit of {C} from 0")
     rr = [x for x in list(fx["resid_rho"]) + list(zr["resid_rho"]) if x is not None and np.isfinite(x)]
@@ -2825,7 +2826,8 @@ def report_drift(A: Analysis) -> str:
         lines.append(f"{MODEL[k].label:<28}" + "".join(cells) + f"  {z} {d or ''}".rstrip())
     lines.append("* exponent on its bound: the number is the bound's, not a limit of the data")
     lines.append(f"drift: the largest shift of the limit from the n >= {WINDOW_STARTS[0]} window, in standard errors of "
-                 f"the shift (nested windows: Var = se_later² - se_first²); down/up when it reaches {DRIFT_Z:g}")
+                 f"the shift (nested windows: Var = se_later² - se_first², in the first window's noise scale); down/up when "
+                 f"it reaches {DRIFT_Z:g}")
     if len(A.windows) < 3:
         lines.append(f"Fewer than three windows hold fits ({', '.join(map(str, A.windows))}): no drift is judged.")
     return "\n".join(lines)

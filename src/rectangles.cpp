@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 #include <stdexcept>
 
@@ -63,7 +64,9 @@ void write_rectangles_h5(const RectangleTable& table, const RectangleProvenance&
     const std::string& tmp;
     bool renamed = false;
     ~RemoveUnlessRenamed() {
-      if (!renamed) std::remove(tmp.c_str());
+      std::error_code ec;  // (a folder named like the temporary file is not ours to remove)
+      if (!renamed && std::filesystem::is_regular_file(std::filesystem::symlink_status(tmp, ec)))
+        std::remove(tmp.c_str());
     }
   } cleanup{tmp};
   {

@@ -57,7 +57,7 @@ struct Slice {
 };
 
 /// The slices of level n for a window of at most `window_bits` bits per
-/// process (all of the level when it fits, at least `min_slices`), highest
+/// process (all of the level when it fits; about `min_slices`, of whole first rows), highest
 /// first rows first. Throws BudgetTooSmall when one first row's positions
 /// do not fit.
 std::vector<Slice> slices_of(const PartitionTable& t, int n, std::uint64_t window_bits, int processes,

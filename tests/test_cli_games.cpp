@@ -181,6 +181,13 @@ TEST(RectanglesCommand, TableCsvAndHdf5) {
   }
   EXPECT_EQ(read_text(store), "a run's losing positions");
   EXPECT_FALSE(std::filesystem::exists(s.file("rect.h5.lock")));
+  // A folder named like the temporary file stops the write (exit 1) and is
+  // left where it is, not removed as a failed write's NAME.tmp would be.
+  std::filesystem::create_directory(s.file("folded.h5.tmp"));
+  const ProcessResult folded =
+      run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "3", "-q", "--output", s.file("folded.h5")});
+  EXPECT_EQ(folded.exit_code, 1) << folded.err;
+  EXPECT_TRUE(std::filesystem::is_directory(s.file("folded.h5.tmp")));
 }
 
 TEST(CountCommand, CountsAndOverflow) {

@@ -167,7 +167,10 @@ TEST_F(DamagedFile, FlippedByteInABlockFailsItsChecksum) {
   for (int n = 45; n <= kFinishedRunLevels; ++n) {
     char row[16];
     std::snprintf(row, sizeof row, "\n%6d ", n);  // the table's first column
-    EXPECT_NE(v.out.find(row), std::string::npos) << n << "\n" << v.out;
+    const std::size_t at = v.out.find(row);
+    ASSERT_NE(at, std::string::npos) << n << "\n" << v.out;
+    const std::string line = v.out.substr(at + 1, v.out.find('\n', at + 1) - at - 1);
+    EXPECT_NE(line.find("level 45, block 0 (ranks "), std::string::npos) << line;  // failed, on that block
   }
   EXPECT_NE(v.err.find(" of levels 1.." + std::to_string(kFinishedRunLevels) + " failed the check"),
             std::string::npos)

@@ -92,10 +92,18 @@ with tempfile.TemporaryDirectory() as tmp:
     assert r.returncode == 0 and (tmp / "bare.png").is_file() and "wrote " in r.stdout and "bare.png" in r.stdout, \
         r.stdout + r.stderr
     refused("make_figures.py", short_run, "-o", tmp, says=f"--output {tmp} is a folder; give a file name")
+    (tmp / "taken.png").mkdir()
+    refused("make_figures.py", short_run, "-o", tmp / "taken", says=f"--output {tmp / 'taken.png'} is a folder")
+    refused("make_figures.py", short_run, "-o", tmp / "fig.v2", says="give a name ending in .png, .pdf or .svg")
     # h5_to_csv.py never writes its CSV over the result file it reads.
     copy = tmp / "copy.h5"
     copy.write_bytes(short_run.read_bytes())
-    refused("h5_to_csv.py", copy, "-o", copy, says="would replace the result file it is made from")
+    refused("h5_to_csv.py", copy, "-o", copy, says="named like a result file or one of a run's side files")
+    refused("h5_to_csv.py", short_run, "-o", tmp / "short.store", says="named like a result file or one of a run's side")
+    odd = tmp / "odd.csv"  # a result file named .csv: its default CSV is itself
+    odd.write_bytes(short_run.read_bytes())
+    refused("h5_to_csv.py", odd, says="would replace the result file it is made from")
+    assert odd.read_bytes() == short_run.read_bytes()
     assert copy.read_bytes() == short_run.read_bytes()
 
     # compare_public_table.py: both arguments.
@@ -138,7 +146,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # A table shorter than the checks (levels 1..60) is not said to hold levels beyond it, nor new ones.
     (tmp / "sixty").mkdir()
     rows = [line for line in TABLE.read_text().splitlines() if not line.startswith("#")]
-    (tmp / "sixty" / "levels-60.csv").write_text("\n".join(rows[:61]) + "\n")
+    finished = "# format_version: 3; complete: 1; status: complete; levels 1..60\n"
+    (tmp / "sixty" / "levels-60.csv").write_text(finished + "\n".join(rows[:61]) + "\n")
     (tmp / "sixty" / "README.md").write_text("<!-- results:begin -->\n<!-- results:end -->\n")
     (tmp / "sixty" / "reference").mkdir()
     (tmp / "sixty" / "reference" / "caribou_density.csv").write_bytes((DATA / "reference" / "caribou_density.csv").read_bytes())
@@ -150,8 +159,8 @@ with tempfile.TemporaryDirectory() as tmp:
     assert "are new" not in said and "| 60 | 966,467 | 20,106 |" in said, said
     # The agreement it states is checked: a table whose L(20) differs from the published 42 is refused, the
     # README unchanged; so is the table of a run that did not finish.
-    (tmp / "sixty" / "levels-60.csv").write_text("\n".join(rows[:20] + [rows[20].replace(",42,", ",43,", 1)] + rows[21:61])
-                                               + "\n")
+    (tmp / "sixty" / "levels-60.csv").write_text(
+        finished + "\n".join(rows[:20] + [rows[20].replace(",42,", ",43,", 1)] + rows[21:61]) + "\n")
     refused("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty",
             says="level 20: p(n) = 627, L(n) = 43, where the published table")
     assert (tmp / "sixty" / "README.md").read_text() == said
@@ -159,6 +168,10 @@ with tempfile.TemporaryDirectory() as tmp:
                                                + "\n".join(rows[:61]) + "\n")
     refused("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty",
             says="is the table of a run that did not finish (complete: 0)")
+    (tmp / "sixty" / "levels-60.csv").write_text("\n".join(rows[:61]) + "\n")
+    refused("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty",
+            says="has no '# format_version: ...; complete: 1' line")
+    assert (tmp / "sixty" / "README.md").read_text() == said
     refused("readme_results.py", tmp, says=f"error: {tmp} is a folder, not a README")
 
     # readme_verdict.py: a paragraph that differs is an error, on stderr (exit status 1).

@@ -102,7 +102,7 @@ struct SieveOptions {
   std::uint64_t window_bits = 0;  ///< the most bits of bitmap a window holds (per process)
   std::uint64_t scan_batch = 0;   ///< losing ranks collected at a time
   std::uint64_t direct_call_marks = 0;  ///< a source's marks into one level beyond which they skip the buckets (only lowers the default)
-  int min_slices = 0;             ///< if > 0: each level from slice_from on alone in its window, in at least this many slices
+  int min_slices = 0;             ///< if > 0: each level from slice_from on alone in its window, in about this many slices (whole first rows each, so fewer where a level has too few)
   int slice_from = 0;
   /// A file for the window's progress (src/checkpoint.cpp): when the run is
   /// stopped inside a pass over a window (of whole levels, or a slice of

@@ -316,16 +316,28 @@ _SWMR_READ_ATTEMPTS = 28
 
 def _hdf5_library():
     """The HDF5 C library this process's h5py uses (for the one setting h5py
-    does not wrap), or None where it cannot be found."""
+    does not wrap), or None where it cannot be found: through h5py's own
+    extension module, whose dependencies a symbol lookup searches, else the
+    library file mapped into this process."""
     import ctypes
 
+    import h5py
+
+    try:
+        lib = ctypes.CDLL(h5py.h5p.__file__)
+        if hasattr(lib, "H5Pset_metadata_read_attempts"):
+            return lib
+    except (OSError, AttributeError):
+        pass
     try:
         with open("/proc/self/maps") as maps:
             for line in maps:
                 lib = line.split()[-1]
                 name = os.path.basename(lib)
-                if re.match(r"libhdf5([-_.][^/]*)?\.so", name) and "hl" not in name:
-                    return ctypes.CDLL(lib)
+                if re.match(r"libhdf5([-_.][^/]*)?\.so", name) and "hl" not in name and "cpp" not in name:
+                    found = ctypes.CDLL(lib)
+                    if hasattr(found, "H5Pset_metadata_read_attempts"):
+                        return found
     except OSError:
         pass
     return None
@@ -408,12 +420,15 @@ def _read_settled(path, read):
     while the file may be changing under it."""
     import time
 
+    import h5py
+
     pause = _LIVE_READ_FIRST_PAUSE
     for attempt in range(1, _LIVE_READ_ATTEMPTS + 1):
         live = False
         try:
             with _open(path) as f:
-                live = f.swmr_mode
+                # (from the file's intent: h5py 2.x wraps a low-level file without its swmr_mode)
+                live = bool(f.id.get_intent() & h5py.h5f.ACC_SWMR_READ)
                 return read(f)
         except (FileNotFoundError, IsADirectoryError):
             raise

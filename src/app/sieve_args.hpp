@@ -31,7 +31,7 @@ struct SieveArgs {
   int store_losing = 0;
   std::string memory_limit;
   int processes = 0;   // --processes: plan for this many MPI processes (dry runs)
-  int slices = 0;      // at least this many slices a level (measurements)
+  int slices = 0;      // about this many slices a level (measurements)
   bool file_all_marks = false;  // file them rather than infer them (tail_marks.hpp)
   int inferred_rows = SieveOptions{}.inferred_rows;  // the most top rows whose moves are inferred
   int slice_from = 1;  //   from this level on
