@@ -203,6 +203,12 @@ inline constexpr std::uint64_t kCheckpointChunk = std::uint64_t{64} << 20;
 /// about a minute on a disk of 290 MB/s, 2% of an hour.
 inline constexpr double kCheckpointSeconds = 3600;
 
+/// A pass's periodic saves are at least this many times as far apart as the
+/// last save took (its bitmap written and checked), whatever
+/// --checkpoint-every asks: saving then takes at most about a tenth of the
+/// pass, even with an interval of a second or a slow disk.
+inline constexpr double kCheckpointSpacing = 10;
+
 // ---- The bounded solver (chomp analyze, rectangles, play's hints) ----
 
 /// Marks the bounded solver's direct marking keeps in flight (each is

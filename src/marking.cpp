@@ -495,11 +495,17 @@ class MarkingPass {
         s_.save_checkpoint(progress_now());
         return true;
       }
-      const double every = s_.options.checkpoint_seconds;
-      if (every > 0 && std::chrono::duration<double>(detail::Clock::now() - last_save).count() >= every &&
+      // The next save waits for the interval asked for, and for at least
+      // kCheckpointSpacing times what the last save took, so that a short
+      // interval (or a slow disk) cannot make saving most of the pass.
+      const double every = std::max(s_.options.checkpoint_seconds, config::kCheckpointSpacing * s_.last_save_took);
+      if (s_.options.checkpoint_seconds > 0 &&
+          std::chrono::duration<double>(detail::Clock::now() - last_save).count() >= every &&
           (cursor.load() < items.size() || !left.empty())) {
+        const auto save_started = detail::Clock::now();
         s_.save_checkpoint(progress_now());
         last_save = detail::Clock::now();
+        s_.last_save_took = std::chrono::duration<double>(last_save - save_started).count();
       }
     }
     // A stop that came after the last round's check: the pass is whole,

@@ -303,6 +303,10 @@ struct Sieve::Impl {
   std::optional<detail::Checkpoint> checkpoint;  // read at the start, for level done + 1
   std::optional<detail::Slicing> slicing;         // while a level is finished in slices
   std::string checkpoint_report;
+  /// Seconds the last periodic save took (0 before the first): the next one
+  /// waits at least config::kCheckpointSpacing times as long, in this pass
+  /// or the next.
+  double last_save_took = 0;
   /// Whether a pass over this window may be saved: one process, a checkpoint
   /// file, whole levels or a slice of one, and marks filed through buckets
   /// (window_bits > config::kDirectMarkBits).

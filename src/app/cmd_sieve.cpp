@@ -368,7 +368,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window; "
                  "runs of one process: an MPI run saves none), so that a "
                  "kill loses at most that much of it; a stop (SIGINT, SIGTERM, SIGUSR1) always saves it, and --resume "
-                 "continues from it. 0: only at a stop")
+                 "continues from it. Saves are at least ten times as far apart as the last one took. 0: only at a stop")
       ->check(decimal_number(1e6))
       ->capture_default_str();
   for (const char* name :
