@@ -1276,17 +1276,27 @@ def synthetic_copy(levels: Levels, fit: Fit, jitter: Jitter, seed: int, rho: flo
                                attrs={**dict(levels.attrs), "git_revision": f"synthetic:{fit.model.key}:{seed}"})
 
 
+def falls_throughout(fit: Fit, far: int = FAR) -> bool:
+    """Whether the fitted curve is lowest at `far`: its turn, if any, lies
+    beyond every n that `turnaround` searches."""
+    f = fit.predict(np.array([fit.end, far // 2, far], dtype=np.int64))
+    return bool(f[2] < f[1] < f[0])
+
+
 def turn_recede(A: Analysis, key: str) -> float:
     """The turn of `key`'s fit on every level over its turn fitted without the
     last max(HOLDOUTS) levels (how far the turn recedes as levels are added);
     0 where only the fit on every level turns (its turn came in from beyond
-    any level, the opposite of receding); NaN where that fit does not turn."""
+    any level, the opposite of receding); infinity where only the fit without
+    those levels turns and the fit on every level falls throughout (its turn
+    receded past every level searched, the furthest recession, not a missing
+    one); NaN where neither turns."""
     fc = A.forecasts.get(max(HOLDOUTS)) if A.forecasts else None
     if not fc or key not in fc or A.fits.get(key) is None:
         return np.nan
     t0, t1 = turnaround(fc[key].fit), turnaround(A.fits[key])
     if not t1:
-        return np.nan
+        return math.inf if t0 and falls_throughout(A.fits[key]) else np.nan
     return t1[0] / t0[0] if t0 else 0.0
 
 
@@ -1308,7 +1318,7 @@ def recede_reading(A: Analysis) -> dict | None:
     if not cal or "fixed" not in cal or "zero" not in cal or "turn_recede" not in cal["fixed"]:
         return None
     d = turn_recede(A, cal["fixed"]["key"])
-    return _reading(d, cal, "turn_recede") if np.isfinite(d) else None
+    return _reading(d, cal, "turn_recede") if not np.isnan(d) else None
 
 
 #: A value of the data is one a kind of copy seldom reproduces when at most this share of them lies as far out
@@ -1322,7 +1332,7 @@ RARE_TAIL = 0.125
 LEAN_FACTOR = 2.0
 
 
-def _reading(d: float, cal: dict, name: str) -> dict | None:
+def _reading(d: float, cal: dict, name: str, rates: bool = True) -> dict | None:
     """What the copies say of the data's value d of a calibration statistic:
     d, the copies' finite values per kind (vals, and n, how many), reach (copies
     at or above d), tail (copies as far out as d on its side), p ((tail + 1) /
@@ -1331,8 +1341,14 @@ def _reading(d: float, cal: dict, name: str) -> dict | None:
     lean 'fixed' or 'zero' (against that limit), how 'decisive' (within the
     copies' values: few copies of one kind reach d and half or more of the
     other's, the tail rule of the other findings) or 'hint' (rare for both, and
-    one kind's standard score LEAN_FACTOR times the other's); else None."""
-    vals = {kind: np.array([x for x in cal[kind][name] if x is not None and np.isfinite(x)], dtype=float)
+    one kind's standard score LEAN_FACTOR times the other's); else None.
+    An infinite value (a turn receded past every level) counts in the tails
+    as the furthest out; the standard scores are among the finite values.
+    For a lean, also how often the rule reads so on the copies themselves
+    (`_rule_rates`: rates, copies of each kind that give the same lean the
+    same way) and whether it is evidence (evidential: at most RARE_TAIL of
+    the copies of the kind it leans against read so, counting the data)."""
+    vals = {kind: np.array([x for x in cal[kind][name] if x is not None and not np.isnan(x)], dtype=float)
             for kind in ("fixed", "zero")}
     if not all(v.size for v in vals.values()):
         return None
@@ -1342,6 +1358,11 @@ def _reading(d: float, cal: dict, name: str) -> dict | None:
     p = {kind: (tail[kind] + 1) / (vals[kind].size + 1) for kind in vals}
 
     def score(v):
+        v = v[np.isfinite(v)]
+        if not math.isfinite(d):
+            return d  # beyond every finite copy
+        if v.size == 0:
+            return -math.inf  # below every copy, all of them infinite
         sd = float(np.std(v, ddof=1)) if v.size > 1 else 0.0
         return (d - float(np.mean(v))) / sd if sd > 0 else math.copysign(math.inf, d - float(np.mean(v)))
 
@@ -1359,8 +1380,47 @@ def _reading(d: float, cal: dict, name: str) -> dict | None:
         lean, how = "fixed", "decisive"
     elif 4 * reach["zero"] <= size["zero"] and size["fixed"] <= 2 * reach["fixed"]:
         lean, how = "zero", "decisive"
-    return {"d": d, "vals": vals, "n": size, "reach": reach, "tail": tail,
-            "p": p, "z": z, "rare": rare, "lean": lean, "how": how}
+    out = {"d": d, "vals": vals, "n": size, "reach": reach, "tail": tail,
+           "p": p, "z": z, "rare": rare, "lean": lean, "how": how}
+    if rates and lean:
+        out["rates"] = _rule_rates(cal, name, lean, how)
+        out["evidential"] = (out["rates"][lean] + 1) / (size[lean] + 1) <= RARE_TAIL
+    return out
+
+
+def _rule_rates(cal: dict, name: str, lean: str, how: str) -> dict:
+    """kind -> how many of its copies, each read like the data against the
+    other copies (itself left out), lean against `lean` by the same rule
+    (`how`).  Copies of the truth a rule leans against that it so reads are
+    its false alarms; if they are about as many as the other truth's, the
+    rule firing is no evidence."""
+    out = {}
+    for kind in ("fixed", "zero"):
+        own = [x for x in cal[kind][name] if x is not None and not np.isnan(x)]
+        k = 0
+        for i, v in enumerate(own):
+            rest = {kind: {name: own[:i] + own[i + 1:]},
+                    ("zero" if kind == "fixed" else "fixed"): cal["zero" if kind == "fixed" else "fixed"]}
+            r = _reading(v, rest, name, rates=False)
+            k += bool(r and r["lean"] == lean and r["how"] == how)
+        out[kind] = k
+    return out
+
+
+def _false_alarm_words(r: dict, C: str) -> str:
+    """A tail-rule lean that is no evidence (not r['evidential']), as a clause."""
+    against = {"fixed": f"{C}", "zero": "a limit of 0"}[r["lean"]]
+    return (f": the tail rule would lean against {against}, but {_rates_words(r, C)}: too often on copies of "
+            f"the truth it leans against to count, so no evidence either way")
+
+
+def _rates_words(r: dict, C: str) -> str:
+    """The rule's rates on the copies (`_rule_rates`), C's then limit 0's, as
+    a clause: 'copies read so against the rest: 0 and 3 of 24'."""
+    k, n = r["rates"], r["n"]
+    of = (f"{k['fixed']} and {k['zero']} of {n['fixed']}" if n["fixed"] == n["zero"] else
+          f"{k['fixed']} of {n['fixed']} and {k['zero']} of {n['zero']}")
+    return f"copies read so against the rest: {of}"
 
 
 def _dchi2_claim_holds(A: Analysis, dr: dict) -> bool:
@@ -1456,7 +1516,7 @@ class Verdict:
 
 
 def _f(x: float, digits: int = 4) -> str:
-    return f"{x:.{digits}f}"
+    return ("∞" if x > 0 else "-∞") if math.isinf(x) else f"{x:.{digits}f}"
 
 
 def _list(items) -> str:
@@ -2264,7 +2324,8 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                               f"copies' {ranges}), lies far out among both kinds, {_rare_words(dr)}, which weakens "
                               f"'no evidence either way' for the rest"
                               + (f"; as a hint, not a test, it leans against {against[dr['lean']]} "
-                                 f"({_f(_lean_factor(dr), 1)} times as many s.d.)" if dr["how"] == "hint" else ""),
+                                 f"({_f(_lean_factor(dr), 1)} times as many s.d.; {_rates_words(dr, C)})"
+                                 if dr["how"] == "hint" else ""),
                               _dchi2_claim_holds(A, dr))
             text.append(sent + ".")
             text.append("No finite table can exclude a turn beyond its last level.")
@@ -2358,17 +2419,18 @@ def calibration_text(A: Analysis):
         elif 4 * z <= m <= 2 * a:
             against_zero.append("miss_ratio")
     # so is the in-sample Δχ², where the data lie within the copies' values (beyond both kinds' it is a hint only)
+    # (each only where the rule is evidence: it seldom reads so on copies of the truth it leans against)
     dr = dchi2_reading(A)
-    if dr and dr["how"] == "decisive":
+    if dr and dr["how"] == "decisive" and dr["evidential"]:
         (against_fixed if dr["lean"] == "fixed" else against_zero).append("dchi2")
     tr = recede_reading(A)
-    if tr and tr["how"] == "decisive":
+    if tr and tr["how"] == "decisive" and tr["evidential"]:
         (against_fixed if tr["lean"] == "fixed" else against_zero).append("turn_recede")
     t = fx["turn"]
     twin = MODEL[kf].family is MODEL[kz].family
 
     def rng(vals, d=1):
-        v = np.array([x for x in vals if x is not None and np.isfinite(x)], dtype=float)
+        v = np.array([x for x in vals if x is not None and not np.isnan(x)], dtype=float)
         return f"{_f(v.min(), d)}..{_f(v.max(), d)}" if v.size else "none"
 
     text = (f"The same procedure, run on {m} copies of the table that follow its best fit in sample "
@@ -2447,8 +2509,11 @@ def calibration_text(A: Analysis):
             text += (f": {_rare_words(dr)}, far out among both kinds (at most one copy in "
                      f"{round(1 / RARE_TAIL)} of either kind, counting the data as one, lies as far out on its side)"
                      + (f"; {lean_words[dr['lean']]} (its standard score {_f(_lean_factor(dr), 1)} times the other "
-                        f"kind's, {LEAN_FACTOR:g} or more: a hint, not a calibrated test)" if dr["how"] == "hint" else "")
+                        f"kind's, {LEAN_FACTOR:g} or more: a hint, not a calibrated test; {_rates_words(dr, C)})"
+                        if dr["how"] == "hint" else "")
                      + "; it weakens 'no evidence either way' for the rest")
+        elif dr and dr["how"] == "decisive" and not dr["evidential"]:
+            text += _false_alarm_words(dr, C)
         tr = recede_reading(A)
         if tr:
             text += (f". Refitted without the last {max(HOLDOUTS)} levels, {MODEL[kf].label} turns "
@@ -2457,9 +2522,11 @@ def calibration_text(A: Analysis):
                      f"{tr['reach']['zero']} of the {tr['n']['zero']} limit-0 ones where the fits turn (of {m} "
                      f"each; their factors {rng(tr['vals']['fixed'], 2)} and {rng(tr['vals']['zero'], 2)})"
                      + ((f": {_rare_words(tr)}, far out among both kinds"
-                         + (f"; {lean_words[tr['lean']]} (a hint, not a calibrated test)" if tr["how"] == "hint"
-                            else ""))
-                        if tr["rare"] else "" if tr["how"] == "decisive" else ": no evidence either way"))
+                         + (f"; {lean_words[tr['lean']]} (a hint, not a calibrated test; {_rates_words(tr, C)})"
+                            if tr["how"] == "hint" else ""))
+                        if tr["rare"] else
+                        (_false_alarm_words(tr, C) if not tr["evidential"] else "") if tr["how"] == "decisive" else
+                        ": no evidence either way"))
     if against_fixed:
         text += (f". The {C} copies mostly do not show what these data show: "
                  + "; ".join(_direction_text(A, k) for k in against_fixed))

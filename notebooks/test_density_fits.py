@@ -105,6 +105,79 @@ class NumericsTest(unittest.TestCase):
         self.assertLess(abs(F.lnp_of([x])[0] - F.ln_partitions()[F.HORIZON] - math.pi / math.sqrt(6 * x)), 1e-3)
 
 
+class RecessionTest(unittest.TestCase):
+    """A turn that recedes past every level searched is the furthest recession, not a missing value."""
+
+    class _Curve:
+        """A stand-in fit: a curve of n from the fit's last level on."""
+        def __init__(self, f, end=170):
+            self.predict, self.end = f, end
+
+    def _analysis(self, without_last, on_all):
+        key = "k"
+        fc = type("Forecast", (), {"fit": self._Curve(without_last)})()
+        return type("A", (), {"forecasts": {max(F.HOLDOUTS): {key: fc}}, "fits": {key: self._Curve(on_all)}})(), key
+
+    def test_turn_recede_kinds(self):
+        turns_at = lambda t: (lambda n: (np.log(np.asarray(n, float)) - math.log(t)) ** 2)  # lowest at n = t
+        falls = lambda n: 1 / np.log(np.asarray(n, float))                                  # falling to FAR
+        rises = lambda n: np.asarray(n, float)                                              # lowest at its end
+        cases = ((turns_at(400), turns_at(1000), 2.5), (falls, turns_at(1000), 0.0),
+                 (turns_at(400), falls, math.inf), (falls, falls, math.nan), (turns_at(400), rises, math.nan))
+        for without_last, on_all, expected in cases:
+            A, key = self._analysis(without_last, on_all)
+            got = F.turn_recede(A, key)
+            if math.isnan(expected):
+                self.assertTrue(math.isnan(got), got)
+            else:
+                self.assertAlmostEqual(got, expected, delta=0.01 * max(expected, 1) if math.isfinite(expected) else 0)
+
+    def test_infinite_copies_count_in_the_tails(self):
+        # 14 of 24 0.286 copies recede past every level and none of the limit-0 ones: a 3-fold recession is
+        # reached by those 14 and by no limit-0 copy, the tail rule's direction against a limit of 0; with the
+        # infinite values dropped (as before) both kinds would lie below d and nothing would be said
+        m = 24
+        cal = {"fixed": {"turn_recede": [0.5] * (m - 14) + [math.inf] * 14}, "zero": {"turn_recede": [0.5] * m}}
+        r = F._reading(3.0, cal, "turn_recede")
+        self.assertEqual((r["n"], r["reach"]), ({"fixed": m, "zero": m}, {"fixed": 14, "zero": 0}))
+        self.assertEqual((r["lean"], r["how"]), ("zero", "decisive"))
+        # the data's own infinite recession lies beyond every finite copy: far out among both kinds when few
+        # copies of either reach it, with no lean from two infinite scores
+        cal = {"fixed": {"turn_recede": [0.5] * (m - 1) + [math.inf]}, "zero": {"turn_recede": [0.5] * m}}
+        r = F._reading(math.inf, cal, "turn_recede")
+        self.assertEqual(r["reach"], {"fixed": 1, "zero": 0})
+        self.assertTrue(r["rare"])
+        self.assertIsNone(r["lean"])
+        self.assertEqual((F._f(math.inf, 2), F._f(-math.inf, 2)), ("∞", "-∞"))
+
+
+class RuleRatesTest(unittest.TestCase):
+    """A lean counts only where its rule seldom reads so on copies of the truth it leans against."""
+
+    def test_false_alarms_of_the_tail_rule(self):
+        m = 24
+        for k, evidential in ((3, False), (2, True)):
+            with self.subTest(copies_reaching=k):
+                # k of the 0.286 copies and half the limit-0 ones reach d = 10: the tail rule leans against 0.286;
+                # each of those k copies, read against the rest, does too; no limit-0 copy does
+                cal = {"fixed": {"x": [0.0] * (m - k) + [10.0] * k}, "zero": {"x": [0.0] * (m // 2) + [10.0] * (m // 2)}}
+                r = F._reading(10.0, cal, "x")
+                self.assertEqual((r["lean"], r["how"]), ("fixed", "decisive"))
+                self.assertEqual(r["rates"], {"fixed": k, "zero": 0})
+                self.assertEqual(r["evidential"], evidential)   # (k + 1) / 25 against 1/8
+
+    def test_hint_rates(self):
+        # far beyond both kinds, nearer the limit-0 copies in their s.d.: a hint against 0.286; the 0.286 copies
+        # read against the rest never give it, the limit-0 copies' own largest values sometimes do
+        rng = np.random.default_rng(3)
+        cal = {"fixed": {"x": list(rng.normal(0, 1, 24))}, "zero": {"x": list(rng.normal(5, 4, 24))}}
+        r = F._reading(30.0, cal, "x")
+        self.assertEqual((r["lean"], r["how"]), ("fixed", "hint"))
+        self.assertEqual(r["rates"]["fixed"], 0)
+        self.assertTrue(r["evidential"])
+        self.assertTrue(F._rates_words(r, "0.286").startswith("copies read so against the rest: 0 and "))
+
+
 class ThreeDTest(unittest.TestCase):
     """A table of 3D levels (root attribute dimensions = 3) is fitted in ln PL(n), the plane partitions."""
 
@@ -532,7 +605,18 @@ class VerdictTest(unittest.TestCase):
                           f"both kinds, with {tails[0]} and {tails[1]} of the {m} copies as far out "
                           f"({F._f(zs[0], 1)} and {F._f(zs[1], 1)} s.d. from their means), which weakens 'no evidence "
                           f"either way' for the rest; as a hint, not a test, it leans against 0.286 "
-                          f"({F._f(zs[0] / zs[1], 1)} times as many s.d.)", v.results)
+                          f"({F._f(zs[0] / zs[1], 1)} times as many s.d.; copies read so against the rest: "
+                          f"{dr['rates']['fixed']} and {dr['rates']['zero']} of {m})", v.results)
+            # the rule's own rates: each copy read like the data against the others
+            for kind, own in (("fixed", df), ("zero", dz)):
+                k = 0
+                for i in range(m):
+                    rest = {"fixed": list(df), "zero": list(dz)}
+                    del rest[kind][i]
+                    r = F._reading(float(own[i]), {c: {"twin_dchi2": v2} for c, v2 in rest.items()}, "twin_dchi2",
+                                   rates=False)
+                    k += bool(r and (r["lean"], r["how"]) == ("fixed", "hint"))
+                self.assertEqual(dr["rates"][kind], k)
             self.assertIn("cannot tell a late turn to 0.286 from a limit of 0; as a hint only, the in-sample Δχ² "
                           "leans against 0.286, lying far out among both kinds of copies", v.results)
             self.assertIn(f"(theirs {F._f(df.min(), 1)}..{F._f(df.max(), 1)}, median", v.findings)
@@ -583,6 +667,22 @@ class VerdictTest(unittest.TestCase):
                 self.assertNotIn("cannot tell", w.results)
                 self.assertNotIn("leans against", w.results)
                 self.assertIn("weigh against " + ("0.286" if lean == "fixed" else "a limit of 0"), w.results)
+        # a tail-rule lean that the rule also gives on copies of the truth it leans against is no evidence: here
+        # 3 of the 0.286 copies reach d and half the limit-0 ones, and each of those 3, read against the rest,
+        # leans against 0.286 too
+        B = F.Analysis(levels)
+        B._cache = dict(A._cache)
+        B._cache["calibration"] = {k: dict(c) for k, c in cal.items()}
+        B._cache["calibration"]["fixed"]["twin_dchi2"] = [d - 100] * (m - 3) + [d] * 3
+        B._cache["calibration"]["zero"]["twin_dchi2"] = [d - 100] * (m - m // 2) + [d] * (m // 2)
+        r = F.dchi2_reading(B)
+        self.assertEqual((r["lean"], r["how"], r["rates"], r["evidential"]),
+                         ("fixed", "decisive", {"fixed": 3, "zero": 0}, False))
+        text, against_fixed, against_zero, _ = F.calibration_text(B)
+        self.assertEqual((against_fixed, against_zero), ([], []))
+        self.assertIn(f"the tail rule would lean against 0.286, but copies read so against the rest: 3 and 0 of {m}: "
+                      "too often on copies of the truth it leans against to count", text)
+        self.assertEqual(F.verdict(B).failed(), [])
 
     def test_prefixes_of_the_committed_table(self):
         # prefixes of the committed table: every claim holds, whichever branch the verdict takes
