@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "chomp/rectangles.hpp"
 #include "chomp_process.hpp"
 
@@ -56,6 +60,29 @@ TEST(AnalyzeCommand, JsonAndStdin) {
   const ProcessResult dash = run_chomp_with_input({"analyze", "-", "--json"}, "7,3,3,1,1\n");
   EXPECT_EQ(dash.exit_code, 0) << dash.err;
   EXPECT_TRUE(contains(dash.out, "\"position\": \"7,3,3,1,1\""));
+}
+
+// At a terminal, `chomp analyze` with no position says that it reads one
+// and how to end it (it waited in silence); from a pipe or file it says
+// nothing, as above.
+TEST(AnalyzeCommand, SaysItReadsTheTerminal) {
+  const int master = posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(grantpt(master), 0);
+  ASSERT_EQ(unlockpt(master), 0);
+  ProcessOptions opts;
+  opts.stdin_path = ptsname(master);
+  ChompProcess run({"analyze"}, opts);
+  ASSERT_TRUE(run.wait_until([&] { return contains(run.err(), "reading the position from the terminal"); }))
+      << run.err();
+  const std::string typed = "3,2,1\n\x04";  // a line, then Ctrl-D
+  ASSERT_EQ(write(master, typed.data(), typed.size()), static_cast<ssize_t>(typed.size()));
+  const ProcessResult r = run.wait();
+  close(master);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Position 3,2,1")) << r.out;
+  EXPECT_TRUE(contains(r.err, "end it with Ctrl-D")) << r.err;
+  EXPECT_FALSE(contains(run_chomp_with_input({"analyze"}, "3,2,1\n").err, "terminal"));
 }
 
 // A sum typed without quotes reaches the program as several words: it reads

@@ -430,6 +430,8 @@ TEST(Resume3d, AFailedStoreWriteKeepsTheFinishedLevelsAndTheRunResumes) {
   EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal;
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("once the problem is fixed (raise the limit on a file's size, ulimit -f, or free space on "
+                       "its disk)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" --dimensions 3 --quiet --resume"), std::string::npos) << r.err;
   const LevelTable t = read_level_file(out);
   EXPECT_EQ(t.status(), "interrupted");

@@ -62,7 +62,7 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   std::filesystem::remove(store_path_for(file));
   const ProcessResult lone = run_chomp({"show", file});
   EXPECT_EQ(lone.exit_code, 0) << lone.err;
-  EXPECT_NE(lone.out.find("is missing"), std::string::npos) << lone.out;
+  EXPECT_NE(lone.out.find("is missing: the counts above are whole without it"), std::string::npos) << lone.out;
   // The command it names to start over is this run's, and runs it again
   // (a bare `chomp sieve --force` wrote the default output, 90 levels).
   const std::string said = " sieve --max-tiles 40 --output " + file + " --force\n";
@@ -110,4 +110,27 @@ TEST(Show, ALevelsOnlyCopyIsNamedAsOneNotAsAFileThatLostItsStore) {
   EXPECT_NE(shown.out.find("store          none beside it: a levels-only copy"), std::string::npos) << shown.out;
   EXPECT_EQ(shown.out.find("is missing"), std::string::npos) << shown.out;
   EXPECT_EQ(shown.out.find("--force"), std::string::npos) << shown.out;
+}
+
+// A file whose run was killed still says "running": show adds that no
+// process writes it, and the command that continues it. While its run
+// lives, it adds nothing.
+TEST(Show, SaysWhenARunningFileHasNoWriter) {
+  ScratchDir dir;
+  const std::string file = dir.file("k.h5");
+  ChompProcess run({"sieve", "--max-tiles", kFullSize ? "100" : "95", "--output", file, "-t", "1"});
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= 60; })) << run.err();
+  const ProcessResult live = run_chomp({"show", file});
+  EXPECT_EQ(live.exit_code, 0) << live.err;
+  EXPECT_NE(live.out.find("levels, status running\n"), std::string::npos) << live.out;
+  run.send(SIGKILL);
+  EXPECT_EQ(run.wait().signal, SIGKILL);
+  const ProcessResult dead = run_chomp({"show", file});
+  EXPECT_EQ(dead.exit_code, 0) << dead.err;
+  const std::string said = "status running (but no chomp process writes it: its run was killed; ";
+  ASSERT_NE(dead.out.find(said), std::string::npos) << dead.out;
+  EXPECT_NE(dead.out.find(" sieve --max-tiles " + std::string(kFullSize ? "100" : "95") + " --output " + file +
+                          " --resume continues it)"),
+            std::string::npos)
+      << dead.out;
 }

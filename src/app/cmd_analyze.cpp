@@ -12,6 +12,8 @@
 #include <iterator>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "chomp/analyze3d.hpp"
 #include "chomp/bounded.hpp"
 #include "chomp/grundy.hpp"
@@ -34,6 +36,10 @@ struct AnalyzeArgs {
 /// Standard input, up to the longest position text: one byte more is
 /// refused at once, without reading (or holding) the rest.
 std::string read_stdin() {
+  // At a terminal, a command with no position would wait in silence.
+  if (isatty(STDIN_FILENO) == 1)
+    std::cerr << "chomp analyze: reading the position from the terminal; end it with Ctrl-D (or give it as an "
+                 "argument, as `chomp analyze --help` shows)\n";
   std::string text(kMaxPositionText + 1, '\0');
   std::cin.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(std::cin.gcount()));

@@ -15,6 +15,7 @@
 #include "chomp/ranking.hpp"
 #include "chomp/three_rows.hpp"
 #include "commands.hpp"
+#include "run_claim.hpp"
 #include "sieve_args.hpp"
 
 namespace chomp::app {
@@ -219,7 +220,13 @@ int run_show(const ShowArgs& a) {
         store_bytes.push_back(bytes);
       }
     } catch (const StoreMissing& e) {
-      store_note = std::string(e.what()) + " with " + start_over_command(a.file, t);
+      // A copied table needs no store for its counts: say so before the
+      // start-over command, which only the losing positions call for.
+      store_note = "store " + reader.store_path() +
+                   " is missing: the counts above are whole without it; it holds the losing positions, which "
+                   "`chomp verify`, `--resume` and the Python package's read_losing_positions read: give it back (move it beside the result file) or, "
+                   "for those, start the run over with " +
+                   start_over_command(a.file, t);
     } catch (const StoreError& e) {
       store_note = e.what();
     }
@@ -261,8 +268,13 @@ int run_show(const ShowArgs& a) {
     }
     return 0;
   }
-  std::printf("%s: %zu levels, status %s%s\n", a.file.c_str(), rows, t.status().c_str(),
-              t.complete() && t.status() != "complete" ? " (complete)" : "");
+  // "running" with no live writer: the run was killed (or stopped hard).
+  const bool orphaned = t.status() == "running" && !RunClaim::held(a.file);
+  std::printf("%s: %zu levels, status %s%s%s\n", a.file.c_str(), rows, t.status().c_str(),
+              t.complete() && t.status() != "complete" ? " (complete)" : "",
+              orphaned ? (" (but no chomp process writes it: its run was killed; " + resume_command(a.file, t) +
+                          " continues it)").c_str()
+                       : "");
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
                           "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id"}) {
     if (const auto it = t.text_attributes.find(key); it != t.text_attributes.end() && !it->second.empty())

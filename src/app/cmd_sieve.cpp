@@ -264,7 +264,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     const bool disk_full = dynamic_cast<const StoreFull*>(&e) != nullptr;
     throw std::runtime_error(std::string(e.what()) + "\nchomp: levels 1.." + std::to_string(run.rows()) +
                              " are saved in " + a.output + (disk_full ? " (status \"" + run.left_status() + "\")" : "") +
-                             "; once the problem is fixed" + (disk_full ? " (free space on its disk)" : "") +
+                             "; once the problem is fixed" + (disk_full ? full_disk_hint(e.what()) : "") +
                              ", continue with: " + resume_command(a, a.output, max_tiles, store_losing));
   }
   run.finish();

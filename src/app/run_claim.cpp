@@ -73,6 +73,18 @@ RunClaim::RunClaim(const std::string& output) : path_(lock_path(output)) {
   throw std::runtime_error("cannot claim " + printable(path_, 200) + ": it keeps being replaced");
 }
 
+bool RunClaim::held(const std::string& output) {
+  const int fd = open(lock_path(output).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  // (A file system without locks cannot tell: taken as held.)
+  const bool locked = fcntl(fd, F_OFD_GETLK, &fl) != 0 || fl.l_type != F_UNLCK;
+  close(fd);
+  return locked;
+}
+
 RunClaim::~RunClaim() {
   if (fd_ < 0) return;
   // Removed while held: a run that opened it meanwhile finds it gone.

@@ -29,6 +29,11 @@ class RunClaim {
   /// The lock file's name for an output.
   static std::string lock_path(const std::string& output) { return output + ".lock"; }
 
+  /// Whether a live process holds the claim on `output` now (its lock file
+  /// locked); false when there is no lock file or nothing holds it, as
+  /// after a kill; true where the file system cannot tell. Takes nothing.
+  static bool held(const std::string& output);
+
  private:
   std::string path_;
   int fd_ = -1;

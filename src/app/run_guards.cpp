@@ -175,4 +175,11 @@ std::string check_disk(const DiskPlan& disk, std::uint64_t store_held, std::uint
          human_bytes_up(needed + checkpoint_bytes - free_disk) + " more on this disk to avoid that";
 }
 
+std::string full_disk_hint(const std::string& message) {
+  if (message.find(std::strerror(EFBIG)) != std::string::npos)
+    return " (raise the limit on a file's size, ulimit -f, or free space on its disk)";
+  if (message.find(std::strerror(EDQUOT)) != std::string::npos) return " (free space within your disk quota)";
+  return " (free space on its disk)";
+}
+
 }  // namespace chomp::app

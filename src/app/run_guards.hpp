@@ -85,6 +85,11 @@ void refuse_unless_fits_3d(int max_cubes, const Sieve3dPlan& plan, const Budget&
 /// Free bytes on the file system of path's folder (0 if unknown).
 std::uint64_t free_bytes_beside(const std::string& path);
 
+/// What to fix after a write that found no room (StoreFull's message): the
+/// file size limit (ulimit -f) for "File too large", the quota for a
+/// quota, else free space on the disk; as " (...)".
+std::string full_disk_hint(const std::string& message);
+
 /// A usage error when the disk of `output` (free_disk bytes free; 0:
 /// unknown) cannot take what the run will add: the store beyond the
 /// store_held bytes it holds now, and the result file. When it can, but

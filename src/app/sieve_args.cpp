@@ -31,10 +31,19 @@ std::string start_over_command(const std::string& output, const LevelTable& t) {
 }
 
 std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions,
-                               std::int64_t store_losing) {
+                               std::int64_t store_losing, const char* how) {
   return shell_quote(program_path()) + " sieve" + (dimensions == 3 ? " --dimensions 3" : "") + " --max-tiles " +
          std::to_string(max_tiles) + (store_losing > 0 ? " --store-losing " + std::to_string(store_losing) : "") +
-         " --output " + shell_quote(output) + " --force";
+         " --output " + shell_quote(output) + " " + how;
+}
+
+std::string resume_command(const std::string& output, const LevelTable& t) {
+  const auto number = [&](const char* key) {
+    const auto it = t.number_attributes.find(key);
+    return it == t.number_attributes.end() ? std::int64_t{0} : it->second;
+  };
+  const std::int64_t max_tiles = number("max_tiles") > 0 ? number("max_tiles") : static_cast<std::int64_t>(t.tiles.size());
+  return start_over_command(output, max_tiles, number("dimensions") == 3 ? 3 : 2, number("store_losing"), "--resume");
 }
 
 std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing) {

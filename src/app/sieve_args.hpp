@@ -56,7 +56,11 @@ std::string resume_command(const SieveArgs& a, const std::string& output, int ma
 /// table (the machine's options, threads and memory, are left out).
 std::string start_over_command(const std::string& output, const LevelTable& t);
 std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions,
-                               std::int64_t store_losing);
+                               std::int64_t store_losing, const char* how = "--force");
+
+/// The same command with --resume in place of --force: what continues a
+/// run whose writer was killed.
+std::string resume_command(const std::string& output, const LevelTable& t);
 
 /// Checks the arguments against each other and the file system; nothing is
 /// written before this passes.

@@ -76,7 +76,9 @@ void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk
                      std::uint64_t free_disk, int processes) {
   std::cerr << "plan: levels 1.." << max_tiles;
   if (processes > 1) std::cerr << ", " << processes << " MPI processes,";
-  std::cerr << " in " << human_bytes(static_cast<double>(plan.total())) << " of memory"
+  // The plan's reservations (pools and buffers at their largest), an upper
+  // bound: a small run touches far less of them.
+  std::cerr << " in at most " << human_bytes(static_cast<double>(plan.total())) << " of memory"
             << (processes > 1 ? " per process" : "") << " (budget " << budget_text(b)
             << "), store ~"
             << human_bytes(static_cast<double>(disk.store_bytes)) << " on disk";
@@ -199,7 +201,7 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
 }
 
 void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk) {
-  std::cerr << "plan: 3D levels 1.." << max_cubes << " in " << human_bytes(static_cast<double>(plan.total()))
+  std::cerr << "plan: 3D levels 1.." << max_cubes << " in at most " << human_bytes(static_cast<double>(plan.total()))
             << " of memory (budget "
             << budget_text(b)
             << "), store ~" << human_bytes(static_cast<double>(plan.store_bytes)) << " on disk";
