@@ -209,6 +209,10 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   const ProcessResult dry = run_chomp({"grundy", "-n", "100", "--dry-run", "--memory-limit", "1G"});
   EXPECT_EQ(dry.exit_code, 2) << dry.out;  // as the run's refusal
   EXPECT_TRUE(contains(dry.out, "does not fit")) << dry.out;
+  // and on stderr, one line, as the sieve's dry run says it
+  EXPECT_TRUE(contains(dry.err, "more than the budget of 1.0 GiB (--memory-limit); choose a smaller --max-tiles"))
+      << dry.err;
+  EXPECT_EQ(count_lines(dry.err), 1) << dry.err;
   EXPECT_FALSE(contains(dry.out, "time:")) << dry.out;  // no time for a run that cannot start
   EXPECT_TRUE(contains(dry.out, "levels 1..100 take")) << dry.out;
   EXPECT_TRUE(contains(dry.out, "1642992567 positions")) << dry.out;  // sum of p(k), k <= 100

@@ -227,7 +227,14 @@ int run_grundy(const GrundyArgs& a) {
   if (a.dry_run) {
     std::printf("%s; budget %s (%s): %s\n", plan.c_str(), human_bytes(static_cast<double>(budget)).c_str(),
                 budget_source.c_str(), budget == 0 || bytes <= budget ? "fits" : "does not fit");
-    if (budget > 0 && bytes > budget) return 2;  // as the run's refusal, and the sieve's dry run
+    if (budget > 0 && bytes > budget) {
+      // As the run's refusal, and the sieve's dry run: the refusal on stderr too.
+      std::fflush(stdout);
+      std::fprintf(stderr, "chomp: %s, more than the budget of %s (%s); choose a smaller --max-tiles or a larger "
+                           "--memory-limit\n",
+                   plan.c_str(), human_bytes(static_cast<double>(budget)).c_str(), budget_source.c_str());
+      return 2;
+    }
     std::fflush(stdout);
     const int threads = worker_threads(a.threads);
     std::printf("%s\n", time_estimate(max_tiles, threads).c_str());

@@ -332,7 +332,9 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                  "whatever the budget (a slice holds whole first rows, so a level may get fewer; for measuring "
                  "what slices cost; 1: whole, one level a window)")
       ->transform(whole_number(1, 64));
-  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts (with --slices)")
+  sub.add_option("--slice-from", a->slice_from, "First level that --slices cuts (with --slices; levels too small to "
+                 "cut still get a window of their own)")
+      ->capture_default_str()
       ->transform(whole_number(1, kMaxTiles))
       ->needs(slices);
   auto* file_all = sub.add_flag("--file-all-marks", a->file_all_marks,

@@ -271,7 +271,7 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
                                    "store is checked when `chomp sieve --dimensions 3 --resume` continues it)")
       ->required()
       ->check(CLI::ExistingFile);
-  sub.add_option("--from", a->from, "First level to check")->transform(whole_number(1, kMaxTiles));
+  sub.add_option("--from", a->from, "First level to check")->transform(whole_number(1, kMaxTiles))->capture_default_str();
   sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->transform(whole_number(1, kMaxTiles));
   sub.add_option("--every", a->every,
                  "Look up the transpose of one losing position in every K (1: all; default: at most 10,000 a "
