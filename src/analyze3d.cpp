@@ -31,7 +31,7 @@ Key3 key_of(const Heights& h) {
 
 class Solver {
  public:
-  explicit Solver(std::uint64_t limit) : limit_(limit) {}
+  Solver(std::uint64_t limit, const Analyze3dProgressFn& progress) : limit_(limit), progress_(progress) {}
   bool losing(const Heights& h) {
     const Key3 k = key_of(h);
     if (const auto it = memo_.find(k); it != memo_.end()) return it->second;
@@ -46,20 +46,23 @@ class Solver {
                               " positions solved; analyze a smaller one, or classify its level with "
                               "chomp sieve --dimensions 3");
     memo_.emplace(k, lose);
+    if (progress_ && (memo_.size() & kProgressMask) == 0) progress_(memo_.size(), limit_);
     return lose;
   }
   std::uint64_t solved() const { return memo_.size(); }
 
  private:
+  static constexpr std::size_t kProgressMask = (std::size_t{1} << 16) - 1;  // a call every 65,536 positions
   std::uint64_t limit_;
+  const Analyze3dProgressFn& progress_;
   std::unordered_map<Key3, bool, KeyHash> memo_;  // whole keys: exact
 };
 
 }  // namespace
 
-Analysis3d analyze_3d(const Heights& h, std::uint64_t max_positions) {
+Analysis3d analyze_3d(const Heights& h, std::uint64_t max_positions, const Analyze3dProgressFn& progress) {
   validate_heights(h);
-  Solver solver(max_positions);
+  Solver solver(max_positions, progress);
   Analysis3d a;
   for (const Cube& c : moves_3d(h))
     if (solver.losing(apply_move(h, c))) a.winning_moves.push_back(c);

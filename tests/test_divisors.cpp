@@ -552,6 +552,11 @@ TEST(DivisorsCommand, SeventyTwoShowsTheSeedsGridAndItsWinningMove) {
   std::sort(expected.begin(), expected.end());
   EXPECT_FALSE(expected.empty());
   EXPECT_EQ(mine.picks, expected);
+  // Only 72 left: the one move picks it (not "every move leaves a winning position").
+  const chomp::testing::ProcessResult last = run_chomp({"divisors", "72", "--position", "72"});
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_NE(last.out.find("Status: losing for the player to move (the only move picks 72)\n"), std::string::npos)
+      << last.out;
 }
 
 TEST(DivisorsCommand, TwoPrimesAgreeWithAnalyzeOnEveryPosition) {

@@ -235,7 +235,9 @@ TEST(GrundyResume, AFinishedFileIsLeftAloneOrExtendedAndContradictionsAreRefused
   };
   for (const Case& c : {Case{{"-n", "19"}, "its run goes to --max-tiles 20 (as it was started, or last extended)"},
                         Case{{"--force"}, "contradict"},
-                        Case{{"-n", "25", "--check-sieve", dir.file("other.h5")}, "it was started with --check-sieve"}}) {
+                        Case{{"-n", "25", "--check-sieve", dir.file("other.h5")}, "it was started with --check-sieve"},
+                        // (with nothing left to compute too: it said "nothing to resume", exit 0)
+                        Case{{"--check-sieve", dir.file("other.h5")}, "it was started with --check-sieve"}}) {
     std::vector<std::string> args{"grundy", "--resume", "-q", "-o", out};
     args.insert(args.end(), c.args.begin(), c.args.end());
     const ProcessResult r = run_chomp(args);

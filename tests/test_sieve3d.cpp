@@ -209,6 +209,16 @@ TEST(Sieve3d, AnalyzeOfOnePositionAgreesWithTheSieve) {
     });
   EXPECT_EQ(checked, 1 + 3 + 6 + 13 + 24 + 48 + 86 + 160 + 282 + 500 + 859 + 1479);
   EXPECT_THROW(analyze_3d(parse_heights("5,5,5/5,5,5/5,5,5"), 1000), std::length_error);
+  // A long solve reports its progress every 65,536 positions, up to the
+  // limit at which it gives up.
+  std::vector<std::uint64_t> seen;
+  EXPECT_THROW(analyze_3d(parse_heights("4,4,4,4,3/4,4,4,3,2/4,4,3,2,1/4,3,2,1"), 200'000,
+                          [&](std::uint64_t solved, std::uint64_t limit) {
+                            EXPECT_EQ(limit, 200'000U);
+                            seen.push_back(solved);
+                          }),
+               std::length_error);
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{65'536, 131'072, 196'608}));
 }
 
 TEST(Sieve3d, CliAnalyzesA3dPosition) {

@@ -133,7 +133,11 @@ int run_divisors(const DivisorsArgs& a) {
   if (a.has_position)
     std::printf("Position: %zu of the %zu numbers remain (a '.' is gone).\n", remaining, box.cells());
   if (solved.losing) {
-    std::printf("Status: losing for the player to move (every move leaves a winning position)\n");
+    if (remaining == 1)
+      std::printf("Status: losing for the player to move (the only move picks %llu)\n",
+                  static_cast<unsigned long long>(a.n));
+    else
+      std::printf("Status: losing for the player to move (every move leaves a winning position)\n");
   } else {
     std::printf("Status: winning for the player to move\nWinning moves (%zu), the number to pick:\n",
                 solved.wins.size());

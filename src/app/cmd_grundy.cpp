@@ -159,7 +159,18 @@ int run_grundy(const GrundyArgs& a) {
     } catch (const ResumeMismatch& e) {
       throw UsageError(e.what());
     }
+    const std::string& started_with = resume->provenance.checked_against;
+    // Another --check-sieve than the run's own is refused, whether or not
+    // anything is left to compute.
+    const auto refuse_other_check = [&] {
+      std::error_code ec2;
+      if (!started_with.empty() && !check_sieve.empty() && check_sieve != started_with &&
+          std::filesystem::exists(started_with, ec2) && !std::filesystem::equivalent(check_sieve, started_with, ec2))
+        throw UsageError("cannot resume " + a.output + ": it was started with --check-sieve " + started_with +
+                         ", not " + check_sieve + "; omit --check-sieve or give the same file");
+    };
     if (resume->complete && resume->max_tiles == resume->file_max_tiles) {
+      refuse_other_check();
       std::cerr << a.output << " is complete (levels 1.." << resume->file_max_tiles
                 << "); nothing to resume. A larger --max-tiles extends it.\n";
       return 0;
@@ -167,7 +178,6 @@ int run_grundy(const GrundyArgs& a) {
     max_tiles = resume->max_tiles;
     // Every level, the saved ones included, is computed again, so the whole
     // resumed run is checked against the file the run started with.
-    const std::string& started_with = resume->provenance.checked_against;
     if (!started_with.empty()) {
       // The path as it was given, relative to where the run began: from
       // another folder it must be given again, and is taken as the same file
@@ -181,10 +191,8 @@ int run_grundy(const GrundyArgs& a) {
                            ", which is not there from this folder (a path from where the run began?); give "
                            "that file again: --check-sieve PATH");
         check_sieve = started_with;
-      } else if (check_sieve != started_with &&
-                 (reachable && !std::filesystem::equivalent(check_sieve, started_with, ec))) {
-        throw UsageError("cannot resume " + a.output + ": it was started with --check-sieve " + started_with +
-                         ", not " + check_sieve + "; omit --check-sieve or give the same file");
+      } else {
+        refuse_other_check();
       }
     }
   } else if (a.resume && !a.dry_run && max_tiles != 0) {
