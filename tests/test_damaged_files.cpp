@@ -261,3 +261,24 @@ TEST_F(DamagedFile, TracesOfAKillAreIgnored) {
   EXPECT_EQ(std::filesystem::file_size(store()), std::filesystem::file_size(store_path_for(finished_run())))
       << "the cut-off level's bytes are gone";
 }
+
+// The global heap, where HDF5 keeps variable-length strings, has no
+// checksum: a damaged heap object reads as an empty string. An empty
+// store_file, which every run of this format writes, is named as damage
+// (resume said "it has format_version 3 and names no store file; only
+// format_version 3 files can be resumed", verify that the file names no
+// store); both files are left as they were.
+TEST_F(DamagedFile, AnEmptyStoreNameFromADamagedGlobalHeapIsNamedAsDamage) {
+  const std::string bytes = read_text(path_);
+  const std::string name = std::filesystem::path(store_path_for(finished_run())).filename().string();
+  const std::size_t at = bytes.find(name + '\0');
+  ASSERT_NE(at, std::string::npos) << "the store's name is not in the file";
+  ASSERT_GE(at, 16U);
+  const std::string damage(16, '\xab');
+  write_bytes(path_, at - 16, damage.data(), damage.size());  // the heap object's header
+  expect_refused(resume(path_), "its store_file attribute is empty, which every run of format_version 3 writes: "
+                                "the file's text attributes are damaged");
+  const ProcessResult v = run_chomp({"verify", "--finished", path_});  // (SetUp marked it unfinished)
+  EXPECT_EQ(v.exit_code, 1) << v.err;
+  EXPECT_NE(v.err.find("the file's text attributes are damaged"), std::string::npos) << v.err;
+}

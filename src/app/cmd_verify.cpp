@@ -132,6 +132,11 @@ int run_verify(const VerifyArgs& a) {
                              shell_quote(a.file) + "), or add --finished to check the levels it finished");
   if (!reader.has_store() || t.number_attributes.count("levels_only")) {
     if (t.number_attributes.count("levels_only")) return verify_levels_only(a, t);
+    if (reader.format_version() >= 3)
+      throw std::runtime_error(a.file + " names no store of losing positions, which every run of format_version " +
+                               std::to_string(reader.format_version()) +
+                               " writes: the file's text attributes are damaged (its counts may still read: "
+                               "chomp show); restore a copy of it");
     throw std::runtime_error(a.file + " names no store of losing positions (format_version " +
                              std::to_string(reader.format_version()) +
                              "); verify the file the run itself wrote, with its store beside it");
