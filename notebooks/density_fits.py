@@ -1321,6 +1321,10 @@ def recede_reading(A: Analysis) -> dict | None:
     return _reading(d, cal, "turn_recede") if not np.isnan(d) else None
 
 
+#: A lean is evidence only where its rule, read on each copy against the rest, so reads the copies of the truth it
+#: leans against at most RARE_TAIL of the time and those of the other truth at least this many times as often.
+EVIDENCE_RATIO = 2.0
+
 #: A value of the data is one a kind of copy seldom reproduces when at most this share of them lies as far out
 #: as it, counting the data as one more draw: (k + 1) / (m + 1), k of m copies at or beyond it on its side.  With
 #: 8 to 12 copies only k = 0 is that rare; with 24, k <= 2.
@@ -1334,7 +1338,7 @@ LEAN_FACTOR = 2.0
 
 def _reading(d: float, cal: dict, name: str, rates: bool = True) -> dict | None:
     """What the copies say of the data's value d of a calibration statistic:
-    d, the copies' finite values per kind (vals, and n, how many), reach (copies
+    d, the copies' values per kind that are not NaN (vals, and n, how many), reach (copies
     at or above d), tail (copies as far out as d on its side), p ((tail + 1) /
     (n + 1)), z (d's standard score among each kind's copies), rare (p <=
     RARE_TAIL for both kinds: d lies far out among both), and the direction:
@@ -1347,7 +1351,9 @@ def _reading(d: float, cal: dict, name: str, rates: bool = True) -> dict | None:
     For a lean, also how often the rule reads so on the copies themselves
     (`_rule_rates`: rates, copies of each kind that give the same lean the
     same way) and whether it is evidence (evidential: at most RARE_TAIL of
-    the copies of the kind it leans against read so, counting the data)."""
+    the copies of the kind it leans against read so, counting the data as
+    one, and the other kind's copies at least EVIDENCE_RATIO times as often,
+    each share with one added: the rule's own likelihood ratio)."""
     vals = {kind: np.array([x for x in cal[kind][name] if x is not None and not np.isnan(x)], dtype=float)
             for kind in ("fixed", "zero")}
     if not all(v.size for v in vals.values()):
@@ -1384,7 +1390,10 @@ def _reading(d: float, cal: dict, name: str, rates: bool = True) -> dict | None:
            "p": p, "z": z, "rare": rare, "lean": lean, "how": how}
     if rates and lean:
         out["rates"] = _rule_rates(cal, name, lean, how)
-        out["evidential"] = (out["rates"][lean] + 1) / (size[lean] + 1) <= RARE_TAIL
+        other = "zero" if lean == "fixed" else "fixed"
+        false_alarms = (out["rates"][lean] + 1) / (size[lean] + 1)
+        out["evidential"] = (false_alarms <= RARE_TAIL
+                             and (out["rates"][other] + 1) / (size[other] + 1) >= EVIDENCE_RATIO * false_alarms)
     return out
 
 
@@ -1408,10 +1417,11 @@ def _rule_rates(cal: dict, name: str, lean: str, how: str) -> dict:
 
 
 def _false_alarm_words(r: dict, C: str) -> str:
-    """A tail-rule lean that is no evidence (not r['evidential']), as a clause."""
+    """A lean that is no evidence (not r['evidential']), as a clause."""
     against = {"fixed": f"{C}", "zero": "a limit of 0"}[r["lean"]]
-    return (f": the tail rule would lean against {against}, but {_rates_words(r, C)}: too often on copies of "
-            f"the truth it leans against to count, so no evidence either way")
+    rule = "tail rule" if r["how"] == "decisive" else "standard-score rule"
+    return (f": the {rule} would lean against {against}, but {_rates_words(r, C)}: not seldom enough on copies "
+            f"of the truth it leans against, or not often enough more on the other's, so no evidence either way")
 
 
 def _rates_words(r: dict, C: str) -> str:
@@ -2258,10 +2268,13 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                     nf, nz = tr["n"]["fixed"], tr["n"]["zero"]
                     held += (f": a {_f(tr['d'], 1)}-fold recession, against the copies' {_f(vf.min(), 2)} to "
                              f"{_f(vf.max(), 2)} ({C}) and {_f(vz.min(), 2)} to {_f(vz.max(), 2)} (limit 0"
-                             + (f"; {nf} and {nz} of {m} with a turn" if min(nf, nz) < m else "") + ")"
+                             + (f"; {nf} and {nz} of {m} whose fit without those levels turns" if min(nf, nz) < m
+                                else "") + ")"
                              + (f", {_f(abs(tr['z']['fixed']), 1)} and {_f(abs(tr['z']['zero']), 1)} s.d. from "
                                 f"their means: far out among both kinds"
-                                + (", leaning against " + (f"{C}" if tr["lean"] == "fixed" else "a limit of 0")
+                                + ((", leaning against " + (f"{C}" if tr["lean"] == "fixed" else "a limit of 0")
+                                    + f" ({_rates_words(tr, C)})" if tr["evidential"] else
+                                    _false_alarm_words(tr, C).replace(":", ",", 1))
                                    if tr["how"] == "hint" else "")
                                 if tr["rare"] else
                                 f", {tr['reach']['fixed']} and {tr['reach']['zero']} reaching it"
@@ -2323,15 +2336,16 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 sent += claim(f". The in-sample Δχ², the {C} fit's χ² minus {zero_name}'s, {_f(dr['d'], 1)} (the "
                               f"copies' {ranges}), lies far out among both kinds, {_rare_words(dr)}, which weakens "
                               f"'no evidence either way' for the rest"
-                              + (f"; as a hint, not a test, it leans against {against[dr['lean']]} "
-                                 f"({_f(_lean_factor(dr), 1)} times as many s.d.; {_rates_words(dr, C)})"
+                              + ((f"; as a hint, not a test, it leans against {against[dr['lean']]} "
+                                  f"({_f(_lean_factor(dr), 1)} times as many s.d.; {_rates_words(dr, C)})"
+                                  if dr["evidential"] else _false_alarm_words(dr, C).replace(":", ";", 1))
                                  if dr["how"] == "hint" else ""),
                               _dchi2_claim_holds(A, dr))
             text.append(sent + ".")
             text.append("No finite table can exclude a turn beyond its last level.")
             # the readings that lean although neither kind of copy reproduces them, whichever way each leans
             hints = [(name, r) for name, r in (("the in-sample Δχ²", dr), ("the receding turn", tr))
-                     if r and r["how"] == "hint"]
+                     if r and r["how"] == "hint" and r["evidential"]]
             if not hints:
                 hint = ""
             elif len({r["lean"] for _, r in hints}) == 1:
@@ -2508,21 +2522,25 @@ def calibration_text(A: Analysis):
         if dr and dr["rare"]:
             text += (f": {_rare_words(dr)}, far out among both kinds (at most one copy in "
                      f"{round(1 / RARE_TAIL)} of either kind, counting the data as one, lies as far out on its side)"
-                     + (f"; {lean_words[dr['lean']]} (its standard score {_f(_lean_factor(dr), 1)} times the other "
-                        f"kind's, {LEAN_FACTOR:g} or more: a hint, not a calibrated test; {_rates_words(dr, C)})"
+                     + ((f"; {lean_words[dr['lean']]} (its standard score {_f(_lean_factor(dr), 1)} times the "
+                         f"other kind's, {LEAN_FACTOR:g} or more: a hint, not a calibrated test; {_rates_words(dr, C)})"
+                         if dr["evidential"] else _false_alarm_words(dr, C).replace(":", ";", 1))
                         if dr["how"] == "hint" else "")
                      + "; it weakens 'no evidence either way' for the rest")
         elif dr and dr["how"] == "decisive" and not dr["evidential"]:
             text += _false_alarm_words(dr, C)
         tr = recede_reading(A)
         if tr:
-            text += (f". Refitted without the last {max(HOLDOUTS)} levels, {MODEL[kf].label} turns "
-                     f"{_f(tr['d'], 1)} times earlier than on all of them; a turn that recedes this far or further "
-                     f"as the levels are added is on {tr['reach']['fixed']} of the {tr['n']['fixed']} {C} copies and "
-                     f"{tr['reach']['zero']} of the {tr['n']['zero']} limit-0 ones where the fits turn (of {m} "
+            how_far = (f"turns {_f(tr['d'], 1)} times earlier than on all of them" if math.isfinite(tr["d"]) else
+                       f"turns, and on all of them it falls to n = {FAR:.0e} (a recession past every level)")
+            text += (f". Refitted without the last {max(HOLDOUTS)} levels, {MODEL[kf].label} {how_far}; a turn that "
+                     f"recedes this far or further as the levels are added is on {tr['reach']['fixed']} of the "
+                     f"{tr['n']['fixed']} {C} copies and {tr['reach']['zero']} of the {tr['n']['zero']} limit-0 ones "
+                     f"whose fit without those levels turns (of {m} "
                      f"each; their factors {rng(tr['vals']['fixed'], 2)} and {rng(tr['vals']['zero'], 2)})"
                      + ((f": {_rare_words(tr)}, far out among both kinds"
-                         + (f"; {lean_words[tr['lean']]} (a hint, not a calibrated test; {_rates_words(tr, C)})"
+                         + ((f"; {lean_words[tr['lean']]} (a hint, not a calibrated test; {_rates_words(tr, C)})"
+                             if tr["evidential"] else _false_alarm_words(tr, C).replace(":", ";", 1))
                             if tr["how"] == "hint" else ""))
                         if tr["rare"] else
                         (_false_alarm_words(tr, C) if not tr["evidential"] else "") if tr["how"] == "decisive" else

@@ -158,13 +158,20 @@ class RuleRatesTest(unittest.TestCase):
         m = 24
         for k, evidential in ((3, False), (2, True)):
             with self.subTest(copies_reaching=k):
-                # k of the 0.286 copies and half the limit-0 ones reach d = 10: the tail rule leans against 0.286;
-                # each of those k copies, read against the rest, does too; no limit-0 copy does
-                cal = {"fixed": {"x": [0.0] * (m - k) + [10.0] * k}, "zero": {"x": [0.0] * (m // 2) + [10.0] * (m // 2)}}
+                # k of the 0.286 copies and every limit-0 one reach d = 10: the tail rule leans against 0.286;
+                # each of those k copies, read against the rest, does too, and so does every limit-0 copy
+                cal = {"fixed": {"x": [0.0] * (m - k) + [10.0] * k}, "zero": {"x": [10.0] * m}}
                 r = F._reading(10.0, cal, "x")
                 self.assertEqual((r["lean"], r["how"]), ("fixed", "decisive"))
-                self.assertEqual(r["rates"], {"fixed": k, "zero": 0})
+                self.assertEqual(r["rates"], {"fixed": k, "zero": m})
                 self.assertEqual(r["evidential"], evidential)   # (k + 1) / 25 against 1/8
+        # rare on the 0.286 copies but never on the limit-0 ones: the rule that fires here tells the truths apart
+        # no better than chance, so it is no evidence (half the limit-0 copies reach d, and none of them, read
+        # against the rest, leans so)
+        cal = {"fixed": {"x": [0.0] * (m - 2) + [10.0] * 2}, "zero": {"x": [0.0] * (m // 2) + [10.0] * (m // 2)}}
+        r = F._reading(10.0, cal, "x")
+        self.assertEqual((r["lean"], r["how"], r["rates"]), ("fixed", "decisive", {"fixed": 2, "zero": 0}))
+        self.assertFalse(r["evidential"])
 
     def test_hint_rates(self):
         # far beyond both kinds, nearer the limit-0 copies in their s.d.: a hint against 0.286; the 0.286 copies
@@ -681,8 +688,19 @@ class VerdictTest(unittest.TestCase):
         text, against_fixed, against_zero, _ = F.calibration_text(B)
         self.assertEqual((against_fixed, against_zero), ([], []))
         self.assertIn(f"the tail rule would lean against 0.286, but copies read so against the rest: 3 and 0 of {m}: "
-                      "too often on copies of the truth it leans against to count", text)
+                      "not seldom enough on copies of the truth it leans against", text)
         self.assertEqual(F.verdict(B).failed(), [])
+        # so is a hint whose rule reads as many copies of either truth so: the verdict's short answer leaves it out
+        B._cache["calibration"]["fixed"]["twin_dchi2"] = list(np.random.default_rng(0).normal(0, 1, m))
+        B._cache["calibration"]["zero"]["twin_dchi2"] = [0.0] * (m - 3) + [-100.0] * 3
+        r = F.dchi2_reading(B)
+        self.assertEqual((r["lean"], r["how"], r["evidential"]), ("fixed", "hint", False))
+        self.assertGreaterEqual(r["rates"]["fixed"], 1)
+        w = F.verdict(B)
+        self.assertEqual(w.failed(), [])
+        self.assertNotIn("as a hint only", w.results)
+        self.assertIn("the standard-score rule would lean against 0.286, but copies read so against the rest: "
+                      f"{r['rates']['fixed']} and {r['rates']['zero']} of {m}", w.results)
 
     def test_prefixes_of_the_committed_table(self):
         # prefixes of the committed table: every claim holds, whichever branch the verdict takes

@@ -88,9 +88,9 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   if (format == kFormatVersion && !reader.has_store() && !t.number_attributes.count("levels_only"))
     // Every run of this format names its store: an empty name is a damaged
     // file (HDF5 reads the text of a damaged global heap as empty strings).
-    throw ResumeRefused(cannot + "its store_file attribute is empty, which every run of format_version " +
-                        std::to_string(kFormatVersion) + " writes: the file's text attributes are damaged; restore "
-                        "a copy of it, or start the run over with --force");
+    throw ResumeRefused(cannot + "its store_file attribute is empty (or its run_id missing), which every run of "
+                        "format_version " + std::to_string(kFormatVersion) + " writes: the file's text attributes are "
+                        "damaged; restore a copy of it, or start the run over with --force");
   if (format != kFormatVersion || !reader.has_store())
     throw ResumeRefused(cannot + "it has format_version " + std::to_string(format) +
                         (format < 3 ? " (its losing ranks are not in a store file)" : " and names no store file") +

@@ -276,9 +276,13 @@ TEST_F(DamagedFile, AnEmptyStoreNameFromADamagedGlobalHeapIsNamedAsDamage) {
   ASSERT_GE(at, 16U);
   const std::string damage(16, '\xab');
   write_bytes(path_, at - 16, damage.data(), damage.size());  // the heap object's header
-  expect_refused(resume(path_), "its store_file attribute is empty, which every run of format_version 3 writes: "
-                                "the file's text attributes are damaged");
+  expect_refused(resume(path_), "its store_file attribute is empty (or its run_id missing), which every run of "
+                                "format_version 3 writes: the file's text attributes are damaged");
   const ProcessResult v = run_chomp({"verify", "--finished", path_});  // (SetUp marked it unfinished)
   EXPECT_EQ(v.exit_code, 1) << v.err;
   EXPECT_NE(v.err.find("the file's text attributes are damaged"), std::string::npos) << v.err;
+  const ProcessResult shown = run_chomp({"show", path_});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;  // the counts still read
+  EXPECT_NE(shown.out.find("which every run of that format names: its text attributes are damaged"),
+            std::string::npos) << shown.out;
 }

@@ -62,7 +62,9 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   std::filesystem::remove(store_path_for(file));
   const ProcessResult lone = run_chomp({"show", file});
   EXPECT_EQ(lone.exit_code, 0) << lone.err;
-  EXPECT_NE(lone.out.find("is missing: the counts above are whole without it"), std::string::npos) << lone.out;
+  EXPECT_NE(lone.out.find("  store          " + store_path_for(file) +
+                          " is missing: the table's counts are whole without it"),
+            std::string::npos) << lone.out;
   // The command it names to start over is this run's, and runs it again
   // (a bare `chomp sieve --force` wrote the default output, 90 levels).
   const std::string said = " sieve --max-tiles 40 --output " + file + " --force\n";
@@ -123,11 +125,17 @@ TEST(Show, SaysWhenARunningFileHasNoWriter) {
   const ProcessResult live = run_chomp({"show", file});
   EXPECT_EQ(live.exit_code, 0) << live.err;
   EXPECT_NE(live.out.find("levels, status running\n"), std::string::npos) << live.out;
+  // Through a symbolic link too: the run's lock is beside the file itself.
+  std::filesystem::create_symlink(file, dir.file("link.h5"));
+  const ProcessResult linked = run_chomp({"show", dir.file("link.h5")});
+  EXPECT_NE(linked.out.find("levels, status running\n"), std::string::npos) << linked.out;
   run.send(SIGKILL);
   EXPECT_EQ(run.wait().signal, SIGKILL);
   const ProcessResult dead = run_chomp({"show", file});
   EXPECT_EQ(dead.exit_code, 0) << dead.err;
-  const std::string said = "status running (but no chomp process writes it: its run was killed; ";
+  const std::string said = "status running (but no chomp process is writing it: its run ended unfinished, killed "
+                           "or stopped where its status could not be written, as on a full disk; once that cause "
+                           "is gone, ";
   ASSERT_NE(dead.out.find(said), std::string::npos) << dead.out;
   EXPECT_NE(dead.out.find(" sieve --max-tiles " + std::string(kFullSize ? "100" : "95") + " --output " + file +
                           " --resume continues it)"),

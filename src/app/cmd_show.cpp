@@ -222,8 +222,8 @@ int run_show(const ShowArgs& a) {
     } catch (const StoreMissing& e) {
       // A copied table needs no store for its counts: say so before the
       // start-over command, which only the losing positions call for.
-      store_note = "store " + reader.store_path() +
-                   " is missing: the counts above are whole without it; it holds the losing positions, which "
+      store_note = reader.store_path() +
+                   " is missing: the table's counts are whole without it; it holds the losing positions, which "
                    "`chomp verify`, `--resume` and the Python package's read_losing_positions read: give it back (move it beside the result file) or, "
                    "for those, start the run over with " +
                    start_over_command(a.file, t);
@@ -231,7 +231,11 @@ int run_show(const ShowArgs& a) {
       store_note = e.what();
     }
   } else {
-    store_note = "the file names no store (format_version " + std::to_string(reader.format_version()) + ")";
+    store_note = "the file names no store (format_version " + std::to_string(reader.format_version()) + ")" +
+                 (reader.format_version() >= 3 && !three_d
+                      ? ", which every run of that format names: its text attributes are damaged (the table's "
+                        "counts are checksummed and read whole); restore a copy of it"
+                      : "");
   }
   const auto bytes_per = [&](std::size_t i) {
     return i < store_bytes.size() && t.losing[i] ? static_cast<double>(store_bytes[i]) / static_cast<double>(t.losing[i])
@@ -272,8 +276,9 @@ int run_show(const ShowArgs& a) {
   const bool orphaned = t.status() == "running" && !RunClaim::held(a.file);
   std::printf("%s: %zu levels, status %s%s%s\n", a.file.c_str(), rows, t.status().c_str(),
               t.complete() && t.status() != "complete" ? " (complete)" : "",
-              orphaned ? (" (but no chomp process writes it: its run was killed; " + resume_command(a.file, t) +
-                          " continues it)").c_str()
+              orphaned ? (" (but no chomp process is writing it: its run ended unfinished, killed or stopped "
+                          "where its status could not be written, as on a full disk; once that cause is gone, " +
+                          resume_command(a.file, t) + " continues it)").c_str()
                        : "");
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
                           "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id"}) {

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "cli_checks.hpp"
@@ -74,8 +75,11 @@ RunClaim::RunClaim(const std::string& output) : path_(lock_path(output)) {
 }
 
 bool RunClaim::held(const std::string& output) {
-  const int fd = open(lock_path(output).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return false;
+  // A run given a symbolic link as --output claims its target's lock.
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::canonical(output, ec);
+  const int fd = open(lock_path(ec ? output : target.string()).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return errno != ENOENT;  // (unreadable: cannot tell, taken as held)
   struct flock fl {};
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;

@@ -29,9 +29,11 @@ class RunClaim {
   /// The lock file's name for an output.
   static std::string lock_path(const std::string& output) { return output + ".lock"; }
 
-  /// Whether a live process holds the claim on `output` now (its lock file
-  /// locked); false when there is no lock file or nothing holds it, as
-  /// after a kill; true where the file system cannot tell. Takes nothing.
+  /// Whether a live process holds the claim on `output` (or on the file a
+  /// symbolic link `output` leads to) now: its lock file locked. False when
+  /// there is no lock file or nothing holds it, as after a kill or a stop
+  /// that could not record its status; true where it cannot tell (a lock
+  /// file it cannot read, a file system without locks). Takes nothing.
   static bool held(const std::string& output);
 
  private:

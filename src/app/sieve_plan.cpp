@@ -76,10 +76,11 @@ void print_plan_line(int max_tiles, const MemoryPlan& plan, const DiskPlan& disk
                      std::uint64_t free_disk, int processes) {
   std::cerr << "plan: levels 1.." << max_tiles;
   if (processes > 1) std::cerr << ", " << processes << " MPI processes,";
-  // The plan's reservations (pools and buffers at their largest), an upper
-  // bound: a small run touches far less of them.
+  // The plan's reservations (pools and buffers at their largest): a small
+  // run touches far less of them. The program itself (its code, libraries,
+  // the table) holds some MiB more, outside the budget.
   std::cerr << " in at most " << human_bytes(static_cast<double>(plan.total())) << " of memory"
-            << (processes > 1 ? " per process" : "") << " (budget " << budget_text(b)
+            << (processes > 1 ? " per process" : "") << " besides the program's own (budget " << budget_text(b)
             << "), store ~"
             << human_bytes(static_cast<double>(disk.store_bytes)) << " on disk";
   if (free_disk) std::cerr << " (" << human_bytes(static_cast<double>(free_disk)) << " free)";
@@ -202,7 +203,7 @@ void print_plan3d(std::ostream& out, int max_cubes, const Sieve3dPlan& plan, con
 
 void print_plan3d_line(int max_cubes, const Sieve3dPlan& plan, const Budget& b, std::uint64_t free_disk) {
   std::cerr << "plan: 3D levels 1.." << max_cubes << " in at most " << human_bytes(static_cast<double>(plan.total()))
-            << " of memory (budget "
+            << " of memory besides the program's own (budget "
             << budget_text(b)
             << "), store ~" << human_bytes(static_cast<double>(plan.store_bytes)) << " on disk";
   if (free_disk) std::cerr << " (" << human_bytes(static_cast<double>(free_disk)) << " free)";
