@@ -224,8 +224,8 @@ int run_show(const ShowArgs& a) {
       // start-over command, which only the losing positions call for.
       store_note = reader.store_path() +
                    " is missing: the table's counts are whole without it; it holds the losing positions, which "
-                   "`chomp verify`, `--resume` and the Python package's read_losing_positions read: give it back (move it beside the result file) or, "
-                   "for those, start the run over with " +
+                   "`chomp verify`, `--resume` and the Python package's read_losing_positions read: give it back "
+                   "(move it beside the result file) or, for those, start the run over with " +
                    start_over_command(a.file, t);
     } catch (const StoreError& e) {
       store_note = e.what();
