@@ -21,13 +21,13 @@
 
 namespace chomp::app {
 
-std::string start_over_command(const std::string& output, const LevelTable& t) {
+std::string start_over_command(const std::string& output, const LevelTable& t, const char* how) {
   const auto number = [&](const char* key) {
     const auto it = t.number_attributes.find(key);
     return it == t.number_attributes.end() ? std::int64_t{0} : it->second;
   };
   const std::int64_t max_tiles = number("max_tiles") > 0 ? number("max_tiles") : static_cast<std::int64_t>(t.tiles.size());
-  return start_over_command(output, max_tiles, number("dimensions") == 3 ? 3 : 2, number("store_losing"));
+  return start_over_command(output, max_tiles, number("dimensions") == 3 ? 3 : 2, number("store_losing"), how);
 }
 
 std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions,
@@ -38,12 +38,7 @@ std::string start_over_command(const std::string& output, std::int64_t max_tiles
 }
 
 std::string resume_command(const std::string& output, const LevelTable& t) {
-  const auto number = [&](const char* key) {
-    const auto it = t.number_attributes.find(key);
-    return it == t.number_attributes.end() ? std::int64_t{0} : it->second;
-  };
-  const std::int64_t max_tiles = number("max_tiles") > 0 ? number("max_tiles") : static_cast<std::int64_t>(t.tiles.size());
-  return start_over_command(output, max_tiles, number("dimensions") == 3 ? 3 : 2, number("store_losing"), "--resume");
+  return start_over_command(output, t, "--resume");
 }
 
 std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing) {

@@ -54,7 +54,7 @@ std::string resume_command(const SieveArgs& a, const std::string& output, int ma
 /// store gone): `chomp sieve [--dimensions 3] --max-tiles N [--store-losing
 /// K] --output F --force`, N, K and the dimensions read from the file's
 /// table (the machine's options, threads and memory, are left out).
-std::string start_over_command(const std::string& output, const LevelTable& t);
+std::string start_over_command(const std::string& output, const LevelTable& t, const char* how = "--force");
 std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions,
                                std::int64_t store_losing, const char* how = "--force");
 
