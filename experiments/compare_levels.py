@@ -6,11 +6,16 @@
 reads the run's levels through `chomp show --csv` (which also reads a file
 the run still has open) and every committed table (data/levels-N.csv and
 data/run-*/levels-N.csv), and prints, for the levels both have, whether
-p(n), L(n) and the marks agree (the largest table that holds a level is the
+p(n), L(n), the marks and the losing digests agree (the largest table that holds a level is the
 one compared; its marks, like the run's, are those of an engine that decides
 canonical positions only, from 6220284 on; a run that inferred the marks of
 moves of its first rows from bits, root attribute inferred_marks = "row 1"
-or "rows 1-2", has no marks to compare and is compared on p(n) and L(n)). Exit
+or "rows 1-2", has no marks to compare and is compared on p(n) and L(n)).
+The losing digest (doc/FILE_FORMAT.md, a sum of a 64-bit mix of each
+losing rank) is read from the table's HDF5 file beside its CSV, levels-N.h5,
+through `chomp show --json`, where both files have one: equal digests say
+that the two runs found the same set of losing positions, not only as many
+(a different set gives the same digest with odds of 2^-64). Exit
 status 1 when a level differs, so that a run started again (doc/RUNNING.md,
 "The run's second start") is checked level by level as it comes; 2, with one
 line `error: ...`, when a file is missing or not a table of `chomp sieve` (such
@@ -37,7 +42,7 @@ def read_csv(text, name):
     return parse_levels(text, name, ("positions", "losing"), optional=("marks",))
 
 
-TEXT = {"positions": "p(n)", "losing": "L(n)", "marks": "marks"}
+TEXT = {"positions": "p(n)", "losing": "L(n)", "marks": "marks", "digest": "losing digests"}
 
 # The program's other files say what they are by their root attribute format.
 OTHER_FORMATS = {"chomp-grundy": "`chomp grundy`", "chomp rectangles": "`chomp rectangles`"}
@@ -55,8 +60,29 @@ def runs(levels):
     return ", ".join(out)
 
 
-def committed(data):
-    """Level -> (row, file name) from every committed table, the largest first."""
+def show_json(chomp, path):
+    """`chomp show PATH --json` as a dict; OSError, ValueError naming what failed."""
+    try:
+        shown = subprocess.run([chomp, "show", str(path), "--json"], capture_output=True, text=True)
+    except OSError as e:
+        raise OSError(f"cannot run {chomp} ({e.strerror or e}): build it (scripts/build.sh) or give --chomp")
+    if shown.returncode != 0:
+        raise ValueError(f"{chomp} show {path}: {(shown.stderr.strip().splitlines() or ['failed'])[0]}")
+    try:
+        return json.loads(shown.stdout)
+    except ValueError:
+        raise ValueError(f"{chomp} show {path} --json printed no JSON: is {chomp} the chomp program? "
+                         "(give it with --chomp)") from None
+
+
+def digests(about):
+    """Level -> losing digest (hex text) of a `chomp show --json` dict, for the levels that have one."""
+    return {int(r["tiles"]): r["losing_digest"] for r in about.get("levels", []) if r.get("losing_digest")}
+
+
+def committed(data, chomp):
+    """Level -> (row, file name) from every committed table, the largest first; a row's "digest" is
+    that of the HDF5 file beside the CSV (levels-N.h5), None where there is none."""
     # levels-N.csv alone (a copy such as levels-170.orig.csv is not a table of the folder's)
     files = sorted((p for p in list(data.glob("levels-*.csv")) + list(data.glob("run-*/levels-*.csv"))
                     if re.fullmatch(r"levels-[0-9]+", p.stem)),
@@ -71,10 +97,12 @@ def committed(data):
         # levels-100.csv) counted a mark for every extension: its marks are
         # not this engine's, and are not compared.
         old_marks = re.search(r"^# format_version: 1;", text, re.M) is not None
+        h5 = f.with_suffix(".h5")
+        sums = digests(show_json(chomp, h5)) if h5.is_file() else {}
         for n, row in read_csv(text, f).items():
             if old_marks:
                 row = dict(row, marks=None)
-            out.setdefault(n, (row, str(f.relative_to(data.parent))))
+            out.setdefault(n, (dict(row, digest=sums.get(n)), str(f.relative_to(data.parent))))
     if not out:
         why = "no such folder" if not data.is_dir() else "no levels-N.csv or run-*/levels-N.csv with a level"
         raise FileNotFoundError(f"no committed table in {data} ({why}): give the folder of the committed tables "
@@ -103,16 +131,12 @@ def compare(args):
         raise FileNotFoundError(f"no run file {args.file}")
     try:
         shown = subprocess.run([args.chomp, "show", args.file, "--csv"], capture_output=True, text=True)
-        about = subprocess.run([args.chomp, "show", args.file, "--json"], capture_output=True, text=True)
     except OSError as e:
         raise OSError(f"cannot run {args.chomp} ({e.strerror or e}): build it (scripts/build.sh) or give --chomp")
     if shown.returncode != 0:
         raise ValueError(f"{args.chomp} show {args.file}: {(shown.stderr.strip().splitlines() or ['failed'])[0]}")
-    try:
-        attributes = json.loads(about.stdout).get("attributes", {}) if about.returncode == 0 else {}
-    except ValueError:
-        raise ValueError(f"{args.chomp} show {args.file} --json printed no JSON: is {args.chomp} the chomp "
-                         "program? (give it with --chomp)") from None
+    about = show_json(args.chomp, args.file)
+    attributes = about.get("attributes", {})
     if kind := attributes.get("format"):
         raise ValueError(f"{args.file} is not a table of `chomp sieve`: its root attribute format = "
                          f"\"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}")
@@ -121,9 +145,12 @@ def compare(args):
                          "compares 2D runs with data/levels-N.csv (compare its `chomp show --csv` with "
                          "data/levels3d-N.csv)")
     run = read_csv(shown.stdout, args.file)
+    for n, d in digests(about).items():
+        if n in run:
+            run[n]["digest"] = d
     way = attributes.get("inferred_marks")
     inferred = way not in (None, "none")
-    table = committed(pathlib.Path(args.data).resolve())
+    table = committed(pathlib.Path(args.data).resolve(), args.chomp)
     same, differ, beyond = [], [], []
     for n in sorted(run):
         if n not in table:
@@ -132,17 +159,21 @@ def compare(args):
         row, name = table[n]
         mine = run[n]
         marks = not inferred and None not in (row["marks"], mine["marks"])
-        fields = ["positions", "losing"] + (["marks"] if marks else [])
+        fields = (["positions", "losing"] + (["marks"] if marks else [])
+                  + (["digest"] if row["digest"] and mine.get("digest") else []))
         bad = [f for f in fields if mine[f] != row[f]]
         if bad:
             differ.append((n, name, bad))
         else:
             same.append((n, name, fields))
-    if same:
-        names = sorted({name for _, name, _ in same})
-        fields = sorted({f for _, _, compared in same for f in compared}, key=["positions", "losing", "marks"].index)
-        print(f"levels {runs([n for n, _, _ in same])} of {args.file} ({len(same)} levels): "
-              f"{', '.join(TEXT[f] for f in fields)} equal {', '.join(names)}")
+    # One line for each way the levels were compared (the digests where both files have them).
+    ways = {}
+    for n, name, compared in same:
+        ways.setdefault(tuple(compared), []).append((n, name))
+    for compared, levels in sorted(ways.items(), key=lambda w: w[1][0][0]):
+        names = sorted({name for _, name in levels})
+        print(f"levels {runs([n for n, _ in levels])} of {args.file} ({len(levels)} levels): "
+              f"{', '.join(TEXT[f] for f in compared)} equal {', '.join(names)}")
     for n, name, bad in differ:
         print(f"level {n} differs from {name}: " + ", ".join(f"{f} {run[n][f]} against {table[n][0][f]}" for f in bad))
     if inferred:

@@ -1,5 +1,6 @@
 """experiments/compare_levels.py: a run's levels against the committed tables,
-equal ones reported, a differing one named with exit status 1; a run file that
+equal ones reported (with their losing digests where the table's HDF5 file is
+beside its CSV), a differing one named with exit status 1; a run file that
 is missing, a folder, a 3D run or not a table of `chomp sieve`, a committed row
 cut short and a data folder with no committed table refused with one line and
 exit status 2 (experiments/promote_levels.sh stops on either)."""
@@ -36,6 +37,23 @@ with tempfile.TemporaryDirectory() as tmp:
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "levels 1..40 of" in ok.stdout and "(40 levels): p(n), L(n), marks equal data/levels-50.csv" in ok.stdout, \
         ok.stdout
+    # With the table's HDF5 file beside its CSV, the sets of losing positions are compared too (by their digests),
+    # and a set that differs with the same counts is named.
+    shutil.copyfile(table.with_suffix(".h5"), data / "levels-50.h5")
+    ok = compare(run, data)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "(40 levels): p(n), L(n), marks, losing digests equal data/levels-50.csv" in ok.stdout, ok.stdout
+    import h5py  # the notebooks' Python has it
+    with h5py.File(data / "levels-50.h5", "r+") as f:
+        right = int(f["levels/losing_digest"][29])
+        f["levels/losing_digest"][29] = right ^ 1
+    other = compare(run, data)
+    assert other.returncode == 1, other.stdout + other.stderr
+    assert f"level 30 differs from data/levels-50.csv: digest {right:016x} against {right ^ 1:016x}" in other.stdout, \
+        other.stdout
+    assert "levels 1..29, 31..40 of" in other.stdout and "(39 levels): p(n), L(n), marks, losing digests equal" \
+        in other.stdout, other.stdout
+    (data / "levels-50.h5").unlink()
     # A longer table of the run (data/run-*/) is read first; one level off by one is named.
     altered = []
     for l in lines:

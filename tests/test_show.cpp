@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <sstream>
 
 #include "chomp/h5_output.hpp"
@@ -57,6 +58,15 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   EXPECT_NE(json.out.find("\"run_id\": \""), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("{\"tiles\": 40, \"positions\": 37338, \"losing\": 1022,"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"hypothesis_ratio\": null"), std::string::npos) << "n = 1 has no ratio";
+  // Each level's losing digest, as 16 hex digits (a JSON number would lose
+  // digits past 2^53 in most readers): what compare_levels.py compares.
+  char digest[64];
+  const std::size_t row40 = json.out.find("{\"tiles\": 40,");
+  ASSERT_NE(row40, std::string::npos) << json.out;
+  std::snprintf(digest, sizeof digest, "\"losing_digest\": \"%016llx\"}",
+                static_cast<unsigned long long>(t.losing_digest[39]));
+  EXPECT_NE(t.losing_digest[39], 0u);
+  EXPECT_NE(json.out.find(digest, row40), std::string::npos) << digest << "\n" << json.out;
 
   // Without its store, the table still shows, and says why there are no bytes.
   std::filesystem::remove(store_path_for(file));

@@ -249,14 +249,25 @@ int run_show(const ShowArgs& a) {
     for (const auto& [k, v] : t.text_attributes)
       std::printf("%s\n    %s: %s", first ? "" : ",", json_string(k).c_str(), json_string(v).c_str()), first = false;
     std::printf("\n  },\n  \"levels\": [");
+    // The digest of a level's losing ranks (doc/FILE_FORMAT.md), as a hex
+    // string (a JSON number past 2^53 loses digits in most readers); null
+    // where the file has none: format 1 and 2, and 3D files written before
+    // 3D runs kept a store (no store name, every digest 0).
+    const bool digests = reader.format_version() >= 3 && (!three_d || reader.has_store());
+    const auto digest = [&](std::size_t i) {
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "\"%016llx\"", static_cast<unsigned long long>(t.losing_digest[i]));
+      return digests ? std::string(hex) : std::string("null");
+    };
     for (std::size_t i = 0; i < rows; ++i)
       std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"losing\": %llu, \"hypothesis_ratio\": %s, "
                   "\"seconds\": %s, \"window_seconds\": %s, \"slices\": %u, \"marks\": %llu, "
-                  "\"store_bytes_per_losing\": %s}",
+                  "\"store_bytes_per_losing\": %s, \"losing_digest\": %s}",
                   i ? "," : "", t.tiles[i], static_cast<unsigned long long>(t.positions[i]),
                   static_cast<unsigned long long>(t.losing[i]), json_number(t.hypothesis_ratio[i]).c_str(),
                   json_number(t.seconds[i]).c_str(), json_number(t.window_seconds[i]).c_str(), t.slices[i],
-                  static_cast<unsigned long long>(t.marks[i]), json_number(bytes_per(i)).c_str());
+                  static_cast<unsigned long long>(t.marks[i]), json_number(bytes_per(i)).c_str(),
+                  digest(i).c_str());
     std::printf("\n  ]\n}\n");
     return 0;
   }
