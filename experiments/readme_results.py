@@ -87,8 +87,9 @@ def block(table: Path) -> str:
         published = f"level {listed[0]}" if listed else None
     check_published(table, rows, listed)
     independent = f"{INDEPENDENT[0]}..{min(INDEPENDENT[1], last)}"
-    checked = (f"They agree with the published table's\n{published} and with the independent table above on\n"
-               f"{independent}" if published else f"Levels {independent} equal the independent table above")
+    checked = (f"Their p(n) and L(n) agree with the published table's\n{published} and with the independent "
+               f"table above on\n{independent}" if published else
+               f"Levels {independent} have the p(n) and L(n) of the independent table above")
     new = f"; **levels {INDEPENDENT[1] + 1}..{last} are new**." if last > INDEPENDENT[1] else "."
     lines = [
         f"Every level n = 1..{last} is computed exactly (`data/{table.with_suffix('.h5').name}`, CSV",

@@ -154,8 +154,8 @@ with tempfile.TemporaryDirectory() as tmp:
     r = script("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty")
     assert r.returncode == 0, r.stderr
     said = (tmp / "sixty" / "README.md").read_text()
-    assert ("They agree with the published table's\nlevels 20, 30, ..., 60 and with the independent table above on\n"
-            "1..60.\n") in said, said
+    assert ("Their p(n) and L(n) agree with the published table's\nlevels 20, 30, ..., 60 and with the independent "
+            "table above on\n1..60.\n") in said, said
     assert "are new" not in said and "| 60 | 966,467 | 20,106 |" in said, said
     # The agreement it states is checked: a table whose L(20) differs from the published 42 is refused, the
     # README unchanged; so is the table of a run that did not finish.
