@@ -3,7 +3,8 @@
 # call starts the run, or resumes it where the last leg stopped, in the
 # background at the lowest priority, with its log beside it:
 #
-#   experiments/long_run.sh [N]           start or resume (returns at once; N: the folder's run's, else 170)
+#   experiments/long_run.sh [N]           start or resume (returns at once; N: the folder's run's, else 170;
+#                                         a finished run says so and starts nothing)
 #   experiments/long_run.sh --stop        stop it cleanly (SIGTERM; waits, at most STOP_WAIT s, default 900)
 #   experiments/long_run.sh --status      the level it reached, the last lines of its log
 #
@@ -94,10 +95,18 @@ if [ ${#runs[@]} -gt 1 ]; then
   echo "error: $run_dir holds more than one run (${runs[*]}); move all but one aside" >&2; exit 1
 elif [ ${#runs[@]} -eq 1 ]; then
   out=${runs[0]}
-  planned=$(build/chomp show "$out" --json 2>/dev/null |
-            python3 -c 'import json, sys; print(json.load(sys.stdin)["attributes"]["max_tiles"])' 2>/dev/null) || true
+  about=$(build/chomp show "$out" --json 2>/dev/null |
+          python3 -c 'import json, sys; a = json.load(sys.stdin)["attributes"]; print(a["max_tiles"], a.get("status", ""))' \
+          2>/dev/null) || true
+  read -r planned status <<< "$about" || true
   [ -n "$planned" ] || { echo "error: cannot read the --max-tiles of $out (build/chomp show $out)" >&2; exit 1; }
   n=${n:-$planned}
+  # A finished run has nothing to resume: a leg would only check its levels.
+  if [ "$n" = "$planned" ] && [ "$status" = complete ]; then
+    echo "the folder's run $out is complete (levels 1..$planned): nothing to resume; $0 --status compares" \
+         "its levels with data/, and $0 N with N > $planned extends it"
+    exit 0
+  fi
   if [ "$n" -lt "$planned" ]; then
     echo "error: $out is a run to $planned tiles; it goes on to $planned ($0 $planned, or $0) or further" >&2; exit 2
   fi

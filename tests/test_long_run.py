@@ -1,0 +1,46 @@
+"""experiments/long_run.sh on a folder whose run is finished: nothing to resume, and no leg
+started (a leg would only spend minutes checking the stored levels); a smaller N is refused;
+--status says it is not running and compares its levels, digests included, with data/.
+
+long_run.sh runs the checkout's build/chomp; where the suite's program is another (a build
+tree elsewhere) the test is skipped (exit status 77).
+
+    CHOMP_BIN=build/chomp /usr/bin/python3 tests/test_long_run.py
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CHOMP = pathlib.Path(os.environ.get("CHOMP_BIN", ROOT / "build" / "chomp"))
+SCRIPT = ROOT / "experiments" / "long_run.sh"
+
+if not (ROOT / "build" / "chomp").exists() or (ROOT / "build" / "chomp").resolve() != CHOMP.resolve():
+    print(f"skipped: long_run.sh runs {ROOT / 'build' / 'chomp'}, not this suite's {CHOMP}")
+    sys.exit(77)
+
+with tempfile.TemporaryDirectory() as tmp:
+    run_dir = pathlib.Path(tmp) / "run"
+    run_dir.mkdir()
+    subprocess.run([str(CHOMP), "sieve", "-n", "20", "-q", "-o", str(run_dir / "levels-20.h5")],
+                   check=True, capture_output=True)
+    env = dict(os.environ, RUN_DIR=str(run_dir))
+
+    def long_run(*args):
+        return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=120)
+
+    for args in ((), ("20",)):
+        r = long_run(*args)
+        what = f"long_run.sh {' '.join(args)}: rc {r.returncode}\n{r.stdout}{r.stderr}"
+        assert r.returncode == 0, what
+        assert f"the folder's run {run_dir / 'levels-20.h5'} is complete (levels 1..20): nothing to resume" \
+            in r.stdout, what
+        assert not list(run_dir.glob("leg-*.log")) and not (run_dir / "chomp").exists(), what  # no leg started
+    r = long_run("19")
+    assert r.returncode == 2 and "is a run to 20 tiles" in r.stderr, r.stdout + r.stderr
+    r = long_run("--status")
+    assert r.returncode == 0 and r.stdout.startswith("not running\n"), r.stdout + r.stderr
+    assert "(20 levels): p(n), L(n), losing digests equal data/levels-" in r.stdout, r.stdout + r.stderr
+print("long_run: ok")
