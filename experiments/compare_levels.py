@@ -81,13 +81,15 @@ def digests(about):
 
 
 def committed(data, chomp):
-    """Level -> (row, file name) from every committed table, the largest first; a row's "digest" is
-    that of the HDF5 file beside the CSV (levels-N.h5), None where there is none."""
+    """(Level -> (row, file name), notes) from every committed table, the largest first. A row's "digest"
+    is that of the table's own HDF5 file beside its CSV (levels-N.h5), None where there is none; "h5" names
+    that file. An HDF5 file that cannot be read leaves its table's digests out, with a note; one whose
+    counts are not its CSV's is refused (ValueError)."""
     # levels-N.csv alone (a copy such as levels-170.orig.csv is not a table of the folder's)
     files = sorted((p for p in list(data.glob("levels-*.csv")) + list(data.glob("run-*/levels-*.csv"))
                     if re.fullmatch(r"levels-[0-9]+", p.stem)),
                    key=lambda p: int(p.stem.split("-")[1]), reverse=True)
-    out = {}
+    out, notes = {}, []
     for f in files:
         try:
             text = f.read_text()
@@ -97,17 +99,32 @@ def committed(data, chomp):
         # levels-100.csv) counted a mark for every extension: its marks are
         # not this engine's, and are not compared.
         old_marks = re.search(r"^# format_version: 1;", text, re.M) is not None
+        rows = read_csv(text, f)
+        mine = [n for n in rows if n not in out]  # the levels this table supplies
         h5 = f.with_suffix(".h5")
-        sums = digests(show_json(chomp, h5)) if h5.is_file() else {}
-        for n, row in read_csv(text, f).items():
-            if old_marks:
-                row = dict(row, marks=None)
-            out.setdefault(n, (dict(row, digest=sums.get(n)), str(f.relative_to(data.parent))))
+        sums, name = {}, str(f.relative_to(data.parent))
+        if mine and h5.is_file():
+            try:
+                shown = show_json(chomp, h5)
+            except ValueError as e:
+                notes.append(f"digests of {name} not compared: {e}")
+                shown = {}
+            for r in shown.get("levels", []):
+                n = int(r["tiles"])
+                if n in rows and (r["positions"], r["losing"]) != (rows[n]["positions"], rows[n]["losing"]):
+                    raise ValueError(f"{h5} does not match {f} at level {n} (p(n), L(n) {r['positions']}, "
+                                     f"{r['losing']} against {rows[n]['positions']}, {rows[n]['losing']}): the "
+                                     "HDF5 file beside a table must be the one its CSV was written from "
+                                     "(experiments/h5_to_csv.py)")
+            sums = digests(shown)
+        for n in mine:
+            row = dict(rows[n], marks=None) if old_marks else rows[n]
+            out[n] = (dict(row, digest=sums.get(n), h5=str(h5.relative_to(data.parent))), name)
     if not out:
         why = "no such folder" if not data.is_dir() else "no levels-N.csv or run-*/levels-N.csv with a level"
         raise FileNotFoundError(f"no committed table in {data} ({why}): give the folder of the committed tables "
                                 "with --data")
-    return out
+    return out, notes
 
 
 def main():
@@ -150,7 +167,7 @@ def compare(args):
             run[n]["digest"] = d
     way = attributes.get("inferred_marks")
     inferred = way not in (None, "none")
-    table = committed(pathlib.Path(args.data).resolve(), args.chomp)
+    table, notes = committed(pathlib.Path(args.data).resolve(), args.chomp)
     same, differ, beyond = [], [], []
     for n in sorted(run):
         if n not in table:
@@ -175,7 +192,12 @@ def compare(args):
         print(f"levels {runs([n for n, _ in levels])} of {args.file} ({len(levels)} levels): "
               f"{', '.join(TEXT[f] for f in compared)} equal {', '.join(names)}")
     for n, name, bad in differ:
-        print(f"level {n} differs from {name}: " + ", ".join(f"{f} {run[n][f]} against {table[n][0][f]}" for f in bad))
+        row = table[n][0]
+        print(f"level {n} differs from {name}: " + ", ".join(
+            f"losing digest {run[n][f]} against {row[f]} ({row['h5']}: another set of losing positions)"
+            if f == "digest" else f"{f} {run[n][f]} against {row[f]}" for f in bad))
+    for note in notes:
+        print(f"note: {note}")
     if inferred:
         print(f"marks not compared: the run inferred the marks of moves of its top rows (inferred_marks = "
               f"{way}; chomp sieve --file-all-marks files them as the committed tables did)")

@@ -96,13 +96,13 @@ if [ ${#runs[@]} -gt 1 ]; then
 elif [ ${#runs[@]} -eq 1 ]; then
   out=${runs[0]}
   about=$(build/chomp show "$out" --json 2>/dev/null |
-          python3 -c 'import json, sys; a = json.load(sys.stdin)["attributes"]; print(a["max_tiles"], a.get("status", ""))' \
+          python3 -c 'import json, sys; a = json.load(sys.stdin)["attributes"]; print(a["max_tiles"], a.get("complete", 0))' \
           2>/dev/null) || true
-  read -r planned status <<< "$about" || true
+  read -r planned complete <<< "$about" || true
   [ -n "$planned" ] || { echo "error: cannot read the --max-tiles of $out (build/chomp show $out)" >&2; exit 1; }
   n=${n:-$planned}
   # A finished run has nothing to resume: a leg would only check its levels.
-  if [ "$n" = "$planned" ] && [ "$status" = complete ]; then
+  if [ "$n" = "$planned" ] && [ "$complete" = 1 ]; then
     echo "the folder's run $out is complete (levels 1..$planned): nothing to resume; $0 --status compares" \
          "its levels with data/, and $0 N with N > $planned extends it"
     exit 0

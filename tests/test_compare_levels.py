@@ -49,10 +49,24 @@ with tempfile.TemporaryDirectory() as tmp:
         f["levels/losing_digest"][29] = right ^ 1
     other = compare(run, data)
     assert other.returncode == 1, other.stdout + other.stderr
-    assert f"level 30 differs from data/levels-50.csv: digest {right:016x} against {right ^ 1:016x}" in other.stdout, \
-        other.stdout
+    assert (f"level 30 differs from data/levels-50.csv: losing digest {right:016x} against {right ^ 1:016x} "
+            "(data/levels-50.h5: another set of losing positions)") in other.stdout, other.stdout
     assert "levels 1..29, 31..40 of" in other.stdout and "(39 levels): p(n), L(n), marks, losing digests equal" \
         in other.stdout, other.stdout
+    # An HDF5 file beside the CSV that is not the table's own (other counts) is refused, not read as a
+    # level that differs; one that cannot be read leaves the digests out, with a note.
+    with h5py.File(data / "levels-50.h5", "r+") as f:
+        f["levels/losing_digest"][29] = right
+        f["levels/losing"][9] = f["levels/losing"][9] + 1
+    swapped = compare(run, data)
+    assert swapped.returncode == 2 and swapped.stdout == "", swapped.stdout + swapped.stderr
+    assert swapped.stderr.startswith(f"error: {data / 'levels-50.h5'} does not match {data / 'levels-50.csv'} "
+                                     "at level 10"), swapped.stderr
+    (data / "levels-50.h5").write_bytes(b"not an HDF5 file\n" * 100)
+    unread = compare(run, data)
+    assert unread.returncode == 0, unread.stdout + unread.stderr
+    assert "(40 levels): p(n), L(n), marks equal data/levels-50.csv" in unread.stdout, unread.stdout
+    assert "note: digests of data/levels-50.csv not compared: " in unread.stdout, unread.stdout
     (data / "levels-50.h5").unlink()
     # The committed tables themselves: the first series' levels 1..156 (data/run-170/) have the same losing
     # positions as the third series' table, by their digests (data/README.md says so).

@@ -1,6 +1,7 @@
 """experiments/long_run.sh on a folder whose run is finished: nothing to resume, and no leg
 started (a leg would only spend minutes checking the stored levels); a smaller N is refused;
---status says it is not running and compares its levels, digests included, with data/.
+--status says it is not running and compares its levels, digests included, with data/; the
+same run marked unfinished gets a leg.
 
 long_run.sh runs the checkout's build/chomp; where the suite's program is another (a build
 tree elsewhere) the test is skipped (exit status 77).
@@ -12,6 +13,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHOMP = pathlib.Path(os.environ.get("CHOMP_BIN", ROOT / "build" / "chomp"))
@@ -43,4 +45,19 @@ with tempfile.TemporaryDirectory() as tmp:
     r = long_run("--status")
     assert r.returncode == 0 and r.stdout.startswith("not running\n"), r.stdout + r.stderr
     assert "(20 levels): p(n), L(n), losing digests equal data/levels-" in r.stdout, r.stdout + r.stderr
+    # The same run marked unfinished (as a stop leaves it): a leg goes on with it.
+    import h5py  # the notebooks' Python has it
+    with h5py.File(run_dir / "levels-20.h5", "r+") as f:
+        f.attrs["complete"] = f.attrs["complete"] * 0
+        f.attrs["status"] = "interrupted"
+    r = long_run()
+    what = f"long_run.sh on an unfinished run: rc {r.returncode}\n{r.stdout}{r.stderr}"
+    assert "nothing to resume" not in r.stdout and "leg 1 " in r.stdout + r.stderr, what
+    assert (run_dir / "leg-1.log").exists(), what
+    # Let the leg (a few levels at most) end before its folder goes.
+    pid = int((run_dir / "pid").read_text())
+    for _ in range(600):
+        if not pathlib.Path(f"/proc/{pid}").exists():
+            break
+        time.sleep(0.1)
 print("long_run: ok")

@@ -67,6 +67,12 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
                 static_cast<unsigned long long>(t.losing_digest[39]));
   EXPECT_NE(t.losing_digest[39], 0u);
   EXPECT_NE(json.out.find(digest, row40), std::string::npos) << digest << "\n" << json.out;
+  // A file of format 1 has no digests: null, not a digest of 0.
+  const ProcessResult old = run_chomp({"show", std::string(CHOMP_DATA_DIR) + "/levels-100.h5", "--json"});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_NE(old.out.find("\"format_version\": 1"), std::string::npos) << old.out.substr(0, 2000);
+  EXPECT_NE(old.out.find("\"losing_digest\": null}"), std::string::npos) << old.out.substr(0, 2000);
+  EXPECT_EQ(old.out.find("\"losing_digest\": \""), std::string::npos) << old.out.substr(0, 2000);
 
   // Without its store, the table still shows, and says why there are no bytes.
   std::filesystem::remove(store_path_for(file));
