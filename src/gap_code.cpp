@@ -222,7 +222,7 @@ void GapCode::code_block(std::span<const std::uint64_t> ranks, std::vector<std::
                          Histogram* histogram) const {
   // kStreams streams, gap i in stream i % kStreams, so that a decoder
   // follows as many independent chains of bit positions at once; the header
-  // (kHeaderBytes) holds the bytes of each stream but the last.
+  // (kHeaderBytes) holds the byte sizes of all four streams.
   const std::size_t most = max_block_bytes(ranks.size());
   std::array<std::vector<std::uint8_t>, kStreams> streams;
   std::array<std::uint8_t*, kStreams> starts{};

@@ -80,7 +80,7 @@ class GapCode {
 
   /// Where decoding a block has got to: ranks [0, index) known, `rank` the
   /// last of them, the next gaps of its streams at bits pos (index 0:
-  /// nothing decoded); ended once every gap is decoded and both streams
+  /// nothing decoded); ended once every gap is decoded and all four streams
   /// ended within their bytes.
   struct Cursor {
     std::size_t index = 0;
