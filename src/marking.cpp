@@ -329,7 +329,8 @@ class MarkingPass {
   /// budget is used or at twice its share of it: its block pool keeps the
   /// most it ever filed in a round, so the pools together stay within two
   /// budgets whatever the thread count (the memory plan), give or take the
-  /// (source, level) pair each thread was filing when it reached its share.
+  /// kernel call (a source's joint walk over up to 32 levels, or one level
+  /// above those) each thread was filing when it reached its share.
   template <class Items, class File>
   void generate_round(const Items& items, std::atomic<std::size_t>& cursor, Remainders& left,
                       ProgressThrottle& progress, int gen, std::size_t segments, File&& file) {
