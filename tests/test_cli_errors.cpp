@@ -395,6 +395,10 @@ TEST(CliErrors, ADiskWithoutRoomForACheckpointIsNamedButTheRunGoesOn) {
   EXPECT_NE(plan.err.find(warning), std::string::npos) << plan.err;
   EXPECT_NE(plan.err.find("after a stop or a kill inside a window --resume marks that window again"), std::string::npos)
       << plan.err;
+  // A job of several processes saves no checkpoint: its plan asks no room for one.
+  const ProcessResult cluster = run_chomp({"sieve", "-n", "82", "--dry-run", "--processes", "4", "-o", out});
+  EXPECT_EQ(cluster.exit_code, 0) << cluster.err;
+  EXPECT_EQ(cluster.err.find(warning), std::string::npos) << cluster.err;
   const ProcessResult ran = run_chomp({"sieve", "-n", "82", "-q", "-o", out});
   EXPECT_EQ(ran.exit_code, 0) << ran.err;
   EXPECT_NE(ran.err.find(warning), std::string::npos) << ran.err;

@@ -173,9 +173,10 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     if (ec) held = 0;
   }
   // A window's checkpoint: its bitmap, and in a sliced level the slices
-  // done so far (at most the last level's store bytes).
+  // done so far (at most the last level's store bytes). A job of several
+  // processes (or the dry run planning one) saves none.
   const std::uint64_t checkpoint_bytes =
-      options.checkpoint.empty() ? 0 : checkpoint_bytes_planned(max_tiles, plan, disk);
+      options.checkpoint.empty() || processes > 1 ? 0 : checkpoint_bytes_planned(max_tiles, plan, disk);
   const std::string disk_warning = check_disk(disk, held, free_disk, a.output, checkpoint_bytes);
   if (!disk_warning.empty()) std::cerr << "chomp: warning: " << disk_warning << '\n';
   if (a.dry_run) return 0;
