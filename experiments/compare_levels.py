@@ -60,16 +60,22 @@ def runs(levels):
     return ", ".join(out)
 
 
-def show_json(chomp, path):
-    """`chomp show PATH --json` as a dict; OSError, ValueError naming what failed."""
+def chomp_show(chomp, path, flag):
+    """What `chomp show PATH FLAG` prints; OSError, ValueError naming what failed."""
     try:
-        shown = subprocess.run([chomp, "show", str(path), "--json"], capture_output=True, text=True)
+        shown = subprocess.run([chomp, "show", str(path), flag], capture_output=True, text=True)
     except OSError as e:
         raise OSError(f"cannot run {chomp} ({e.strerror or e}): build it (scripts/build.sh) or give --chomp")
     if shown.returncode != 0:
         raise ValueError(f"{chomp} show {path}: {(shown.stderr.strip().splitlines() or ['failed'])[0]}")
+    return shown.stdout
+
+
+def show_json(chomp, path):
+    """`chomp show PATH --json` as a dict; OSError, ValueError naming what failed."""
+    text = chomp_show(chomp, path, "--json")
     try:
-        return json.loads(shown.stdout)
+        return json.loads(text)
     except ValueError:
         raise ValueError(f"{chomp} show {path} --json printed no JSON: is {chomp} the chomp program? "
                          "(give it with --chomp)") from None
@@ -146,12 +152,7 @@ def compare(args):
         raise IsADirectoryError(f"{args.file} is a folder, not a run file (give the run's RUN.h5)")
     if not pathlib.Path(args.file).is_file():
         raise FileNotFoundError(f"no run file {args.file}")
-    try:
-        shown = subprocess.run([args.chomp, "show", args.file, "--csv"], capture_output=True, text=True)
-    except OSError as e:
-        raise OSError(f"cannot run {args.chomp} ({e.strerror or e}): build it (scripts/build.sh) or give --chomp")
-    if shown.returncode != 0:
-        raise ValueError(f"{args.chomp} show {args.file}: {(shown.stderr.strip().splitlines() or ['failed'])[0]}")
+    table_text = chomp_show(args.chomp, args.file, "--csv")
     about = show_json(args.chomp, args.file)
     attributes = about.get("attributes", {})
     if kind := attributes.get("format"):
@@ -161,7 +162,7 @@ def compare(args):
         raise ValueError(f"{args.file} is a {dims}D table (root attribute dimensions = {dims}): compare_levels "
                          "compares 2D runs with data/levels-N.csv (compare its `chomp show --csv` with "
                          "data/levels3d-N.csv)")
-    run = read_csv(shown.stdout, args.file)
+    run = read_csv(table_text, args.file)
     for n, d in digests(about).items():
         if n in run:
             run[n]["digest"] = d
