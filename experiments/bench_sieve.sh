@@ -8,8 +8,8 @@
 #   experiments/bench_sieve.sh [CSV] [N...]        default: experiments/results/bench.csv 90 100 110
 #
 # Each run's output (for chomp: the per-level table, the memory plan and the
-# time by phase) goes to out/bench-PROGRAM-N-THREADS.log. A scaling curve on
-# a larger machine: THREADS="1 2 4 8 16" NAIVE=0 experiments/bench_sieve.sh FILE.csv 110 120
+# time by phase) goes to out/bench-PROGRAM-N-THREADS.log (LOGS: another
+# folder). A scaling curve on a larger machine: THREADS="1 2 4 8 16" NAIVE=0 experiments/bench_sieve.sh FILE.csv 110 120
 #
 # A run with t threads is confined to the first t CPUs this script may use
 # (taskset), so that it has as many CPUs as threads: unconfined, a 1-thread
@@ -30,11 +30,18 @@
 # with --slices K --slice-from F (every level from F on alone in its window,
 # in K slices; 1: whole), recorded as program chomp-slicesK.
 #
+# Another chomp at work (the long run, most often) is refused, with its
+# pid: its work and its memory would change the timings and the windows
+# of the runs (experiments/alone.sh says how). Stop it first
+# (experiments/long_run.sh --stop), or set BESIDE=1 to time anyway.
+#
 # Environment: THREADS (default "1 2"), NAIVE=0 to skip the naive sieve,
 # NAIVE_THREADS (default: THREADS) the thread counts it runs with,
 # NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap),
 # CHOMPS (default build/chomp) the chomp binaries, each run in turn,
-# ROUNDS (default 1) how many times every run is repeated, round after round.
+# ROUNDS (default 1) how many times every run is repeated, round after round,
+# LOGS (default out) the folder for the runs' logs and files, BESIDE=1 to
+# time beside another chomp.
 set -euo pipefail
 caller=$PWD  # a CSV given by a relative path is the caller's, not the checkout's
 cd "$(dirname "$0")/.."
@@ -74,9 +81,12 @@ for t in $threads ${NAIVE_THREADS:-}; do
   [[ $t =~ ^[1-9][0-9]*$ ]] || { echo "error: THREADS and NAIVE_THREADS are thread counts, not '$t'" >&2; exit 1; }
 done
 command -v /usr/bin/time >/dev/null || { echo "error: /usr/bin/time is needed (Debian package 'time')" >&2; exit 1; }
+source experiments/alone.sh  # no other chomp at work, unless BESIDE=1
+logs=${LOGS:-out}
+if [ -n "${LOGS:-}" ] && [[ $logs != /* ]]; then logs=$caller/$logs; fi
 
 header="program,max_tiles,threads,wall_s,cpu_s,peak_rss_mib,losing_at_max,git_revision,host,date_utc,cpus"
-mkdir -p "$(dirname "$csv")" out
+mkdir -p "$(dirname "$csv")" "$logs"
 [ -f "$csv" ] || echo "$header" > "$csv"
 if [ "$(head -n 1 "$csv")" != "$header" ]; then
   echo "error: $csv has other columns than \"$header\"; give a new file" >&2
@@ -100,9 +110,9 @@ revision() { "$1" --version | sed 's/.*(\(.*\)).*/\1/'; }
 measure() {  # program n t revision command...
   local program=$1 n=$2 t=$3 rev=$4
   shift 4
-  local log=out/bench-$program-$n-$t$tag.log
+  local log=$logs/bench-$program-$n-$t$tag.log
   local cpus=$cores
-  local -a run=(/usr/bin/time -f "%e %U %S %M" -o out/bench.time "$@")
+  local -a run=(/usr/bin/time -f "%e %U %S %M" -o "$logs/bench.time" "$@")
   if [ "$pin" != 0 ] && [ "$t" -lt "${#allowed[@]}" ]; then
     cpus=$t
     local list
@@ -119,7 +129,7 @@ measure() {  # program n t revision command...
     tail -n 3 "$log" >&2
     exit 1
   fi
-  read -r wall user sys rss < out/bench.time
+  read -r wall user sys rss < "$logs/bench.time"
   local losing
   losing=$(awk -v n="$n" '$1 == n {print $3}' "$log" | tail -n 1)
   local cpu
@@ -145,7 +155,7 @@ for ((round = 1; round <= rounds; round++)); do
             slicing=(--slices "$k" --slice-from "$slice_from")
           fi
           measure "$program" "$n" "$t" "$(revision "$chomp")" "$chomp" sieve --max-tiles "$n" --threads "$t" \
-            --output "out/bench-$n.h5" --force "${slicing[@]}"
+            --output "$logs/bench-$n.h5" --force "${slicing[@]}"
         done
       done
     done

@@ -9,7 +9,8 @@
 # Environment: THREADS (default "1 2 4 8 16"; counts above the CPUs this
 # script may use are skipped), ROUNDS (default 1), CSV (default
 # experiments/results/scaling-HOST.csv), WARMUP=0 to skip the unrecorded
-# first run. Speed-up and efficiency are against the fewest threads. A
+# first run, LOGS (default out) the runs' logs, BESIDE=1 to time beside
+# another chomp (refused otherwise, as by experiments/bench_sieve.sh). Speed-up and efficiency are against the fewest threads. A
 # run of t threads takes the first t CPUs: where those are slower than
 # the rest (on the lent 16-CPU machine the runs confined to CPUs 0 and
 # 0-1 took more CPU seconds than a 4-thread run did), compare the runs'
@@ -38,6 +39,11 @@ for t in ${THREADS:-1 2 4 8 16}; do
   if [ "$t" -le "$cpus" ]; then threads+=("$t"); else echo "skipping $t threads: $cpus CPUs here" >&2; fi
 done
 [ ${#threads[@]} -gt 0 ] || { echo "error: no thread count fits $cpus CPUs" >&2; exit 1; }
+source experiments/alone.sh  # no other chomp at work, unless BESIDE=1 (before the warm-up too)
+# The runs' logs, which the table reads (bench_sieve.sh's LOGS).
+logs=${LOGS:-out}
+if [ -n "${LOGS:-}" ] && [[ $logs != /* ]]; then logs=$caller/$logs; fi
+export LOGS=$logs
 echo "# $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $cpus CPUs, $(build/chomp --version)" >&2
 # A fresh (virtual) machine pays for its first touches of memory, which
 # made the first run of a lent machine's curve slower (doc/PERFORMANCE.md,
@@ -45,8 +51,8 @@ echo "# $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $cpus C
 if [ "${WARMUP:-1}" = 1 ]; then
   most=$(printf '%s\n' "${threads[@]}" | sort -n | tail -n 1)
   echo "# warm-up: N = $((n > 100 ? n - 10 : n)), $most threads (not recorded)" >&2
-  mkdir -p out
-  build/chomp sieve --max-tiles $((n > 100 ? n - 10 : n)) --threads "$most" --output out/warmup.h5 --force > /dev/null
+  mkdir -p "$logs"
+  build/chomp sieve --max-tiles $((n > 100 ? n - 10 : n)) --threads "$most" --output "$logs/warmup.h5" --force > /dev/null
 fi
 THREADS="${threads[*]}" NAIVE=0 ROUNDS=${ROUNDS:-1} experiments/bench_sieve.sh "$csv" "$n"
 
@@ -65,7 +71,7 @@ rev=$(build/chomp --version | sed 's/.*(\(.*\)).*/\1/')
     wall=$(cut -d, -f4 <<< "$row")
     cpu=$(cut -d, -f5 <<< "$row")
     phases=$(sed -n 's/^time by phase: filing marks \([0-9.]*\) s, applying them \([0-9.]*\) s, transposes \([0-9.]*\) s, scanning levels \([0-9.]*\) s, opening windows \([0-9.]*\) s\(, tails \([0-9.]*\) s\)\{0,1\}$/\1 \2 \3 \4 \5 \7/p' \
-             "out/bench-chomp-$n-$t.log" | tail -n 1)
+             "$logs/bench-chomp-$n-$t.log" | tail -n 1)
     awk -v t="$t" -v w="$wall" -v c="$cpu" -v b="$base" -v l="$least" -v p="$phases" 'BEGIN {
       split(p, f, " ");
       printf "%7d %9.2f %9.2f %8.2f %6.2f %9s %9s %9s %9s %9s %9s\n", t, w, c, b / w, b / w * l / t, f[1], f[2], f[3], f[4], f[5], f[6] }'

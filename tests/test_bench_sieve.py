@@ -1,0 +1,65 @@
+"""experiments/bench_sieve.sh and experiments/thread_scaling.sh refuse to time runs while
+another chomp is at work (the long run, most often), in one line that names its pid and
+says how to stop it, before they write any row or log; BESIDE=1 times anyway, and its row
+holds the committed table's L(N).
+
+A copy of sleep named chomp stands for the other run (the scripts look at each process's
+name in /proc). thread_scaling.sh runs the checkout's build/chomp; where that is absent its
+refusal is not checked.
+
+    CHOMP_BIN=build/chomp /usr/bin/python3 tests/test_bench_sieve.py
+"""
+import csv
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CHOMP = os.environ.get("CHOMP_BIN", str(ROOT / "build" / "chomp"))
+TABLE = max((ROOT / "data").glob("levels-*.csv"), key=lambda p: int(p.stem.split("-")[1]))
+N = 12
+
+with TABLE.open() as f:
+    losing = {int(r["tiles"]): int(r["losing"]) for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+
+with tempfile.TemporaryDirectory() as tmp:
+    tmp = pathlib.Path(tmp)
+    fake = tmp / "chomp"
+    shutil.copy(shutil.which("sleep"), fake)
+    other = subprocess.Popen([str(fake), "300"])
+    try:
+        table, logs = tmp / "bench.csv", tmp / "logs"
+        env = dict(os.environ, CHOMPS=CHOMP, NAIVE="0", THREADS="1", LOGS=str(logs))
+        env.pop("BESIDE", None)
+
+        def script(name, *args, **extra):
+            return subprocess.run(["bash", str(ROOT / "experiments" / name), *map(str, args)],
+                                  capture_output=True, text=True, env=dict(env, **extra), timeout=120)
+
+        runs = [("bench_sieve.sh", table, N)]
+        if (ROOT / "build" / "chomp").exists():
+            runs.append(("thread_scaling.sh", N))
+        for name, *args in runs:
+            r = script(name, *args, CSV=str(table))
+            what = f"{name} beside pid {other.pid}: rc {r.returncode}\n{r.stdout}{r.stderr}"
+            assert r.returncode == 1, what
+            assert r.stderr.startswith("error: chomp is running beside this benchmark (") and \
+                r.stderr.count("\n") == 1, what
+            assert f"pid {other.pid}: {fake} 300" in r.stderr, what
+            assert "experiments/long_run.sh --stop" in r.stderr and "BESIDE=1" in r.stderr, what
+            assert not table.exists() and not logs.exists(), f"{name} wrote before refusing"
+
+        r = script("bench_sieve.sh", table, N, BESIDE="1")
+        assert r.returncode == 0, f"BESIDE=1: rc {r.returncode}\n{r.stdout}{r.stderr}"
+        rows = list(csv.DictReader(table.open()))
+        assert len(rows) == 1, rows
+        row = rows[0]
+        assert (row["program"], row["max_tiles"], row["threads"]) == ("chomp", str(N), "1"), row
+        assert int(row["losing_at_max"]) == losing[N], (row, losing[N])
+        assert (logs / f"bench-chomp-{N}-1.log").exists(), sorted(logs.iterdir())
+    finally:
+        other.kill()
+        other.wait()
+print("ok")
