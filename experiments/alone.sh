@@ -9,7 +9,9 @@ if [ "${BESIDE:-0}" != 1 ]; then
   others=()
   for proc in /proc/[0-9]*; do
     [ "$(cat "$proc/comm" 2>/dev/null)" = chomp ] || continue
-    others+=("pid ${proc#/proc/}: $(tr '\0' ' ' < "$proc/cmdline" 2>/dev/null | sed 's/ $//')")
+    # (A process that ends during the scan is passed over: its files are gone.)
+    cmdline=$({ tr '\0' ' ' < "$proc/cmdline"; } 2>/dev/null | sed 's/ $//') || continue
+    others+=("pid ${proc#/proc/}: $cmdline")
   done
   if [ ${#others[@]} -gt 0 ]; then
     list=$(printf '%s; ' "${others[@]}")
@@ -18,5 +20,5 @@ if [ "${BESIDE:-0}" != 1 ]; then
          "(experiments/long_run.sh --stop for the long run), or set BESIDE=1 to time anyway" >&2
     exit 1
   fi
-  unset others list proc
+  unset others list proc cmdline
 fi

@@ -40,8 +40,9 @@
 # NAIVE_MAX (default 110) the largest N given to it (it holds every level's bitmap),
 # CHOMPS (default build/chomp) the chomp binaries, each run in turn,
 # ROUNDS (default 1) how many times every run is repeated, round after round,
-# LOGS (default out) the folder for the runs' logs and files, BESIDE=1 to
-# time beside another chomp.
+# LOGS the folder for the runs' logs and files (default: the checkout's
+# out/; a relative path is the caller's), BESIDE=1 to time beside another
+# chomp.
 set -euo pipefail
 caller=$PWD  # a CSV given by a relative path is the caller's, not the checkout's
 cd "$(dirname "$0")/.."

@@ -9,8 +9,9 @@
 # Environment: THREADS (default "1 2 4 8 16"; counts above the CPUs this
 # script may use are skipped), ROUNDS (default 1), CSV (default
 # experiments/results/scaling-HOST.csv), WARMUP=0 to skip the unrecorded
-# first run, LOGS (default out) the runs' logs, BESIDE=1 to time beside
-# another chomp (refused otherwise, as by experiments/bench_sieve.sh). Speed-up and efficiency are against the fewest threads. A
+# first run, LOGS the runs' logs (default: the checkout's out/; a relative
+# path is the caller's), BESIDE=1 to time beside another chomp (refused
+# otherwise, as by experiments/bench_sieve.sh). Speed-up and efficiency are against the fewest threads. A
 # run of t threads takes the first t CPUs: where those are slower than
 # the rest (on the lent 16-CPU machine the runs confined to CPUs 0 and
 # 0-1 took more CPU seconds than a 4-thread run did), compare the runs'
@@ -39,7 +40,8 @@ for t in ${THREADS:-1 2 4 8 16}; do
   if [ "$t" -le "$cpus" ]; then threads+=("$t"); else echo "skipping $t threads: $cpus CPUs here" >&2; fi
 done
 [ ${#threads[@]} -gt 0 ] || { echo "error: no thread count fits $cpus CPUs" >&2; exit 1; }
-source experiments/alone.sh  # no other chomp at work, unless BESIDE=1 (before the warm-up too)
+# No other chomp at work, unless BESIDE=1 (checked before the warm-up too).
+source experiments/alone.sh
 # The runs' logs, which the table reads (bench_sieve.sh's LOGS).
 logs=${LOGS:-out}
 if [ -n "${LOGS:-}" ] && [[ $logs != /* ]]; then logs=$caller/$logs; fi
