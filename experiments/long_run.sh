@@ -6,7 +6,8 @@
 #   experiments/long_run.sh [N]           start or resume (returns at once; N: the folder's run's, else 170;
 #                                         a finished run says so and starts nothing)
 #   experiments/long_run.sh --stop        stop it cleanly (SIGTERM; waits, at most STOP_WAIT s, default 900)
-#   experiments/long_run.sh --status      the level it reached, the last lines of its log
+#   experiments/long_run.sh --status      the level it reached, the last lines of its log (or that
+#                                         the folder is gone or holds no run)
 #
 # The run's folder is RUN_DIR (default /var/tmp/chomp-run), outside any work
 # tree, and holds one run: levels-N.h5 (the result file, named by the N it was
@@ -68,6 +69,12 @@ case ${1:-} in
     exit 0 ;;
   --status)
     if pid=$(running_pid); then echo "running (pid $pid)"; else echo "not running"; fi
+    # A folder that is gone (a new machine) or holds no run: say so, and how to start one.
+    if ! compgen -G "$run_dir/levels-*.h5" > /dev/null; then
+      if [ -d "$run_dir" ]; then where="$run_dir holds no run"; else where="$run_dir does not exist"; fi
+      echo "no run: $where; $0 starts one (to 170 tiles, or N)"
+      exit 0
+    fi
     last=$(ls -t "$run_dir"/leg-*.log 2>/dev/null | head -n 1) || true
     [ -n "$last" ] && { echo "$last:"; tail -n 5 "$last"; }
     # Its finished levels against the committed tables (a run started

@@ -1,7 +1,8 @@
 """experiments/long_run.sh on a folder whose run is finished: nothing to resume, and no leg
 started (a leg would only spend minutes checking the stored levels); a smaller N is refused;
 --status says it is not running and compares its levels, digests included, with data/; the
-same run marked unfinished gets a leg.
+same run marked unfinished gets a leg; --status on a folder that is gone or holds no run says
+so and how to start one.
 
 long_run.sh runs the checkout's build/chomp; where the suite's program is another (a build
 tree elsewhere) the test is skipped (exit status 77).
@@ -42,8 +43,16 @@ with tempfile.TemporaryDirectory() as tmp:
         assert not list(run_dir.glob("leg-*.log")) and not (run_dir / "chomp").exists(), what  # no leg started
     r = long_run("19")
     assert r.returncode == 2 and "is a run to 20 tiles" in r.stderr, r.stdout + r.stderr
+    # A folder that is gone (a new machine) or empty: --status says there is no run, and how to start one.
+    for where, says in ((pathlib.Path(tmp) / "gone", "does not exist"), (pathlib.Path(tmp) / "empty", "holds no run")):
+        if says == "holds no run":
+            where.mkdir()
+        r = subprocess.run(["bash", str(SCRIPT), "--status"], capture_output=True, text=True,
+                           env=dict(env, RUN_DIR=str(where)), timeout=60)
+        assert r.returncode == 0 and r.stdout == f"not running\nno run: {where} {says}; {SCRIPT} starts one " \
+            "(to 170 tiles, or N)\n", r.stdout + r.stderr
     r = long_run("--status")
-    assert r.returncode == 0 and r.stdout.startswith("not running\n"), r.stdout + r.stderr
+    assert r.returncode == 0 and r.stdout.startswith("not running\n") and "no run:" not in r.stdout, r.stdout + r.stderr
     assert "(20 levels): p(n), L(n), losing digests equal data/levels-" in r.stdout, r.stdout + r.stderr
     # The same run marked unfinished (as a stop leaves it): a leg goes on with it.
     import h5py  # the notebooks' Python has it
