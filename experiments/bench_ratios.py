@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""The speed ratios of alternating benchmark runs: each run of a base revision
-(default d06904d, issue 21's yardstick) in a CSV of experiments/bench_sieve.sh,
-paired with the next run of another revision of the same program, N and threads
-(CHOMPS="BASE NEW" runs them in turn), and the ratio base wall / other wall. By N:
-the rounds, their median, least and largest ratio, and how many reach the target.
+"""The speed ratios of alternating benchmark runs, from a CSV of experiments/bench_sieve.sh.
 
     experiments/bench_ratios.py [CSV] [--base REV] [--since DATE] [--threads T] [--target X]
 
-CSV defaults to experiments/results/bench.csv; --since (an ISO date or time, UTC)
-keeps pairs from then on; --threads (default 2) the runs' thread count; --target
-(default 2.0) the ratio counted. A pair is two rows at most 400 s apart (the
-base's run and the next); the other revision is named as its rows give it.
+Each `chomp sieve` run (program "chomp") of a base revision (default d06904d,
+issue 21's yardstick) is paired with the next chomp run of its N and thread count,
+if that one is of another revision and began within 120 s of the base run's end
+(a row's date is when its run ended; it began wall_s earlier). That is what
+CHOMPS="BASE NEW" ROUNDS=R experiments/bench_sieve.sh ... records: the base must
+run first in each round (with CHOMPS="NEW BASE" the rounds make no pairs). The
+ratio is the base's wall time over the other's. By N: the rounds, their median,
+least and largest ratio, how many reach --target, and the ratios in order; then
+the other revisions pooled in them (the git_revision of each, with its count).
+
+CSV defaults to experiments/results/bench.csv; --since (an ISO date or time,
+UTC) keeps the pairs whose base run ended then or later; --threads (default 2)
+the runs' thread count; --target (default 2.0) the ratio counted. Exit status:
+0, 1 where no pair is found, 2 for a file that cannot be read as such a CSV.
 """
 import argparse
+import collections
 import csv
 import datetime
 import statistics
@@ -21,54 +28,69 @@ from pathlib import Path
 
 HEADER = ["program", "max_tiles", "threads", "wall_s", "cpu_s", "peak_rss_mib", "losing_at_max", "git_revision",
           "host", "date_utc", "cpus"]
+#: The longest wait from the end of the base run to the start of the other's.
+GAP_S = 120
 
 
 def when(text):
-    return datetime.datetime.fromisoformat(text.rstrip("Z"))
+    """A UTC time from ISO text (naive, or with an offset, which is applied)."""
+    t = datetime.datetime.fromisoformat(text[:-1] if text.endswith("Z") else text)
+    if t.tzinfo is not None:
+        t = t.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return t
 
 
 def pairs(rows, base, threads):
-    """(date, N, ratio, other revision) for each base run followed by another revision's run."""
+    """(base run's end, N, ratio, other revision) for each base run whose next run is another revision's."""
     rows = [r for r in rows if r["program"] == "chomp" and r["threads"] == str(threads)]
     found = []
     for i, r in enumerate(rows):
         if not r["git_revision"].startswith(base):
             continue
-        for s in rows[i + 1:]:
-            if s["max_tiles"] != r["max_tiles"]:
-                continue
-            if not s["git_revision"].startswith(base) and \
-                    0 <= (when(s["date_utc"]) - when(r["date_utc"])).total_seconds() <= 400:
-                found.append((r["date_utc"], int(r["max_tiles"]), float(r["wall_s"]) / float(s["wall_s"]),
-                              s["git_revision"]))
-            break
+        s = next((s for s in rows[i + 1:] if s["max_tiles"] == r["max_tiles"]), None)
+        if s is None or s["git_revision"].startswith(base):
+            continue
+        began = when(s["date_utc"]) - datetime.timedelta(seconds=float(s["wall_s"]))
+        # (The dates are whole seconds: a run may seem to begin a second before the last ended.)
+        if -2 <= (began - when(r["date_utc"])).total_seconds() <= GAP_S:
+            found.append((when(r["date_utc"]), int(r["max_tiles"]), float(r["wall_s"]) / float(s["wall_s"]),
+                          s["git_revision"]))
     return found
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("csv", nargs="?", default=str(Path(__file__).resolve().parent / "results" / "bench.csv"))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("csv", nargs="?", default=str(Path(__file__).resolve().parent / "results" / "bench.csv"),
+                    help="a CSV of experiments/bench_sieve.sh (default: experiments/results/bench.csv)")
     ap.add_argument("--base", default="d06904d", help="the base revision (a prefix; default d06904d)")
-    ap.add_argument("--since", help="pairs from this UTC date or time on (ISO, e.g. 2026-12-05T03:40)")
+    ap.add_argument("--since", help="pairs whose base run ended then or later (UTC, ISO, e.g. 2026-12-05T03:40)")
     ap.add_argument("--threads", type=int, default=2, help="the runs' thread count (default 2)")
     ap.add_argument("--target", type=float, default=2.0, help="the ratio counted (default 2.0)")
     a = ap.parse_args(argv)
     try:
-        with open(a.csv, newline="") as f:
-            reader = csv.DictReader(f)
-            if reader.fieldnames != HEADER:
-                print(f"error: {a.csv} is not a CSV of experiments/bench_sieve.sh (its columns: "
-                      f"{','.join(reader.fieldnames or [])})", file=sys.stderr)
-                return 2
-            rows = list(reader)
         since = when(a.since) if a.since else None
-    except OSError as e:
-        print(f"error: cannot read {a.csv}: {e.strerror}", file=sys.stderr)
-        return 2
     except ValueError:
         print(f"error: --since must be an ISO date or time such as 2026-12-05T03:40, not '{a.since}'", file=sys.stderr)
         return 2
-    found = [p for p in pairs(rows, a.base, a.threads) if since is None or when(p[0]) >= since]
+    try:
+        with open(a.csv, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames != HEADER:
+                print(f"error: {a.csv} is not a CSV of experiments/bench_sieve.sh (its first line: "
+                      f"{','.join(reader.fieldnames or [])})", file=sys.stderr)
+                return 2
+            rows = list(reader)
+        found = [p for p in pairs(rows, a.base, a.threads) if since is None or p[0] >= since]
+    except OSError as e:
+        print(f"error: cannot read {a.csv}: {e.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"error: {a.csv} is not a text CSV (not UTF-8)", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, ZeroDivisionError) as e:
+        print(f"error: {a.csv} has a row whose wall_s or date_utc does not read ({e}); "
+              "each row is program,N,threads,wall seconds,...,date (ISO, UTC),cpus", file=sys.stderr)
+        return 2
     if not found:
         print(f"no run of {a.base} with {a.threads} threads followed by another revision's in {a.csv}")
         return 1
@@ -77,6 +99,8 @@ def main(argv=None):
         r = [p[2] for p in found if p[1] == n]
         print(f"{n:>4} {len(r):>6} {statistics.median(r):>6.2f}x {min(r):>5.2f}x {max(r):>5.2f}x "
               f"{sum(x >= a.target for x in r):>9}  {', '.join('%.2f' % x for x in r)}")
+    others = collections.Counter(p[3] for p in found)
+    print(f"against {a.base}: " + ", ".join(f"{rev} ({k})" for rev, k in others.items()))
     return 0
 
 

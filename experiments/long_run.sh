@@ -68,9 +68,13 @@ case ${1:-} in
     fi
     exit 0 ;;
   --status)
-    if pid=$(running_pid); then echo "running (pid $pid)"; else echo "not running"; fi
+    running=0
+    if pid=$(running_pid); then echo "running (pid $pid)"; running=1; else echo "not running"; fi
     # A folder that is gone (a new machine) or holds no run: say so, and how to start one.
-    if ! compgen -G "$run_dir/levels-*.h5" > /dev/null; then
+    shopt -s nullglob
+    found=("$run_dir"/levels-*.h5)
+    shopt -u nullglob
+    if [ ${#found[@]} -eq 0 ] && [ "$running" = 0 ]; then
       if [ -d "$run_dir" ]; then where="$run_dir holds no run"; else where="$run_dir does not exist"; fi
       echo "no run: $where; $0 starts one (to 170 tiles, or N)"
       exit 0
