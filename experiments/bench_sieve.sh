@@ -9,7 +9,8 @@
 #
 # Each run's output (for chomp: the per-level table, the memory plan and the
 # time by phase) goes to out/bench-PROGRAM-N-THREADS.log (LOGS: another
-# folder). A scaling curve on a larger machine: THREADS="1 2 4 8 16" NAIVE=0 experiments/bench_sieve.sh FILE.csv 110 120
+# folder). A scaling curve on a larger machine:
+# THREADS="1 2 4 8 16" NAIVE=0 experiments/bench_sieve.sh FILE.csv 110 120
 #
 # A run with t threads is confined to the first t CPUs this script may use
 # (taskset), so that it has as many CPUs as threads: unconfined, a 1-thread

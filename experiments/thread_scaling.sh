@@ -11,10 +11,11 @@
 # experiments/results/scaling-HOST.csv), WARMUP=0 to skip the unrecorded
 # first run, LOGS the runs' logs (default: the checkout's out/; a relative
 # path is the caller's), BESIDE=1 to time beside another chomp (refused
-# otherwise, as by experiments/bench_sieve.sh). Speed-up and efficiency are against the fewest threads. A
-# run of t threads takes the first t CPUs: where those are slower than
-# the rest (on the lent 16-CPU machine the runs confined to CPUs 0 and
-# 0-1 took more CPU seconds than a 4-thread run did), compare the runs'
+# otherwise, as by experiments/bench_sieve.sh). Speed-up and efficiency
+# are against the fewest threads. A run of t threads takes the first t
+# CPUs: where those are slower than the rest (on the lent 16-CPU machine
+# the runs confined to CPUs 0 and 0-1 took more CPU seconds than a
+# 4-thread run did), compare the runs'
 # CPU seconds before reading the curve, or confine them to the last CPUs
 # with PIN=last (passed on to experiments/bench_sieve.sh). On the lent
 # 16-CPU machine N = 120 took about 6 minutes for the five runs together
