@@ -156,6 +156,10 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
   // In force from here: the dry run's calibration runs the asked threads
   // too (without it, TBB warned on stderr when they outnumbered the cores).
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  // A run's stop handlers go in before its plan line: a Ctrl-C or SIGTERM
+  // sent on seeing the plan is a clean stop (exit status 128 + the signal),
+  // not the default death, which it was until the run's files were opened.
+  std::optional<StopSignals> stop_signals;
   if (a.dry_run) {
     print_plan(std::cout, max_tiles, plan, disk, budget, free_disk, processes);
     // A resumed run's time is that of the levels it has left.
@@ -163,6 +167,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     print_time_estimate(std::cout, max_tiles, next > 1 ? plan_run(max_tiles, options, processes, next) : plan, threads,
                         processes);
   } else {
+    stop_signals.emplace();
     print_plan_line(max_tiles, plan, disk, budget, free_disk, cluster.processes());
   }
   // The disk: what the store will hold beyond what it holds now.
@@ -188,7 +193,6 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
               << (ec ? " (it could not be removed: " + ec.message() + ")" : std::string(" (it is removed)")) << '\n';
   }
 
-  const StopSignals stop_signals;
   SieveRun run(SieveRunRequest{a.output, store_path, max_tiles, store_losing, options, cluster.processes(),
                                command_line(), 2, cluster.mpi_library()},
                std::move(resume));

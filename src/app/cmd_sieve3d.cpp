@@ -118,10 +118,15 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
                      " losing positions, more than the " + std::to_string(Sieve3dPlan::kMostLosingPerLevel) +
                      " one level's set can hold; at most " + std::to_string(plan.first_too_large - 1) + " cubes");
   const std::uint64_t free_disk = free_bytes_beside(a.output);
-  if (a.dry_run)
+  // A run's stop handlers go in before its plan line (as in 2D): a stop
+  // sent on seeing the plan is a clean one.
+  std::optional<StopSignals> stop_signals;
+  if (a.dry_run) {
     print_plan3d(std::cout, max_cubes, plan, budget, free_disk, threads, known.size());
-  else
+  } else {
+    stop_signals.emplace();
     print_plan3d_line(max_cubes, plan, budget, free_disk);
+  }
   refuse_unless_fits_3d(max_cubes, plan, budget);
   std::uint64_t held = 0;
   if (resume) {
@@ -133,7 +138,6 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   if (a.dry_run) return 0;
 
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  const StopSignals stop_signals;
   SieveOptions options;
   options.threads = threads;
   options.memory_budget = budget.sieve;
