@@ -35,6 +35,13 @@ running_pid() {
   kill -0 "$pid" 2>/dev/null && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = chomp ] && echo "$pid"
 }
 
+# The folder's result files, into `runs` (none where it is gone or empty).
+find_runs() {
+  shopt -s nullglob
+  runs=("$run_dir"/levels-*.h5)
+  shopt -u nullglob
+}
+
 case ${1:-} in
   -h | --help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -71,10 +78,8 @@ case ${1:-} in
     running=0
     if pid=$(running_pid); then echo "running (pid $pid)"; running=1; else echo "not running"; fi
     # A folder that is gone (a new machine) or holds no run: say so, and how to start one.
-    shopt -s nullglob
-    found=("$run_dir"/levels-*.h5)
-    shopt -u nullglob
-    if [ ${#found[@]} -eq 0 ] && [ "$running" = 0 ]; then
+    find_runs
+    if [ ${#runs[@]} -eq 0 ] && [ "$running" = 0 ]; then
       if [ -d "$run_dir" ]; then where="$run_dir holds no run"; else where="$run_dir does not exist"; fi
       echo "no run: $where; $0 starts one (to 170 tiles, or N)"
       exit 0
@@ -99,9 +104,7 @@ mkdir -p "$run_dir"
 # The folder's run, whatever N it was started with: without N it goes on to
 # the N it was started or last extended with, a larger N extends it (its
 # file keeps its name), and a smaller one is refused.
-shopt -s nullglob
-runs=("$run_dir"/levels-*.h5)
-shopt -u nullglob
+find_runs
 if [ ${#runs[@]} -gt 1 ]; then
   echo "error: $run_dir holds more than one run (${runs[*]}); move all but one aside" >&2; exit 1
 elif [ ${#runs[@]} -eq 1 ]; then
