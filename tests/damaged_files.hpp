@@ -114,6 +114,26 @@ class RawFile {
     H5Dclose(ds);
   }
 
+  /// Sets row i's counts p and L, and the columns derived from them
+  /// (losing_fraction, hypothesis_ratio) as the writer computes them: a
+  /// table that is wrong but whole, which only the engine, the store or
+  /// the rule can catch (a derived column that disagrees with its counts is
+  /// refused by every reader of the table).
+  void set_counts(std::size_t i, std::uint64_t positions, std::uint64_t losing) const {
+    auto p = read<std::uint64_t>("levels/positions", H5T_NATIVE_UINT64);
+    auto L = read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64);
+    auto fraction = read<double>("levels/losing_fraction", H5T_NATIVE_DOUBLE);
+    auto ratio = read<double>("levels/hypothesis_ratio", H5T_NATIVE_DOUBLE);
+    p.at(i) = positions;
+    L.at(i) = losing;
+    fraction.at(i) = static_cast<double>(losing) / static_cast<double>(positions);
+    ratio.at(i) = chomp::hypothesis_ratio(positions, losing);
+    write("levels/positions", H5T_NATIVE_UINT64, p);
+    write("levels/losing", H5T_NATIVE_UINT64, L);
+    write("levels/losing_fraction", H5T_NATIVE_DOUBLE, fraction);
+    write("levels/hypothesis_ratio", H5T_NATIVE_DOUBLE, ratio);
+  }
+
   void set_int_attribute(const char* name, std::int64_t value) const {
     const hid_t attr = H5Aopen(id_, name, H5P_DEFAULT);
     EXPECT_GE(H5Awrite(attr, H5T_NATIVE_INT64, &value), 0);
@@ -354,7 +374,10 @@ inline void rewrite_store(const std::string& path, int n,
   RawFile raw(path);
   raw.write("levels/store_trailer", H5T_NATIVE_UINT64, trailers);
   raw.write("levels/losing_digest", H5T_NATIVE_UINT64, digests);
-  raw.write("levels/losing", H5T_NATIVE_UINT64, losing);
+  const auto positions = raw.read<std::uint64_t>("levels/positions", H5T_NATIVE_UINT64);
+  for (int m = 1; m <= rows; ++m)
+    raw.set_counts(static_cast<std::size_t>(m - 1), positions.at(static_cast<std::size_t>(m - 1)),
+                   losing[static_cast<std::size_t>(m - 1)]);
 }
 
 /// Moves one losing rank of level n (from about `at` of the way through it)

@@ -117,12 +117,61 @@ TEST_F(DamagedFile, OtherFormatVersionsAreRefused) {
 
 TEST_F(DamagedFile, StoredPositionCountThatContradictsTheEngineIsRefused) {
   {
+    // As an incompatible program would write it: p(30) wrong, and the
+    // fraction and ratio computed from it.
     RawFile raw(path_);
-    auto positions = raw.read<std::uint64_t>("levels/positions", H5T_NATIVE_UINT64);
-    positions[29] += 1;
-    raw.write("levels/positions", H5T_NATIVE_UINT64, positions);
+    const auto positions = raw.read<std::uint64_t>("levels/positions", H5T_NATIVE_UINT64);
+    const auto losing = raw.read<std::uint64_t>("levels/losing", H5T_NATIVE_UINT64);
+    raw.set_counts(29, positions[29] + 1, losing[29]);
   }
   expect_refused(resume(path_), "p(30) = 5605 but the engine computes 5604");
+}
+
+// A derived column rewritten through HDF5 (so its checksum holds) that
+// disagrees with its level's counts: the fraction or the ratio a reader
+// looks at first would be wrong in a table that looks whole. Every reader of
+// the table refuses it, naming the level, the column and both values, and
+// leaves the file as it was.
+TEST_F(DamagedFile, ADerivedColumnThatDisagreesWithItsCountsIsRefused) {
+  // A copy of the finished run, marked unfinished as path_ is.
+  const auto fresh = [&](const std::string& name) {
+    const std::string path = dir_.file(name);
+    copy_run(finished_run(), path);
+    RawFile(path).set_int_attribute("complete", 0);
+    return path;
+  };
+  for (const std::string column : {"losing_fraction", "hypothesis_ratio"}) {
+    const std::string path = fresh(column + ".h5");
+    {
+      RawFile raw(path);
+      const std::string name = "levels/" + column;
+      auto values = raw.read<double>(name.c_str(), H5T_NATIVE_DOUBLE);
+      values[19] *= 1.5;  // level 20
+      raw.write(name.c_str(), H5T_NATIVE_DOUBLE, values);
+    }
+    const std::string edited = read_text(path);
+    const std::string says = "level 20 (row 20) holds " + column + " = ";
+    expect_refused(resume(path), says);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"show", path}, {"show", "--csv", path}, {"verify", path}}) {
+      const ProcessResult r = run_chomp(args);
+      EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
+      EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("its counts L = 42, p = 627 give "), std::string::npos) << r.err;
+      EXPECT_EQ(r.out, "") << args[0] << " printed the table it refused";
+    }
+    EXPECT_EQ(read_text(path), edited) << "left as it was";
+  }
+  // More losing positions than positions, with the fraction and the ratio
+  // to match.
+  const std::string more = fresh("more.h5");
+  { RawFile(more).set_counts(19, 627, 628); }
+  const ProcessResult shown = run_chomp({"show", more});
+  EXPECT_EQ(shown.exit_code, 1) << shown.err;
+  EXPECT_NE(shown.err.find("level 20 (row 20) has more losing positions (628) than positions (627)"),
+            std::string::npos) << shown.err;
+  // The untouched copy reads as it did.
+  EXPECT_EQ(run_chomp({"show", path_}).exit_code, 0);
 }
 
 TEST_F(DamagedFile, MissingStoreIsRefused) {

@@ -544,7 +544,35 @@ def read_levels(path, require_complete: bool = True) -> Levels:
         raise ValueError(f"{path}: levels are not 1, 2, ..., n")
     if require_complete and levels.max_tiles != attrs.get("max_tiles"):
         raise ValueError(f"{path}: {levels.max_tiles} levels but max_tiles = {attrs.get('max_tiles')}")
+    _check_derived(levels, path)
     return levels
+
+
+def _check_derived(levels: Levels, path) -> None:
+    """ValueError for a level whose losing fraction L/p or ratio L / (p / ln p)
+    is not what its counts give. The writer computes both from L and p, so
+    they never differ; a file whose values were rewritten through HDF5 (which
+    keeps its checksums whole) would otherwise show a wrong ratio in a table
+    that looks complete. `chomp show` and every command refuse it too."""
+    p, L = levels.positions.astype(np.float64), levels.losing.astype(np.float64)
+    if (more := np.nonzero(levels.losing > levels.positions)[0]).size:
+        i = int(more[0])
+        raise ValueError(f"{path}: level {i + 1} has more losing positions ({int(levels.losing[i])}) than "
+                         f"positions ({int(levels.positions[i])}) (damaged file)")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_p = np.log(p)
+        computed = {"losing_fraction": np.where(p > 0, L / p, 0.0),
+                    "hypothesis_ratio": np.where(log_p == 0, np.nan, L / (p / log_p))}
+    for name, want in computed.items():
+        got = np.asarray(getattr(levels, name), dtype=np.float64)
+        # Equal to the bit as this package computes them; the tolerance spares another libm's last digit.
+        ok = np.isclose(got, want, rtol=1e-12, atol=0) | (np.isnan(got) & np.isnan(want))
+        if not ok.all():
+            i = int(np.nonzero(~ok)[0][0])
+            raise ValueError(f"{path}: level {i + 1} holds {name} = {float(got[i])!r} where its counts "
+                             f"L = {int(levels.losing[i])}, p = {int(levels.positions[i])} give {float(want[i])!r} "
+                             "(damaged or edited file: its table cannot be trusted; use an undamaged copy, or "
+                             "compute the levels again with chomp sieve)")
 
 
 def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:

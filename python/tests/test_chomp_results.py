@@ -12,6 +12,7 @@ more, K >= 12 (ctest writes one); without the variable the file tests are
 skipped.
 """
 
+import math
 import os
 import shutil
 import sys
@@ -296,8 +297,8 @@ class FileTest(unittest.TestCase):
 
         def cut_last_row(f):
             last = len(f["levels"]["tiles"]) - 1
-            f["levels"]["store_trailer"][last] = 0
-            f["levels"]["losing"][last] = 0
+            for column in ("store_trailer", "losing", "losing_fraction", "hypothesis_ratio"):  # never written: 0
+                f["levels"][column][last] = 0
 
         with tempfile.TemporaryDirectory() as tmp:
             copy = self._copy_with_status(tmp, "stopped.h5", "running", cut_last_row)
@@ -310,6 +311,32 @@ class FileTest(unittest.TestCase):
                 f.attrs["complete"] = 1
                 f.attrs["status"] = "complete"
             self.assertEqual(cp.read_levels(copy).max_tiles, last + 1)
+
+    def test_a_derived_column_that_disagrees_with_its_counts_is_refused(self):
+        # Rewritten through HDF5 (its checksums whole): the fraction or the
+        # ratio a reader looks at first would be wrong in a table that looks
+        # whole. The level, the column and both values are named.
+        import h5py
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for column in ("losing_fraction", "hypothesis_ratio"):
+                copy = Path(tmp) / f"{column}.h5"
+                shutil.copy(FILE, copy)
+                with h5py.File(copy, "r+") as f:
+                    f["levels"][column][19] = 1.5 * f["levels"][column][19]
+                with self.assertRaisesRegex(ValueError, rf"level 20 holds {column} = .* where its counts "
+                                            r"L = 42, p = 627 give .*damaged or edited file"):
+                    cp.read_levels(copy)
+            copy = Path(tmp) / "more.h5"
+            shutil.copy(FILE, copy)
+            with h5py.File(copy, "r+") as f:
+                f["levels"]["losing"][19] = 628
+                f["levels"]["losing_fraction"][19] = 628 / 627
+                f["levels"]["hypothesis_ratio"][19] = 628 / (627 / math.log(627))
+            with self.assertRaisesRegex(ValueError, r"level 20 has more losing positions \(628\) than positions "
+                                        r"\(627\)"):
+                cp.read_levels(copy)
+        self.assertEqual(len(cp.read_levels(FILE).tiles), cp.read_levels(FILE).max_tiles)  # the original reads
 
     def test_to_csv(self):
         import csv
