@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <chrono>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "chomp/ranking.hpp"
@@ -332,41 +334,31 @@ void check_root_values(const LevelTable& t, const std::string& path) {
     refuse("run_id", "is not 32 hexadecimal digits");
 }
 
-/// Refuses rows whose derived columns are not what their counts give: the
-/// losing fraction L/p and the ratio L / (p / ln p), the numbers a reader
-/// of the table looks at first, are written from L and p and never differ
-/// from them, so one that does is a damaged or edited file (HDF5 keeps no
-/// checksum of a dataset's values). Shown or copied as it was, such a row
-/// would put a wrong ratio into a table that looks whole. Rows 0..rows-1
-/// (a last row written only in part is left to the reader's callers).
-void check_row_values(const LevelTable& t, std::size_t rows, const std::string& path) {
+}  // namespace
+
+std::string row_value_problem(const LevelTable& t, std::size_t i) {
+  const std::uint64_t p = t.positions[i], L = t.losing[i];
+  if (L > p) return "has more losing positions (" + std::to_string(L) + ") than positions (" + std::to_string(p) + ")";
   // Recomputed as the writer computes them, these are equal to the bit; the
-  // tolerance only spares a file written on another platform's libm.
+  // tolerance only spares a file written with another platform's libm.
   const auto same = [](double stored, double computed) {
     if (std::isnan(computed)) return std::isnan(stored);
     return stored == computed || std::fabs(stored - computed) <= 1e-12 * std::fabs(computed);
   };
-  for (std::size_t i = 0; i < rows; ++i) {
-    const std::string level = path + ": level " + std::to_string(t.tiles[i]) + " (row " + std::to_string(i + 1) + ")";
-    const std::uint64_t p = t.positions[i], L = t.losing[i];
-    if (L > p)
-      throw H5Error(level + " has more losing positions (" + std::to_string(L) + ") than positions (" +
-                    std::to_string(p) + ") (damaged file)");
-    const double fraction = p ? static_cast<double>(L) / static_cast<double>(p) : 0.0;
-    const double ratio = hypothesis_ratio(p, L);
-    const auto refuse = [&](const char* column, double stored, double computed) {
-      char values[160];
-      std::snprintf(values, sizeof values, " holds %s = %.17g where its counts L = %llu, p = %llu give %.17g", column,
-                    stored, static_cast<unsigned long long>(L), static_cast<unsigned long long>(p), computed);
-      throw H5Error(level + values + " (damaged or edited file: its table cannot be trusted; use an undamaged "
-                    "copy, or compute the levels again with chomp sieve)");
-    };
-    if (!same(t.losing_fraction[i], fraction)) refuse("losing_fraction", t.losing_fraction[i], fraction);
-    if (!same(t.hypothesis_ratio[i], ratio)) refuse("hypothesis_ratio", t.hypothesis_ratio[i], ratio);
-  }
+  const auto text = [](double v) {  // shortest round trip
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+  };
+  const double fraction = p ? static_cast<double>(L) / static_cast<double>(p) : 0.0;
+  const double ratio = hypothesis_ratio(p, L);
+  for (const auto& [column, stored, computed] : {std::tuple{"losing_fraction", t.losing_fraction[i], fraction},
+                                                 std::tuple{"hypothesis_ratio", t.hypothesis_ratio[i], ratio}})
+    if (!same(stored, computed))
+      return std::string(column) + " = " + text(stored) + " disagrees with L = " + std::to_string(L) + ", p = " +
+             std::to_string(p) + ", which give " + text(computed);
+  return "";
 }
-
-}  // namespace
 
 struct LevelFileReader::Impl {
   Handle file;
@@ -374,7 +366,8 @@ struct LevelFileReader::Impl {
   int format = 0;
 };
 
-LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
+LevelFileReader::LevelFileReader(const std::string& path, bool check_rows)
+    : impl_(std::make_unique<Impl>()), path_(path) {
   // Reads the table from impl_->file.
   const auto load = [&] {
     const hid_t f = impl_->file.get();
@@ -461,7 +454,12 @@ LevelFileReader::LevelFileReader(const std::string& path) : impl_(std::make_uniq
     // reads 0) is one that --resume computes again; its values are not
     // checked here.
     const bool last_in_part = impl_->format >= 3 && !t.complete() && n > 0 && t.store_trailer[n - 1] == 0;
-    check_row_values(t, last_in_part ? n - 1 : n, path);
+    for (std::size_t i = 0; check_rows && i < (last_in_part ? n - 1 : n); ++i)
+      if (const std::string problem = row_value_problem(t, i); !problem.empty())
+        throw H5Error(path + ": level " + std::to_string(t.tiles[i]) + " (row " + std::to_string(i + 1) + "): " +
+                      problem + ": one of them is wrong (a damaged or edited file; where the run's store is "
+                      "kept, chomp verify tells which; else use an undamaged copy, or compute the levels again "
+                      "with chomp sieve)");
   };
   // A read that fails is made again from the start (config.hpp,
   // kLiveReadAttempts) when the file may be changing under it: a live

@@ -130,6 +130,17 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   for (std::size_t i = 0; i < rows; ++i) {
     const int n = static_cast<int>(i) + 1;
     const std::string level = "level " + std::to_string(n) + " ";
+    // A last row whose write failed part way (a file size limit or a full
+    // disk while HDF5 flushed it) can be in every column with some columns'
+    // values never written: read as 0 (its tiles and p too). A finished
+    // level's trailer lies past the store's header, never at 0; such a row
+    // is a level to compute again, whatever its other columns hold.
+    if (!s.complete && i + 1 == rows && reader.format_version() >= 3 && t.store_trailer[i] == 0) {
+      s.notes.push_back("row " + std::to_string(n) + " of " + path + " was written only in part (its store "
+                        "trailer is 0: a write that failed, such as on a full disk); level " + std::to_string(n) +
+                        " is computed again");
+      break;
+    }
     if (t.tiles[i] != static_cast<std::uint32_t>(n))
       throw ResumeRefused(cannot + "row " + std::to_string(n) + " of /levels is for " + std::to_string(t.tiles[i]) +
                           unit + ", not " + std::to_string(n) + " (damaged file)");
@@ -141,16 +152,6 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
     if (t.losing[i] > t.positions[i])
       throw ResumeRefused(cannot + level + "has more losing positions (" + std::to_string(t.losing[i]) +
                           ") than positions (damaged file)");
-    // A last row whose write failed part way (a file size limit or a full
-    // disk while HDF5 flushed it) can be in every column with some columns'
-    // values never written: read as 0. A finished level's trailer lies past
-    // the store's header, never at 0; such a row is a level to compute again.
-    if (!s.complete && i + 1 == rows && reader.format_version() >= 3 && t.store_trailer[i] == 0) {
-      s.notes.push_back("row " + std::to_string(n) + " of " + path + " was written only in part (its store "
-                        "trailer is 0: a write that failed, such as on a full disk); level " + std::to_string(n) +
-                        " is computed again");
-      break;
-    }
     s.levels = n;
     s.losing.push_back(t.losing[i]);
   }

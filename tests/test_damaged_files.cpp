@@ -150,16 +150,26 @@ TEST_F(DamagedFile, ADerivedColumnThatDisagreesWithItsCountsIsRefused) {
       raw.write(name.c_str(), H5T_NATIVE_DOUBLE, values);
     }
     const std::string edited = read_text(path);
-    const std::string says = "level 20 (row 20) holds " + column + " = ";
-    expect_refused(resume(path), says);
+    const std::string disagrees = column + " = ", with = " disagrees with L = 42, p = 627, which give ";
+    expect_refused(resume(path), "level 20 (row 20): " + disagrees);
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"show", path}, {"show", "--csv", path}, {"verify", path}}) {
+         {std::vector<std::string>{"show", path}, {"show", "--csv", path}, {"grundy", "-n", "25", "-q", "-o",
+                                                                             dir_.file("g.h5"), "--check-sieve", path}}) {
       const ProcessResult r = run_chomp(args);
-      EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
-      EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
-      EXPECT_NE(r.err.find("its counts L = 42, p = 627 give "), std::string::npos) << r.err;
+      EXPECT_NE(r.exit_code, 0) << args[0] << ": " << r.err;
+      EXPECT_NE(r.err.find("level 20 (row 20): " + disagrees), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(with), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("one of them is wrong"), std::string::npos) << r.err;
       EXPECT_EQ(r.out, "") << args[0] << " printed the table it refused";
     }
+    // verify, with the store, says which: L and p are right, the column is
+    // not; the other levels pass.
+    const ProcessResult v = run_chomp({"verify", "--finished", "--from", "19", "--to", "21", path});
+    EXPECT_EQ(v.exit_code, 1) << v.err;
+    EXPECT_NE(v.out.find(disagrees), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find(with), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("so the column is wrong"), std::string::npos) << v.out;
+    EXPECT_NE(v.err.find("1 of levels 19..21 failed the check"), std::string::npos) << v.err;
     EXPECT_EQ(read_text(path), edited) << "left as it was";
   }
   // More losing positions than positions, with the fraction and the ratio
@@ -168,10 +178,39 @@ TEST_F(DamagedFile, ADerivedColumnThatDisagreesWithItsCountsIsRefused) {
   { RawFile(more).set_counts(19, 627, 628); }
   const ProcessResult shown = run_chomp({"show", more});
   EXPECT_EQ(shown.exit_code, 1) << shown.err;
-  EXPECT_NE(shown.err.find("level 20 (row 20) has more losing positions (628) than positions (627)"),
+  EXPECT_NE(shown.err.find("level 20 (row 20): has more losing positions (628) than positions (627)"),
             std::string::npos) << shown.err;
   // The untouched copy reads as it did.
   EXPECT_EQ(run_chomp({"show", path_}).exit_code, 0);
+}
+
+// A last row whose write failed part way (its store trailer reads 0, and so
+// may every other column, p included) is no level: its columns are not
+// checked, show reads the levels before it, and --resume computes it again.
+TEST_F(DamagedFile, ALastRowWrittenInPartIsNotCheckedAndIsComputedAgain) {
+  const std::size_t last = kFinishedRunLevels - 1;
+  {
+    RawFile raw(path_);
+    for (const char* name : {"levels/positions", "levels/losing", "levels/marks", "levels/store_trailer",
+                             "levels/losing_digest"}) {
+      auto v = raw.read<std::uint64_t>(name, H5T_NATIVE_UINT64);
+      v[last] = 0;
+      raw.write(name, H5T_NATIVE_UINT64, v);
+    }
+    auto fraction = raw.read<double>("levels/losing_fraction", H5T_NATIVE_DOUBLE);
+    fraction[last] = 0.5;  // never written, or half: anything
+    raw.write("levels/losing_fraction", H5T_NATIVE_DOUBLE, fraction);
+  }
+  const ProcessResult shown = run_chomp({"show", path_});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  const Outcome o = resume(path_);
+  EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
+  EXPECT_NE(o.result.err.find("was written only in part"), std::string::npos) << o.result.err;
+  const LevelFileReader done(path_), ref(finished_run());
+  EXPECT_TRUE(done.table().complete());
+  EXPECT_EQ(done.table().losing, ref.table().losing);
+  EXPECT_EQ(done.table().losing_digest, ref.table().losing_digest);
+  EXPECT_EQ(done.table().losing_fraction, ref.table().losing_fraction);
 }
 
 TEST_F(DamagedFile, MissingStoreIsRefused) {

@@ -277,28 +277,13 @@ TEST(HostileInput, VerifyFailsOnADamagedCompleteFile) {
   std::filesystem::copy_file(finished_run(), path);
   std::filesystem::copy_file(store_path_for(finished_run()), store_path_for(path));
   {
-    // L(25) one more, with its fraction and ratio to match (a derived
-    // column that disagrees is refused before the store is read): only the
-    // store can tell.
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const auto rewrite = [f](const char* name, hid_t type, auto& values) {
-      const hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
-      H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
-      return ds;
-    };
-    std::vector<std::uint64_t> losing(25), positions(25);
-    std::vector<double> fraction(25), ratio(25);
-    H5Dclose(rewrite("levels/positions", H5T_NATIVE_UINT64, positions));
-    const hid_t l = rewrite("levels/losing", H5T_NATIVE_UINT64, losing);
-    const hid_t fr = rewrite("levels/losing_fraction", H5T_NATIVE_DOUBLE, fraction);
-    const hid_t r = rewrite("levels/hypothesis_ratio", H5T_NATIVE_DOUBLE, ratio);
+    const hid_t ds = H5Dopen2(f, "levels/losing", H5P_DEFAULT);
+    std::vector<std::uint64_t> losing(25);
+    H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, losing.data());
     losing[24] += 1;
-    fraction[24] = static_cast<double>(losing[24]) / static_cast<double>(positions[24]);
-    ratio[24] = hypothesis_ratio(positions[24], losing[24]);
-    H5Dwrite(l, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, losing.data());
-    H5Dwrite(fr, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, fraction.data());
-    H5Dwrite(r, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, ratio.data());
-    for (const hid_t ds : {l, fr, r}) H5Dclose(ds);
+    H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, losing.data());
+    H5Dclose(ds);
     H5Fclose(f);
   }
   const ProcessResult plus_one = run_chomp({"verify", path});

@@ -144,13 +144,26 @@ struct LevelTable {
   std::string status() const;
 };
 
+/// What is wrong with row i of a table's derived columns, or "": more
+/// losing positions than positions, or a losing_fraction or
+/// hypothesis_ratio that is not what L and p give. The writer computes both
+/// from L and p, so they never differ; a value rewritten through HDF5 keeps
+/// its dataset's Fletcher-32 checksum whole, and would otherwise put a
+/// wrong ratio into a table that looks complete. ("losing_fraction = 0.1
+/// disagrees with L = 42, p = 627, which give 0.06698564593301436".)
+std::string row_value_problem(const LevelTable& t, std::size_t i);
+
 /// Reads a result file, also one whose writer was killed. Opening checks that
 /// it is a chomp result of a readable format version; every read is checked
 /// against the datasets' Fletcher-32 checksums. Throws H5Error naming the
 /// file and the problem.
 class LevelFileReader {
  public:
-  explicit LevelFileReader(const std::string& path);
+  /// Refuses a file one of whose rows fails row_value_problem (below), but
+  /// a last row written only in part; with check_rows false the caller
+  /// checks them (chomp verify, which can tell a wrong column from a wrong
+  /// count by the store).
+  explicit LevelFileReader(const std::string& path, bool check_rows = true);
   ~LevelFileReader();
   LevelFileReader(const LevelFileReader&) = delete;
   LevelFileReader& operator=(const LevelFileReader&) = delete;

@@ -549,30 +549,33 @@ def read_levels(path, require_complete: bool = True) -> Levels:
 
 
 def _check_derived(levels: Levels, path) -> None:
-    """ValueError for a level whose losing fraction L/p or ratio L / (p / ln p)
-    is not what its counts give. The writer computes both from L and p, so
-    they never differ; a file whose values were rewritten through HDF5 (which
-    keeps its checksums whole) would otherwise show a wrong ratio in a table
-    that looks complete. `chomp show` and every command refuse it too."""
+    """ValueError for the first level with more losing positions than positions,
+    or whose losing fraction L/p or ratio L / (p / ln p) is not what its counts
+    give (in that order within a level, as `chomp show` checks). The writer
+    computes both from L and p, so they never differ; a file whose values were
+    rewritten through HDF5 (which keeps its checksums whole) would otherwise
+    show a wrong ratio in a table that looks complete."""
     p, L = levels.positions.astype(np.float64), levels.losing.astype(np.float64)
-    if (more := np.nonzero(levels.losing > levels.positions)[0]).size:
-        i = int(more[0])
-        raise ValueError(f"{path}: level {i + 1} has more losing positions ({int(levels.losing[i])}) than "
-                         f"positions ({int(levels.positions[i])}) (damaged file)")
     with np.errstate(divide="ignore", invalid="ignore"):
         log_p = np.log(p)
-        computed = {"losing_fraction": np.where(p > 0, L / p, 0.0),
-                    "hypothesis_ratio": np.where(log_p == 0, np.nan, L / (p / log_p))}
-    for name, want in computed.items():
-        got = np.asarray(getattr(levels, name), dtype=np.float64)
-        # Equal to the bit as this package computes them; the tolerance spares another libm's last digit.
-        ok = np.isclose(got, want, rtol=1e-12, atol=0) | (np.isnan(got) & np.isnan(want))
-        if not ok.all():
-            i = int(np.nonzero(~ok)[0][0])
-            raise ValueError(f"{path}: level {i + 1} holds {name} = {float(got[i])!r} where its counts "
-                             f"L = {int(levels.losing[i])}, p = {int(levels.positions[i])} give {float(want[i])!r} "
-                             "(damaged or edited file: its table cannot be trusted; use an undamaged copy, or "
-                             "compute the levels again with chomp sieve)")
+        want = {"losing_fraction": np.where(p > 0, L / p, 0.0),
+                "hypothesis_ratio": np.where(log_p == 0, np.nan, L / (p / log_p))}
+    got = {name: np.asarray(getattr(levels, name), dtype=np.float64) for name in want}
+    # Equal to the bit as this package computes them; the tolerance spares another libm's last digit.
+    wrong = {name: ~(np.isclose(got[name], w, rtol=1e-12, atol=0) | (np.isnan(got[name]) & np.isnan(w)))
+             for name, w in want.items()}
+    more = levels.losing > levels.positions
+    bad = np.nonzero(more | wrong["losing_fraction"] | wrong["hypothesis_ratio"])[0]
+    if not bad.size:
+        return
+    i = int(bad[0])
+    what = (f"has more losing positions ({int(levels.losing[i])}) than positions ({int(levels.positions[i])})"
+            if more[i] else next(f"{name} = {float(got[name][i])!r} disagrees with L = {int(levels.losing[i])}, "
+                                 f"p = {int(levels.positions[i])}, which give {float(want[name][i])!r}"
+                                 for name in want if wrong[name][i]))
+    raise ValueError(f"{path}: level {i + 1}: {what}: one of them is wrong (a damaged or edited file; where the "
+                     "run's store is kept, `chomp verify` tells which; else use an undamaged copy, or compute "
+                     "the levels again with chomp sieve)")
 
 
 def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:

@@ -297,8 +297,8 @@ class FileTest(unittest.TestCase):
 
         def cut_last_row(f):
             last = len(f["levels"]["tiles"]) - 1
-            for column in ("store_trailer", "losing", "losing_fraction", "hypothesis_ratio"):  # never written: 0
-                f["levels"][column][last] = 0
+            f["levels"]["store_trailer"][last] = 0
+            f["levels"]["losing"][last] = 0  # (its fraction and ratio left: such a row's columns are not checked)
 
         with tempfile.TemporaryDirectory() as tmp:
             copy = self._copy_with_status(tmp, "stopped.h5", "running", cut_last_row)
@@ -306,11 +306,13 @@ class FileTest(unittest.TestCase):
             levels = cp.read_levels(copy, require_complete=False)
             self.assertEqual(levels.max_tiles, last)
             self.assertGreater(int(levels.losing[-1]), 0)
-            # A complete file's rows are every level, whatever the column holds.
+            # A complete file's rows are every level: that row is one, and its counts disagree with its
+            # fraction.
             with h5py.File(copy, "r+") as f:
                 f.attrs["complete"] = 1
                 f.attrs["status"] = "complete"
-            self.assertEqual(cp.read_levels(copy).max_tiles, last + 1)
+            with self.assertRaisesRegex(ValueError, rf"level {last + 1}: losing_fraction = .* disagrees with L = 0"):
+                cp.read_levels(copy)
 
     def test_a_derived_column_that_disagrees_with_its_counts_is_refused(self):
         # Rewritten through HDF5 (its checksums whole): the fraction or the
@@ -324,8 +326,8 @@ class FileTest(unittest.TestCase):
                 shutil.copy(FILE, copy)
                 with h5py.File(copy, "r+") as f:
                     f["levels"][column][19] = 1.5 * f["levels"][column][19]
-                with self.assertRaisesRegex(ValueError, rf"level 20 holds {column} = .* where its counts "
-                                            r"L = 42, p = 627 give .*damaged or edited file"):
+                with self.assertRaisesRegex(ValueError, rf"level 20: {column} = .* disagrees with L = 42, "
+                                            r"p = 627, which give .*one of them is wrong"):
                     cp.read_levels(copy)
             copy = Path(tmp) / "more.h5"
             shutil.copy(FILE, copy)
@@ -333,8 +335,17 @@ class FileTest(unittest.TestCase):
                 f["levels"]["losing"][19] = 628
                 f["levels"]["losing_fraction"][19] = 628 / 627
                 f["levels"]["hypothesis_ratio"][19] = 628 / (627 / math.log(627))
-            with self.assertRaisesRegex(ValueError, r"level 20 has more losing positions \(628\) than positions "
-                                        r"\(627\)"):
+            with self.assertRaisesRegex(ValueError, r"level 20: has more losing positions \(628\) than "
+                                        r"positions \(627\)"):
+                cp.read_levels(copy)
+            # The first level at fault is named, as `chomp show` names it: the ratio of level 5 before the
+            # fraction of level 10.
+            copy = Path(tmp) / "two.h5"
+            shutil.copy(FILE, copy)
+            with h5py.File(copy, "r+") as f:
+                f["levels"]["hypothesis_ratio"][4] = 2.0
+                f["levels"]["losing_fraction"][9] = 0.5
+            with self.assertRaisesRegex(ValueError, r"level 5: hypothesis_ratio = 2\.0 disagrees"):
                 cp.read_levels(copy)
         self.assertEqual(len(cp.read_levels(FILE).tiles), cp.read_levels(FILE).max_tiles)  # the original reads
 

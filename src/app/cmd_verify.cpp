@@ -97,7 +97,10 @@ int verify_levels_only(const VerifyArgs& a, const LevelTable& t) {
   int failed = 0;
   for (int n = a.from; n <= to; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
-    const std::string problem = three_row_problem(recorded[i], solved[i]);
+    // (A levels-only copy has no store to tell a wrong column from a wrong count.)
+    std::string problem = row_value_problem(t, i);
+    if (!problem.empty()) problem += ": one of them is wrong (damaged or edited file)";
+    if (problem.empty()) problem = three_row_problem(recorded[i], solved[i]);
     std::printf("%6d %14llu %14zu  %s\n", n, static_cast<unsigned long long>(t.losing[i]), recorded[i].size(),
                 problem.empty() ? "ok" : problem.c_str());
     if (!problem.empty()) ++failed;
@@ -116,7 +119,10 @@ int verify_levels_only(const VerifyArgs& a, const LevelTable& t) {
 }
 
 int run_verify(const VerifyArgs& a) {
-  const LevelFileReader reader(a.file);
+  // The rows' derived columns are checked level by level below, where the
+  // store can tell a wrong column from a wrong count; other readers refuse
+  // such a file outright.
+  const LevelFileReader reader(a.file, false);
   const LevelTable& t = reader.table();
   const int rows = static_cast<int>(t.tiles.size()) - (reader.last_row_written_in_part() ? 1 : 0);
   if (const auto d = t.number_attributes.find("dimensions"); d != t.number_attributes.end() && d->second == 3)
@@ -180,6 +186,11 @@ int run_verify(const VerifyArgs& a) {
     std::size_t three_checked = 0;
     if (t.tiles[i] != static_cast<std::uint32_t>(n) || t.positions[i] != table.positions(n)) {
       problem = "its row is not that of level " + std::to_string(n) + " (damaged file)";
+    } else if (const std::string wrong = row_value_problem(t, i); !wrong.empty()) {
+      // L equals the store's count (the store was opened against every
+      // level's count) and p the engine's: the column is what is wrong.
+      problem = wrong + "; L is the store's count and p the engine's, so the column is wrong (edited or "
+                "damaged file)";
     } else {
       try {
         store->check_level(n, table.positions(n));
