@@ -52,6 +52,16 @@ void expect_refused(const Outcome& o, const std::string& says) {
   EXPECT_TRUE(o.unchanged);
 }
 
+/// A resume that went on to the end: its levels are the finished run's.
+void expect_the_finished_runs_levels(const std::string& path) {
+  const LevelFileReader done(path), ref(finished_run());
+  EXPECT_TRUE(done.table().complete());
+  EXPECT_EQ(done.table().losing, ref.table().losing);
+  EXPECT_EQ(done.table().marks, ref.table().marks);
+  EXPECT_EQ(done.table().losing_fraction, ref.table().losing_fraction);
+  EXPECT_EQ(done.table().losing_digest, ref.table().losing_digest);
+}
+
 class DamagedFile : public ::testing::Test {
  protected:
   // The finished run, marked as not finished: a resume then reads and
@@ -206,11 +216,7 @@ TEST_F(DamagedFile, ALastRowWrittenInPartIsNotCheckedAndIsComputedAgain) {
   const Outcome o = resume(path_);
   EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
   EXPECT_NE(o.result.err.find("was written only in part"), std::string::npos) << o.result.err;
-  const LevelFileReader done(path_), ref(finished_run());
-  EXPECT_TRUE(done.table().complete());
-  EXPECT_EQ(done.table().losing, ref.table().losing);
-  EXPECT_EQ(done.table().losing_digest, ref.table().losing_digest);
-  EXPECT_EQ(done.table().losing_fraction, ref.table().losing_fraction);
+  expect_the_finished_runs_levels(path_);
 }
 
 TEST_F(DamagedFile, MissingStoreIsRefused) {
@@ -341,11 +347,7 @@ TEST_F(DamagedFile, TracesOfAKillAreIgnored) {
   const Outcome o = resume(path_);
   EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
   EXPECT_NE(o.result.err.find("levels 1..49 checked"), std::string::npos) << o.result.err;
-  const LevelFileReader done(path_), ref(finished_run());
-  EXPECT_TRUE(done.table().complete());
-  EXPECT_EQ(done.table().losing, ref.table().losing);
-  EXPECT_EQ(done.table().marks, ref.table().marks);
-  EXPECT_EQ(done.table().losing_digest, ref.table().losing_digest);
+  expect_the_finished_runs_levels(path_);
   EXPECT_EQ(std::filesystem::file_size(store()), std::filesystem::file_size(store_path_for(finished_run())))
       << "the cut-off level's bytes are gone";
 }

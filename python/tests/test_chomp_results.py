@@ -320,33 +320,29 @@ class FileTest(unittest.TestCase):
         # whole. The level, the column and both values are named.
         import h5py
 
+        def refused(tmp, name, says, **rows):
+            """A copy of FILE with rows[column] = {row: value} written, which read_levels refuses saying `says`."""
+            copy = Path(tmp) / name
+            shutil.copy(FILE, copy)
+            with h5py.File(copy, "r+") as f:
+                for column, values in rows.items():
+                    for i, v in values.items():
+                        f["levels"][column][i] = v
+            with self.assertRaisesRegex(ValueError, says):
+                cp.read_levels(copy)
+
+        levels = cp.read_levels(FILE)
         with tempfile.TemporaryDirectory() as tmp:
             for column in ("losing_fraction", "hypothesis_ratio"):
-                copy = Path(tmp) / f"{column}.h5"
-                shutil.copy(FILE, copy)
-                with h5py.File(copy, "r+") as f:
-                    f["levels"][column][19] = 1.5 * f["levels"][column][19]
-                with self.assertRaisesRegex(ValueError, rf"level 20: {column} = .* disagrees with L = 42, "
-                                            r"p = 627, which give .*one of them is wrong"):
-                    cp.read_levels(copy)
-            copy = Path(tmp) / "more.h5"
-            shutil.copy(FILE, copy)
-            with h5py.File(copy, "r+") as f:
-                f["levels"]["losing"][19] = 628
-                f["levels"]["losing_fraction"][19] = 628 / 627
-                f["levels"]["hypothesis_ratio"][19] = 628 / (627 / math.log(627))
-            with self.assertRaisesRegex(ValueError, r"level 20: has more losing positions \(628\) than "
-                                        r"positions \(627\)"):
-                cp.read_levels(copy)
+                refused(tmp, f"{column}.h5", rf"level 20: {column} = .* disagrees with L = 42, p = 627, which give "
+                        r".*one of them is wrong", **{column: {19: 1.5 * getattr(levels, column)[19]}})
+            refused(tmp, "more.h5", r"level 20: has more losing positions \(628\) than positions \(627\)",
+                    losing={19: 628}, losing_fraction={19: 628 / 627},
+                    hypothesis_ratio={19: 628 / (627 / math.log(627))})
             # The first level at fault is named, as `chomp show` names it: the ratio of level 5 before the
             # fraction of level 10.
-            copy = Path(tmp) / "two.h5"
-            shutil.copy(FILE, copy)
-            with h5py.File(copy, "r+") as f:
-                f["levels"]["hypothesis_ratio"][4] = 2.0
-                f["levels"]["losing_fraction"][9] = 0.5
-            with self.assertRaisesRegex(ValueError, r"level 5: hypothesis_ratio = 2\.0 disagrees"):
-                cp.read_levels(copy)
+            refused(tmp, "two.h5", r"level 5: hypothesis_ratio = 2\.0 disagrees", hypothesis_ratio={4: 2.0},
+                    losing_fraction={9: 0.5})
         self.assertEqual(len(cp.read_levels(FILE).tiles), cp.read_levels(FILE).max_tiles)  # the original reads
 
     def test_to_csv(self):
