@@ -665,7 +665,10 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
     """The losing positions with n tiles, as row-length tuples in file order.
 
     Raises KeyError if the file does not store level n, ValueError for a
-    level below 1 or a file of another command."""
+    level below 1 or a file of another command. It reads the positions
+    only: read_levels checks the table's counts against their fraction and
+    ratio (a file that fails that check is damaged or edited, and its
+    positions deserve no more trust)."""
     n = operator.index(n)
     if n < 1:
         raise ValueError(f"level {n}: levels start at 1 tile")
