@@ -159,7 +159,7 @@ std::string row_value_problem(const LevelTable& t, std::size_t i);
 /// file and the problem.
 class LevelFileReader {
  public:
-  /// Refuses a file one of whose rows fails row_value_problem (below), but
+  /// Refuses a file one of whose rows fails row_value_problem (above), but
   /// a last row written only in part; with check_rows false the caller
   /// checks them (chomp verify, which can tell a wrong column from a wrong
   /// count by the store).
