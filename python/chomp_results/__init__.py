@@ -522,6 +522,8 @@ def read_levels(path, require_complete: bool = True) -> Levels:
         # them only), and the store's trailers (a row written in part).
         lengths = [d.shape[0] for d in f["levels"].values() if getattr(d, "ndim", 0) >= 1]
         trailers = f["levels"]["store_trailer"][()] if "store_trailer" in f["levels"] else None
+        # Checked here, inside the reads made again while a live writer may be mid-update.
+        _check_derived(cols, _finished_rows(attrs, [len(v) for v in cols.values()] + lengths, trailers), path)
         return attrs, cols, descriptions, lengths, trailers
 
     attrs, cols, descriptions, lengths, trailers = _read_settled(path, read)
@@ -544,36 +546,37 @@ def read_levels(path, require_complete: bool = True) -> Levels:
         raise ValueError(f"{path}: levels are not 1, 2, ..., n")
     if require_complete and levels.max_tiles != attrs.get("max_tiles"):
         raise ValueError(f"{path}: {levels.max_tiles} levels but max_tiles = {attrs.get('max_tiles')}")
-    _check_derived(levels, path)
     return levels
 
 
-def _check_derived(levels: Levels, path) -> None:
-    """ValueError for the first level with more losing positions than positions,
-    or whose losing fraction L/p or ratio L / (p / ln p) is not what its counts
-    give (in that order within a level, as `chomp show` checks). The writer
-    computes both from L and p, so they never differ; a file whose values were
+def _check_derived(cols: dict, rows: int, path) -> None:
+    """NotATableError (a ValueError) for the first of the `rows` levels of the
+    /levels columns `cols` with more losing positions than positions, or whose
+    losing fraction L/p or ratio L / (p / ln p) is not what its counts give (in
+    that order within a level, as `chomp show` checks). The writer computes
+    both from L and p, so they never differ; a file whose values were
     rewritten through HDF5 (which keeps its checksums whole) would otherwise
     show a wrong ratio in a table that looks complete."""
-    p, L = levels.positions.astype(np.float64), levels.losing.astype(np.float64)
+    positions, losing = cols["positions"][:rows], cols["losing"][:rows]
+    p, L = positions.astype(np.float64), losing.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_p = np.log(p)
         want = {"losing_fraction": np.where(p > 0, L / p, 0.0),
                 "hypothesis_ratio": np.where(log_p == 0, np.nan, L / (p / log_p))}
-    got = {name: np.asarray(getattr(levels, name), dtype=np.float64) for name in want}
+    got = {name: np.asarray(cols[name][:rows], dtype=np.float64) for name in want}
     # Equal to the bit as this package computes them; the tolerance spares another libm's last digit.
     wrong = {name: ~(np.isclose(got[name], w, rtol=1e-12, atol=0) | (np.isnan(got[name]) & np.isnan(w)))
              for name, w in want.items()}
-    more = levels.losing > levels.positions
+    more = losing > positions
     bad = np.nonzero(more | wrong["losing_fraction"] | wrong["hypothesis_ratio"])[0]
     if not bad.size:
         return
     i = int(bad[0])
-    what = (f"has more losing positions ({int(levels.losing[i])}) than positions ({int(levels.positions[i])})"
-            if more[i] else next(f"{name} = {float(got[name][i])!r} disagrees with L = {int(levels.losing[i])}, "
-                                 f"p = {int(levels.positions[i])}, which give {float(want[name][i])!r}"
+    what = (f"has more losing positions ({int(losing[i])}) than positions ({int(positions[i])})"
+            if more[i] else next(f"{name} = {float(got[name][i])!r} disagrees with L = {int(losing[i])}, "
+                                 f"p = {int(positions[i])}, which give {float(want[name][i])!r}"
                                  for name in want if wrong[name][i]))
-    raise ValueError(f"{path}: level {i + 1}: {what}: one of them is wrong (a damaged or edited file; where the "
+    raise NotATableError(f"{path}: level {i + 1}: {what}: one of them is wrong (a damaged or edited file; where the "
                      "run's store is kept, `chomp verify` tells which; else use an undamaged copy, or compute "
                      "the levels again with chomp sieve)")
 
