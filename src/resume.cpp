@@ -119,7 +119,10 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   s.status = t.status();
   s.store_path = reader.store_path();
 
-  // Trust the rows in order while each agrees with the engine.
+  // Trust the rows in order while each agrees with the engine. (A row with
+  // more losing positions than positions, or whose fraction or ratio
+  // disagrees with its counts, the reader has refused already:
+  // row_value_problem.)
   impl_->positions = position_counts(dims, s.max_tiles);
   const std::vector<std::uint64_t>& positions = impl_->positions;
   const std::string p_of = cubes ? "PL(" : "p(", unit = cubes ? " cubes" : " tiles";
@@ -149,9 +152,6 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
       throw ResumeRefused(cannot + level + "has " + p_of + std::to_string(n) + ") = " +
                           std::to_string(t.positions[i]) + " but the engine computes " + std::to_string(p) +
                           " (damaged file, or written by an incompatible program)");
-    if (t.losing[i] > t.positions[i])
-      throw ResumeRefused(cannot + level + "has more losing positions (" + std::to_string(t.losing[i]) +
-                          ") than positions (damaged file)");
     s.levels = n;
     s.losing.push_back(t.losing[i]);
   }
