@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "chomp/h5_output.hpp"
 #include "chomp_process.hpp"
@@ -48,10 +52,25 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   ASSERT_EQ(rows.size(), 41u) << csv.out;  // header and 40 levels
   EXPECT_EQ(rows[0].substr(0, 22), "tiles,positions,losing");
   EXPECT_EQ(rows[40].substr(0, 14), "40,37338,1022,");
+  std::vector<std::string> header, row40_fields;
+  for (auto [line, fields] : {std::pair{&rows[0], &header}, std::pair{&rows[40], &row40_fields}}) {
+    std::istringstream in(*line);
+    for (std::string field; std::getline(in, field, ',');) fields->push_back(field);
+  }
+  const auto column = [&](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    return at == header.end() || static_cast<std::size_t>(at - header.begin()) >= row40_fields.size()
+               ? std::string("(none)")
+               : row40_fields[static_cast<std::size_t>(at - header.begin())];
+  };
   // Level 40's 1,022 losing positions take under a byte each in the store.
-  const double per = std::stod(rows[40].substr(rows[40].rfind(',') + 1));
+  const double per = std::stod(column("store_bytes_per_losing"));
   EXPECT_GT(per, 0.5);
   EXPECT_LT(per, 1.0);
+  // Its losing digest, in the 16 hex digits --json gives (below).
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(t.losing_digest[39]));
+  EXPECT_EQ(column("losing_digest"), hex) << rows[0] << "\n" << rows[40];
 
   const ProcessResult json = run_chomp({"show", file, "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
@@ -73,6 +92,13 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   EXPECT_NE(old.out.find("\"format_version\": 1"), std::string::npos) << old.out.substr(0, 2000);
   EXPECT_NE(old.out.find("\"losing_digest\": null}"), std::string::npos) << old.out.substr(0, 2000);
   EXPECT_EQ(old.out.find("\"losing_digest\": \""), std::string::npos) << old.out.substr(0, 2000);
+  // and in the CSV an empty field.
+  const ProcessResult old_csv = run_chomp({"show", std::string(CHOMP_DATA_DIR) + "/levels-100.h5", "--csv"});
+  ASSERT_EQ(old_csv.exit_code, 0) << old_csv.err;
+  const auto old_rows = lines_of(old_csv.out);
+  ASSERT_EQ(old_rows.size(), 101u) << old_csv.out;
+  EXPECT_EQ(old_rows[0].substr(old_rows[0].rfind(',')), ",losing_digest");
+  EXPECT_EQ(old_rows[100].back(), ',') << old_rows[100];
 
   // Without its store, the table still shows, and says why there are no bytes.
   std::filesystem::remove(store_path_for(file));

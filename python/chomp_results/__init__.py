@@ -86,6 +86,13 @@ FORMAT_VERSIONS = (1, 2, 3)
 LEVEL_COLUMNS = ("tiles", "positions", "losing", "losing_fraction", "hypothesis_ratio",
                  "seconds", "marks")
 
+#: Columns of /levels from format 3 on, read where the file has them (None in
+#: Levels where it has not): the seconds of the pass that opened a level's
+#: window, the slices it was finished in, and the digest of its losing ranks
+#: (doc/FILE_FORMAT.md). A file with no digests (formats 1 and 2, a 3D file
+#: written before 3D runs kept a store) has None for losing_digest.
+RUN_COLUMNS = ("window_seconds", "slices", "losing_digest")
+
 def data_dir() -> Path:
     """The folder of committed tables: $CHOMP_DATA_DIR if set; else the
     repository's data/ when this module is used from a checkout (python/../data);
@@ -252,6 +259,22 @@ class Levels:
     marks: np.ndarray
     attrs: dict = field(default_factory=dict)          # root attributes (provenance)
     descriptions: dict = field(default_factory=dict)   # column -> its `description` attribute
+    window_seconds: np.ndarray | None = None           # RUN_COLUMNS: None where the file has no such column
+    slices: np.ndarray | None = None
+    losing_digest: np.ndarray | None = None            # uint64; compare with `chomp show --json`'s hex
+
+    @property
+    def columns(self) -> tuple:
+        """The columns this table has: LEVEL_COLUMNS, then those of
+        RUN_COLUMNS its file holds."""
+        return LEVEL_COLUMNS + tuple(c for c in RUN_COLUMNS if getattr(self, c) is not None)
+
+    def seconds_in_all(self) -> float:
+        """The run's wall-clock seconds over its levels: each level's own
+        `seconds` plus its windows' passes (`window_seconds`, where the file
+        has them; the sum of `seconds` alone leaves the passes out)."""
+        own = float(np.sum(self.seconds))
+        return own + (float(np.sum(self.window_seconds)) if self.window_seconds is not None else 0.0)
 
     @property
     def max_tiles(self) -> int:
@@ -280,7 +303,7 @@ class Levels:
         except ImportError as e:
             raise ImportError("Levels.to_dataframe needs pandas (apt-get install python3-pandas); "
                               "the numpy arrays of Levels need nothing more") from e
-        df = pd.DataFrame({c: getattr(self, c) for c in LEVEL_COLUMNS}).set_index("tiles")
+        df = pd.DataFrame({c: getattr(self, c) for c in self.columns}).set_index("tiles")
         df.attrs = dict(self.attrs)
         return df
 
@@ -516,8 +539,13 @@ def read_levels(path, require_complete: bool = True) -> Levels:
 
     def read(f):
         attrs = _check_table(f, path)
-        cols = {c: f["levels"][c][()] for c in LEVEL_COLUMNS}
-        descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in LEVEL_COLUMNS}
+        # The digests of a file that has none read 0 (a 3D file written
+        # before 3D runs kept a store): left out, as `chomp show --json` does.
+        digests = int(attrs.get("format_version", 0)) >= 3 and (
+            int(attrs.get("dimensions", 2)) == 2 or bool(attrs.get("store_file")))
+        names = LEVEL_COLUMNS + tuple(c for c in RUN_COLUMNS if c in f["levels"] and (c != "losing_digest" or digests))
+        cols = {c: f["levels"][c][()] for c in names}
+        descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in names}
         # Every column's length (a killed writer may leave a row in some of
         # them only), and the store's trailers (a row written in part).
         lengths = [d.shape[0] for d in f["levels"].values() if getattr(d, "ndim", 0) >= 1]
@@ -588,7 +616,9 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
     revision, command line, run dates, host, build, libraries, what each column
     means), then a header row and one row per level, integers exact and floats
     in shortest round-trip form (hypothesis_ratio is ``nan`` for n = 1, where
-    ln p(1) = 0). Read it back with, e.g.::
+    ln p(1) = 0). The columns are LEVEL_COLUMNS, then those of RUN_COLUMNS the
+    file has (format 3): window_seconds, slices, and losing_digest in 16 hex
+    digits, as `chomp show --json` writes it. Read it back with, e.g.::
 
         numpy.genfromtxt((l for l in open(path) if not l.startswith("#")),
                          delimiter=",", names=True, dtype=None)
@@ -614,7 +644,8 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
            "the plane partitions of n; marks = moves examined; doc/THREE_D.md)"]
           if int(a.get("dimensions", 2)) == 3 else []),
         "columns:",
-        *(f"  {c}: {levels.descriptions.get(c, '')}" for c in LEVEL_COLUMNS),
+        *(f"  {c}: {levels.descriptions.get(c, '')}" + (" (16 hex digits)" if c == "losing_digest" else "")
+          for c in levels.columns),
     ]
     own = isinstance(out, (str, os.PathLike))
     if not own and (not hasattr(out, "write") or isinstance(out, (io.RawIOBase, io.BufferedIOBase))
@@ -623,13 +654,13 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
     fh = open(out, "w", newline="\n") if own else out
     try:
         fh.writelines(f"# {line}\n" for line in header)
-        fh.write(",".join(LEVEL_COLUMNS) + "\n")
+        columns = levels.columns
+        text = {"losing_fraction": lambda v: repr(float(v)), "hypothesis_ratio": lambda v: repr(float(v)),
+                "seconds": lambda v: repr(float(v)), "window_seconds": lambda v: repr(float(v)),
+                "losing_digest": lambda v: format(int(v), "016x")}
+        fh.write(",".join(columns) + "\n")
         for i in range(len(levels.tiles)):
-            fh.write(",".join([
-                str(int(levels.tiles[i])), str(int(levels.positions[i])), str(int(levels.losing[i])),
-                repr(float(levels.losing_fraction[i])), repr(float(levels.hypothesis_ratio[i])),
-                repr(float(levels.seconds[i])), str(int(levels.marks[i])),
-            ]) + "\n")
+            fh.write(",".join(text.get(c, lambda v: str(int(v)))(getattr(levels, c)[i]) for c in columns) + "\n")
     finally:
         if own:
             fh.close()

@@ -359,6 +359,22 @@ class FileTest(unittest.TestCase):
         self.assertEqual(len(rows), levels.max_tiles)
         self.assertEqual(int(rows[59]["losing"]), 20106)  # L(60), data/reference
         self.assertEqual(float(rows[59]["hypothesis_ratio"]), float(levels.hypothesis_ratio[59]))
+        # The run's columns of format 3: the windows' passes, the slices and each level's losing digest
+        # in 16 hex digits (`chomp show --json`'s). Level 1's one losing rank (0) has the digest
+        # splitmix64(0); level 2 has no losing position, and so the digest 0.
+        self.assertEqual(list(rows[0])[-3:], ["window_seconds", "slices", "losing_digest"])
+        self.assertEqual([r["losing_digest"] for r in rows[:2]], ["e220a8397b1dcdaf", "0000000000000000"])
+        self.assertEqual(int(rows[59]["losing_digest"], 16), int(levels.losing_digest[59]))
+        self.assertTrue(all(int(r["slices"]) == 1 for r in rows))
+        self.assertAlmostEqual(sum(float(r["seconds"]) + float(r["window_seconds"]) for r in rows),
+                               levels.seconds_in_all(), places=6)
+        self.assertGreater(float(rows[0]["window_seconds"]), 0.0)  # the pass that opened the first window
+        # A file of format 1 has none of them: the seven columns it has.
+        old = cp.read_levels(cp.data_dir() / "levels-100.h5")
+        self.assertIsNone(old.losing_digest)
+        buf = io.StringIO()
+        cp.to_csv(old, buf)
+        self.assertIn("\ntiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks\n1,", buf.getvalue())
 
     def test_to_dataframe(self):
         levels = cp.read_levels(FILE)

@@ -241,6 +241,17 @@ int run_show(const ShowArgs& a) {
     return i < store_bytes.size() && t.losing[i] ? static_cast<double>(store_bytes[i]) / static_cast<double>(t.losing[i])
                                                 : std::nan("");
   };
+  // The digest of a level's losing ranks (doc/FILE_FORMAT.md), in 16 hex
+  // digits (a JSON number past 2^53 loses digits in most readers); none
+  // (JSON null, an empty CSV field) where the file has none: format 1 and 2,
+  // and 3D files written before 3D runs kept a store (every digest 0).
+  const bool digests = reader.format_version() >= 3 && (!three_d || reader.has_store());
+  const auto digest_hex = [&](std::size_t i) {
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(t.losing_digest[i]));
+    return digests ? std::string(hex) : std::string();
+  };
+  const auto digest = [&](std::size_t i) { return digests ? "\"" + digest_hex(i) + "\"" : std::string("null"); };
   if (a.json) {
     std::printf("{\n  \"file\": %s,\n  \"attributes\": {", json_string(a.file).c_str());
     bool first = true;
@@ -249,16 +260,6 @@ int run_show(const ShowArgs& a) {
     for (const auto& [k, v] : t.text_attributes)
       std::printf("%s\n    %s: %s", first ? "" : ",", json_string(k).c_str(), json_string(v).c_str()), first = false;
     std::printf("\n  },\n  \"levels\": [");
-    // The digest of a level's losing ranks (doc/FILE_FORMAT.md), as a hex
-    // string (a JSON number past 2^53 loses digits in most readers); null
-    // where the file has none: format 1 and 2, and 3D files written before
-    // 3D runs kept a store (no store name, every digest 0).
-    const bool digests = reader.format_version() >= 3 && (!three_d || reader.has_store());
-    const auto digest = [&](std::size_t i) {
-      char hex[24];
-      std::snprintf(hex, sizeof hex, "\"%016llx\"", static_cast<unsigned long long>(t.losing_digest[i]));
-      return digests ? std::string(hex) : std::string("null");
-    };
     for (std::size_t i = 0; i < rows; ++i)
       std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"losing\": %llu, \"hypothesis_ratio\": %s, "
                   "\"seconds\": %s, \"window_seconds\": %s, \"slices\": %u, \"marks\": %llu, "
@@ -273,13 +274,14 @@ int run_show(const ShowArgs& a) {
   }
   if (a.csv) {
     std::printf("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,window_seconds,slices,marks,"
-                "store_bytes_per_losing\n");
+                "store_bytes_per_losing,losing_digest\n");
     for (std::size_t i = 0; i < rows; ++i) {
       const double b = bytes_per(i);
-      std::printf("%u,%llu,%llu,%.17g,%.17g,%.6f,%.6f,%u,%llu,%s\n", t.tiles[i],
+      std::printf("%u,%llu,%llu,%.17g,%.17g,%.6f,%.6f,%u,%llu,%s,%s\n", t.tiles[i],
                   static_cast<unsigned long long>(t.positions[i]), static_cast<unsigned long long>(t.losing[i]),
                   t.losing_fraction[i], t.hypothesis_ratio[i], t.seconds[i], t.window_seconds[i], t.slices[i],
-                  static_cast<unsigned long long>(t.marks[i]), std::isnan(b) ? "" : json_number(b).c_str());
+                  static_cast<unsigned long long>(t.marks[i]), std::isnan(b) ? "" : json_number(b).c_str(),
+                  digest_hex(i).c_str());
     }
     return 0;
   }
