@@ -156,6 +156,22 @@ TEST(Show, ALevelsOnlyCopyIsNamedAsOneNotAsAFileThatLostItsStore) {
   EXPECT_EQ(shown.out.find("--force"), std::string::npos) << shown.out;
 }
 
+// A committed file whose values were changed by hand after its run says so
+// in its root attribute edits, which show prints (a sieve table and a
+// Grundy table); a file the program wrote as it is has none.
+TEST(Show, SaysWhatWasChangedByHandAfterTheRun) {
+  const std::string data = CHOMP_DATA_DIR;
+  for (const auto& [file, says] : {std::pair{data + "/run-170/levels-156.h5", "  edits          2026-12-02, by hand"},
+                                   std::pair{data + "/grundy-100.h5", "  edits            2026-12-01, by hand"}}) {
+    const ProcessResult shown = run_chomp({"show", file});
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_NE(shown.out.find(says), std::string::npos) << shown.out;
+  }
+  const ProcessResult plain = run_chomp({"show", committed_levels_file("h5")});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("edits"), std::string::npos) << plain.out;
+}
+
 // A file whose run was killed still says "running": show adds that no
 // process writes it, and the command that continues it. While its run
 // lives, it adds nothing.

@@ -318,6 +318,7 @@ class Levels:
             f"run:           {a.get('start_utc', '?')} .. {a.get('end_utc', '?')} on {a.get('host', '?')}, "
             f"{a.get('threads', '?')} threads; status {a.get('status', '?')}",
             f"libraries:     HDF5 {a.get('hdf5_version', '?')}, oneTBB {a.get('tbb_version', '?')}",
+            *([f"edits:         {a['edits']}"] if a.get("edits") else []),
         ])
 
 
@@ -637,6 +638,8 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
         f"format_version: {a.get('format_version')}; complete: {a.get('complete')}; status: {a.get('status')}; "
         f"levels 1..{levels.max_tiles}",
         *([f"snapshot_of_run: {a.get('snapshot_of_run')}"] if a.get("snapshot_of_run") else []),
+        # Values changed by hand after the run, where any were (root attribute edits).
+        *([f"edits: {a.get('edits')}"] if a.get("edits") else []),
         # Whether the marks count every move examined ("none") or leave out
         # the moves of the first rows, inferred from bits (scripts check it).
         *([f"inferred_marks: {a.get('inferred_marks')}"] if a.get("inferred_marks") else []),

@@ -369,6 +369,14 @@ class FileTest(unittest.TestCase):
         self.assertAlmostEqual(sum(float(r["seconds"]) + float(r["window_seconds"]) for r in rows),
                                levels.seconds_in_all(), places=6)
         self.assertGreater(float(rows[0]["window_seconds"]), 0.0)  # the pass that opened the first window
+        # A committed table changed by hand after its run says so (root attribute edits), in its
+        # provenance and its CSV; one as the program wrote it has no such line.
+        edited = cp.read_levels(cp.data_dir() / "run-170" / "levels-156.h5")
+        self.assertIn("edits:         2026-12-02, by hand", edited.provenance())
+        buf = io.StringIO()
+        cp.to_csv(edited, buf)
+        self.assertIn("\n# edits: 2026-12-02, by hand", buf.getvalue())
+        self.assertNotIn("edits", levels.provenance())
         # A file of format 1 has none of them: the seven columns it has.
         old = cp.read_levels(cp.data_dir() / "levels-100.h5")
         self.assertIsNone(old.losing_digest)

@@ -166,7 +166,7 @@ int show_grundy(const ShowArgs& a) {
   std::printf("%s: Grundy values of %zu levels, status %s\n", a.file.c_str(), rows,
               g.text_attributes.count("status") ? g.text_attributes.at("status").c_str() : "?");
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
-                          "threads", "checked_against", "checked_to_level", "resume_history", "convention"}) {
+                          "threads", "checked_against", "checked_to_level", "resume_history", "convention", "edits"}) {
     if (const auto it = g.text_attributes.find(key); it != g.text_attributes.end() && !it->second.empty())
       std::printf("  %-16s %s\n", key, it->second.c_str());
     else if (const auto jt = g.number_attributes.find(key);
@@ -294,7 +294,7 @@ int run_show(const ShowArgs& a) {
                           resume_command(a.file, t) + " continues it)").c_str()
                        : "");
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
-                          "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id"}) {
+                          "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id", "edits"}) {
     if (const auto it = t.text_attributes.find(key); it != t.text_attributes.end() && !it->second.empty())
       std::printf("  %-14s %s\n", key, it->second.c_str());
     else if (const auto jt = t.number_attributes.find(key); jt != t.number_attributes.end())
