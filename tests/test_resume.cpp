@@ -13,6 +13,7 @@
 #include <random>
 #include <regex>
 #include <thread>
+#include <tuple>
 
 #include "committed_data.hpp"
 #include "damaged_files.hpp"
@@ -222,23 +223,25 @@ TEST(Resume, AMemoryLimitOf32MiBHoldsWithTheSameLevels) {
   const LevelTable t = read_level_file(limited);
   expect_complete(t, 92);
   expect_matches_references(t);
-  // Every level's count and marks equal the committed table's (columns
-  // tiles, positions, losing, losing_fraction, hypothesis_ratio, seconds, marks).
+  // Every level's count, marks and losing digest equal the committed
+  // table's (columns tiles, positions, losing, losing_fraction,
+  // hypothesis_ratio, seconds, marks, window_seconds, slices, losing_digest).
   std::ifstream in(chomp::testing::committed_levels_file("csv"));
-  std::map<int, std::pair<std::uint64_t, std::uint64_t>> committed;  // losing, marks
+  std::map<int, std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> committed;  // losing, marks, digest
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#' || line.rfind("tiles", 0) == 0) continue;
     std::vector<std::string> field;
     std::istringstream row(line);
     for (std::string f; std::getline(row, f, ',');) field.push_back(f);
-    ASSERT_EQ(field.size(), 7u) << line;
-    committed[std::stoi(field[0])] = {std::stoull(field[2]), std::stoull(field[6])};
+    ASSERT_EQ(field.size(), 10u) << line;
+    committed[std::stoi(field[0])] = {std::stoull(field[2]), std::stoull(field[6]), std::stoull(field[9], nullptr, 16)};
   }
   ASSERT_GE(committed.size(), 92u);
   for (int n = 1; n <= 92; ++n) {
     const auto i = static_cast<std::size_t>(n - 1);
-    EXPECT_EQ(t.losing[i], committed[n].first) << "n = " << n;
-    EXPECT_EQ(t.marks[i], committed[n].second) << "n = " << n;
+    EXPECT_EQ(t.losing[i], std::get<0>(committed[n])) << "n = " << n;
+    EXPECT_EQ(t.marks[i], std::get<1>(committed[n])) << "n = " << n;
+    EXPECT_EQ(t.losing_digest[i], std::get<2>(committed[n])) << "n = " << n;
   }
   EXPECT_GT(*std::max_element(t.slices.begin(), t.slices.end()), 1u);
 }

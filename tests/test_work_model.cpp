@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "chomp/sieve.hpp"
 #include "chomp/work_model.hpp"
@@ -28,22 +30,30 @@ Committed committed_table() {
   std::ifstream in(testing::committed_levels_file("csv"));
   Committed c;
   std::string header;
+  std::size_t marks = 0;  // the column of the marks (more columns follow it from format 3)
+  const auto cells_of = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    return cells;
+  };
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     if (header.empty()) {
       header = line;
+      const auto names = cells_of(header);
+      marks = static_cast<std::size_t>(std::find(names.begin(), names.end(), "marks") - names.begin());
       continue;
     }
-    std::vector<std::string> cells;
-    std::istringstream row(line);
-    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-    if (cells.size() < 7) continue;
+    const auto cells = cells_of(line);
+    if (cells.size() <= marks) continue;
     const int tiles = std::stoi(cells[0]);
     c.losing[tiles] = std::stod(cells[2]);
-    c.marks[tiles] = std::stod(cells.back());
+    c.marks[tiles] = std::stod(cells[marks]);
   }
   EXPECT_EQ(header.substr(0, 23), "tiles,positions,losing,");
   EXPECT_NE(header.find(",marks"), std::string::npos) << header;
+  EXPECT_GT(c.marks.size(), 100u) << "rows with marks";
   return c;
 }
 
