@@ -260,11 +260,18 @@ bool link_exists(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_
 constexpr hsize_t kMaxRows = kMaxTiles;
 
 /// A /levels column; an empty one when `optional` and it is not in the file.
+/// Its chunks' places in the file are added to `chunks`, and `written`
+/// lowered to the rows before its first missing chunk (h5::checked_rows).
 template <class T>
-std::vector<T> read_column(hid_t group, const Column& c, const std::string& path, bool optional = false) {
+std::vector<T> read_column(hid_t group, const Column& c, const std::string& path, std::vector<haddr_t>& chunks,
+                           hsize_t& written, bool optional = false) {
   if (optional && !link_exists(group, c.name)) return {};
-  return h5::read_column<T>(group, c.name, c.mem_type, kMaxRows,
-                            std::string("cannot read /levels/") + c.name + " from " + path);
+  hsize_t rows = 0;
+  std::vector<T> out = h5::read_column<T>(group, c.name, c.mem_type, kMaxRows,
+                                          std::string("cannot read /levels/") + c.name + " from " + path, &chunks,
+                                          &rows);
+  written = std::min(written, rows);
+  return out;
 }
 
 /// The root attributes this program knows, and what each must hold: a file
@@ -364,6 +371,8 @@ struct LevelFileReader::Impl {
   Handle file;
   LevelTable table;
   int format = 0;
+  std::size_t written = 0;  ///< rows before a column's first chunk missing from its index
+  bool last_in_part = false;  ///< last_row_written_in_part()
 };
 
 LevelFileReader::LevelFileReader(const std::string& path, bool check_rows)
@@ -404,17 +413,21 @@ LevelFileReader::LevelFileReader(const std::string& path, bool check_rows)
       // last already has are then whole in every column read after it.
       // Columns new in format 3 are optional in older files.
       const bool old = impl_->format < 3;
-      t.losing_digest = read_column<std::uint64_t>(group.get(), c[10], path, old);
-      t.store_trailer = read_column<std::uint64_t>(group.get(), c[9], path, old);
-      t.slices = read_column<std::uint32_t>(group.get(), c[8], path, old);
-      t.window_seconds = read_column<double>(group.get(), c[7], path, old);
-      t.marks = read_column<std::uint64_t>(group.get(), c[6], path);
-      t.seconds = read_column<double>(group.get(), c[5], path);
-      t.hypothesis_ratio = read_column<double>(group.get(), c[4], path);
-      t.losing_fraction = read_column<double>(group.get(), c[3], path);
-      t.losing = read_column<std::uint64_t>(group.get(), c[2], path);
-      t.positions = read_column<std::uint64_t>(group.get(), c[1], path);
-      t.tiles = read_column<std::uint32_t>(group.get(), c[0], path);
+      std::vector<haddr_t> chunks;  // every column's, which no two may share
+      hsize_t written = kMaxRows;   // the rows before any column's first missing chunk
+      t.losing_digest = read_column<std::uint64_t>(group.get(), c[10], path, chunks, written, old);
+      t.store_trailer = read_column<std::uint64_t>(group.get(), c[9], path, chunks, written, old);
+      t.slices = read_column<std::uint32_t>(group.get(), c[8], path, chunks, written, old);
+      t.window_seconds = read_column<double>(group.get(), c[7], path, chunks, written, old);
+      t.marks = read_column<std::uint64_t>(group.get(), c[6], path, chunks, written);
+      t.seconds = read_column<double>(group.get(), c[5], path, chunks, written);
+      t.hypothesis_ratio = read_column<double>(group.get(), c[4], path, chunks, written);
+      t.losing_fraction = read_column<double>(group.get(), c[3], path, chunks, written);
+      t.losing = read_column<std::uint64_t>(group.get(), c[2], path, chunks, written);
+      t.positions = read_column<std::uint64_t>(group.get(), c[1], path, chunks, written);
+      t.tiles = read_column<std::uint32_t>(group.get(), c[0], path, chunks, written);
+      h5::expect_distinct_chunks(std::move(chunks), "cannot read /levels from " + path);
+      impl_->written = static_cast<std::size_t>(written);
       if (old) {
         const std::size_t rows = t.tiles.size();
         t.losing_digest.assign(rows, 0);
@@ -450,16 +463,46 @@ LevelFileReader::LevelFileReader(const std::string& path, bool check_rows)
     for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds, &t.window_seconds}) v->resize(n);
     t.tiles.resize(n);
     t.slices.resize(n);
+    // Rows whose chunks are missing from a column's index read as 0. In a
+    // run's last row, that is a write that failed part way (a file size
+    // limit, a full disk); anywhere else, or in a complete file, damage.
+    const std::size_t written = std::min(n, impl_->written);
+    if (written < n && (t.complete() || written + 1 < n))
+      throw H5Error(path + ": /levels has no data for the rows from " + std::to_string(written + 1) +
+                    " in its chunk index, where " + (t.complete() ? "a complete file" : "an unfinished run's file") +
+                    " has data for " + (t.complete() ? "every row" : "every row but the last") +
+                    " (a damaged chunk index: use an undamaged copy, or compute the levels again with chomp sieve)");
     // A last row written only in part (a failed write: its store trailer
-    // reads 0) is one that --resume computes again; its values are not
-    // checked here.
-    const bool last_in_part = impl_->format >= 3 && !t.complete() && n > 0 && t.store_trailer[n - 1] == 0;
-    for (std::size_t i = 0; check_rows && i < (last_in_part ? n - 1 : n); ++i)
+    // reads 0, or a column has no chunk for it) is one that --resume
+    // computes again; its values are not checked here.
+    const bool last_in_part =
+        !t.complete() && n > 0 && (written < n || (impl_->format >= 3 && t.store_trailer[n - 1] == 0));
+    impl_->last_in_part = last_in_part;
+    // What every finished row of a file of this format holds, whatever its
+    // level: a value the file's checksums vouch for may still be one a
+    // damaged chunk index put there.
+    const auto dims = t.number_attributes.find("dimensions");
+    const bool stored = has_store(), digests = stored || (impl_->format >= 3 && (dims == t.number_attributes.end() ||
+                                                                                   dims->second == 2));
+    const auto damaged = [&](std::size_t i, const std::string& what) {
+      return H5Error(path + ": row " + std::to_string(i + 1) + " of /levels " + what +
+                     " (a damaged file: use an undamaged copy, or compute the levels again with chomp sieve)");
+    };
+    for (std::size_t i = 0; check_rows && i < (last_in_part ? n - 1 : n); ++i) {
+      if (t.tiles[i] != i + 1) throw damaged(i, "is for level " + std::to_string(t.tiles[i]) + ", not " +
+                                                    std::to_string(i + 1) + " (the levels are 1, 2, ...)");
+      if (impl_->format >= 3 && t.slices[i] == 0)
+        throw damaged(i, "says the level was finished in 0 slices (one at least)");
+      if (stored && t.store_trailer[i] == 0)
+        throw damaged(i, "has store_trailer 0, which only a row written in part has, and only the last");
+      if (digests && t.losing[i] > 0 && t.losing_digest[i] == 0)
+        throw damaged(i, "has losing_digest 0 for " + std::to_string(t.losing[i]) + " losing positions");
       if (const std::string problem = row_value_problem(t, i); !problem.empty())
         throw H5Error(path + ": level " + std::to_string(t.tiles[i]) + " (row " + std::to_string(i + 1) + "): " +
                       problem + ": one of them is wrong (a damaged or edited file; where the run's store is "
                       "kept, chomp verify tells which; else use an undamaged copy, or compute the levels again "
                       "with chomp sieve)");
+    }
   };
   // A read that fails is made again from the start (config.hpp,
   // kLiveReadAttempts) when the file may be changing under it: a live
@@ -490,10 +533,7 @@ LevelFileReader::~LevelFileReader() = default;
 
 const LevelTable& LevelFileReader::table() const { return impl_->table; }
 int LevelFileReader::format_version() const { return impl_->format; }
-bool LevelFileReader::last_row_written_in_part() const {
-  const LevelTable& t = impl_->table;
-  return impl_->format >= 3 && !t.complete() && !t.store_trailer.empty() && t.store_trailer.back() == 0;
-}
+bool LevelFileReader::last_row_written_in_part() const { return impl_->last_in_part; }
 
 bool LevelFileReader::has_store() const {
   const auto& text = impl_->table.text_attributes;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <system_error>
@@ -213,7 +214,8 @@ Handle open_group(hid_t loc, const char* name, const std::string& what) {
   return open_hard(loc, name, H5I_GROUP, what);
 }
 
-hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::string& what) {
+hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::string& what,
+                     std::vector<haddr_t>* addresses, hsize_t* written) {
   const std::string damaged = " (damaged file)";
   Handle type = check(H5Dget_type(ds), H5Tclose, what);
   const H5T_class_t want = H5Tget_class(mem_type), have = H5Tget_class(type.get());
@@ -248,6 +250,7 @@ hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::stri
       (layout != H5D_CHUNKED && layout != H5D_CONTIGUOUS && layout != H5D_COMPACT))
     throw H5Error(what + ": its data is stored outside the file (external or virtual storage), which this "
                   "program does not read" + damaged);
+  if (written) *written = n;
   if (layout == H5D_CONTIGUOUS) {
     if (H5Dget_storage_size(ds) > n * size) throw H5Error(what + ": it stores more bytes than its rows" + damaged);
     return n;
@@ -284,6 +287,11 @@ hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::stri
     throw H5Error(what + ": it has " + std::to_string(chunks) + " chunks, more than its most rows need (" +
                   std::to_string(most_chunks) + ")" + damaged);
   const hsize_t most_bytes = chunk * size + chunk * size / 8 + 64;
+  const hsize_t needed = (n + chunk - 1) / chunk;  // the chunks that hold the rows
+  std::vector<bool> present(static_cast<std::size_t>(needed), false);
+  std::vector<haddr_t> own;
+  std::vector<haddr_t>& places = addresses ? *addresses : own;
+  const std::size_t first_place = places.size();
   for (hsize_t c = 0; c < chunks; ++c) {
     hsize_t offset = 0, bytes = 0;
     unsigned mask = 0;
@@ -292,8 +300,36 @@ hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::stri
     if (bytes > most_bytes)
       throw H5Error(what + ": a chunk of " + std::to_string(chunk) + " rows stores " + std::to_string(bytes) +
                     " bytes, more than its rows need (a decompression bomb, or damage)");
+    if (addr == HADDR_UNDEF) continue;  // an index entry that points nowhere: a chunk missing
+    if (offset % chunk != 0)
+      throw H5Error(what + ": its chunk index names a chunk at row " + std::to_string(offset) +
+                    ", between chunks (a damaged chunk index)" + damaged);
+    if (offset / chunk < needed) {
+      if (present[static_cast<std::size_t>(offset / chunk)])
+        throw H5Error(what + ": its chunk index names the chunk of rows from " + std::to_string(offset) +
+                      " twice (a damaged chunk index)" + damaged);
+      present[static_cast<std::size_t>(offset / chunk)] = true;
+    }
+    places.push_back(addr);
   }
+  if (!addresses) expect_distinct_chunks(std::vector<haddr_t>(places.begin() + first_place, places.end()), what);
+  // A chunk missing before one that is there: rows read as 0 in a file
+  // that has rows after them.
+  const auto first_missing = std::find(present.begin(), present.end(), false);
+  if (std::find(first_missing, present.end(), true) != present.end())
+    throw H5Error(what + ": its chunk of rows from " +
+                  std::to_string(static_cast<hsize_t>(first_missing - present.begin()) * chunk) +
+                  " is missing from its chunk index while later rows have theirs (a damaged chunk index: such "
+                  "rows would read as 0)" + damaged);
+  if (written) *written = std::min(n, static_cast<hsize_t>(first_missing - present.begin()) * chunk);
   return n;
+}
+
+void expect_distinct_chunks(std::vector<haddr_t> addresses, const std::string& what) {
+  std::sort(addresses.begin(), addresses.end());
+  if (std::adjacent_find(addresses.begin(), addresses.end()) != addresses.end())
+    throw H5Error(what + ": two of its chunks are indexed at the same place in the file (a damaged chunk index: "
+                  "one of them would read as the other's values) (damaged file)");
 }
 
 Attributes read_attributes(hid_t obj, const std::string& where) {

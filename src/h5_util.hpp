@@ -179,18 +179,35 @@ Handle open_group(hid_t loc, const char* name, const std::string& what);
 /// virtual storage), and no chunk stores more bytes than its rows need (no
 /// decompression bomb: HDF5 inflates a chunk whole, however large). Throws
 /// H5Error("what: ...") naming what is wrong.
-hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::string& what);
+///
+/// Its chunk index is checked too, since a damaged one passes every
+/// checksum: HDF5 reads a chunk the index has lost as the fill value (0)
+/// and one it points elsewhere as what lies there. Two chunks at one place
+/// in the file, or a chunk missing before one that is there, are damage
+/// (thrown). Chunks missing at the end can be rows a writer never wrote
+/// (a file size limit or a full disk while HDF5 flushed a row): they read
+/// as 0, and `written`, when given, receives the rows before them, for the
+/// caller to judge. `addresses`, when given, receives the chunks' places in
+/// the file, for a check across the datasets of one table.
+hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::string& what,
+                     std::vector<haddr_t>* addresses = nullptr, hsize_t* written = nullptr);
 
-/// Reads a whole 1-D numeric dataset of at most max_rows rows (checked_rows).
+/// Reads a whole 1-D numeric dataset of at most max_rows rows
+/// (checked_rows, with `addresses` and `written` as there).
 template <class T>
 std::vector<T> read_column(hid_t group, const char* name, hid_t mem_type, hsize_t max_rows,
-                           const std::string& what) {
+                           const std::string& what, std::vector<haddr_t>* addresses = nullptr,
+                           hsize_t* written = nullptr) {
   Handle ds = open_dataset(group, name, what);
-  const hsize_t n = checked_rows(ds.get(), mem_type, max_rows, what);
+  const hsize_t n = checked_rows(ds.get(), mem_type, max_rows, what, addresses, written);
   std::vector<T> out(static_cast<std::size_t>(n));
   if (n > 0) check(H5Dread(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), what);
   return out;
 }
+
+/// Throws H5Error("what: ...") when two of `addresses` (checked_rows'
+/// chunks of the datasets of one table) are the same place in the file.
+void expect_distinct_chunks(std::vector<haddr_t> addresses, const std::string& what);
 
 /// The attributes of an object that hold one value each (a scalar, or a
 /// dataspace of one element) of integer class (at most 64 bits), float

@@ -119,13 +119,13 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   s.status = t.status();
   s.store_path = reader.store_path();
 
-  // Trust the rows in order while each agrees with the engine. (A row with
-  // more losing positions than positions, or whose fraction or ratio
-  // disagrees with its counts, the reader has refused already:
-  // row_value_problem.)
+  // Trust the rows in order while each agrees with the engine. (A row for
+  // another level than its place, with more losing positions than
+  // positions, or whose fraction or ratio disagrees with its counts, the
+  // reader has refused already.)
   impl_->positions = position_counts(dims, s.max_tiles);
   const std::vector<std::uint64_t>& positions = impl_->positions;
-  const std::string p_of = cubes ? "PL(" : "p(", unit = cubes ? " cubes" : " tiles";
+  const std::string p_of = cubes ? "PL(" : "p(";
   const std::size_t rows = t.tiles.size();
   if (rows > static_cast<std::size_t>(s.file_max_tiles))
     throw ResumeRefused(cannot + "it has " + std::to_string(rows) + " levels but was started with --max-tiles " +
@@ -136,17 +136,15 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
     // A last row whose write failed part way (a file size limit or a full
     // disk while HDF5 flushed it) can be in every column with some columns'
     // values never written: read as 0 (its tiles and p too). A finished
-    // level's trailer lies past the store's header, never at 0; such a row
-    // is a level to compute again, whatever its other columns hold.
-    if (!s.complete && i + 1 == rows && reader.format_version() >= 3 && t.store_trailer[i] == 0) {
-      s.notes.push_back("row " + std::to_string(n) + " of " + path + " was written only in part (its store "
-                        "trailer is 0: a write that failed, such as on a full disk); level " + std::to_string(n) +
-                        " is computed again");
+    // level's trailer lies past the store's header, never at 0, and every
+    // column has its chunk; such a row is a level to compute again,
+    // whatever its other columns hold (LevelFileReader).
+    if (i + 1 == rows && reader.last_row_written_in_part()) {
+      s.notes.push_back("row " + std::to_string(n) + " of " + path + " was written only in part (a write that "
+                        "failed, such as on a full disk: its store trailer is 0, or a column has no data for it); "
+                        "level " + std::to_string(n) + " is computed again");
       break;
     }
-    if (t.tiles[i] != static_cast<std::uint32_t>(n))
-      throw ResumeRefused(cannot + "row " + std::to_string(n) + " of /levels is for " + std::to_string(t.tiles[i]) +
-                          unit + ", not " + std::to_string(n) + " (damaged file)");
     const std::uint64_t p = positions[static_cast<std::size_t>(n)];
     if (t.positions[i] != p)
       throw ResumeRefused(cannot + level + "has " + p_of + std::to_string(n) + ") = " +

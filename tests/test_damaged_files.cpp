@@ -13,11 +13,13 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp_process.hpp"
+#include "committed_data.hpp"
 #include "damaged_files.hpp"
 
 using namespace chomp;
@@ -217,6 +219,88 @@ TEST_F(DamagedFile, ALastRowWrittenInPartIsNotCheckedAndIsComputedAgain) {
   EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
   EXPECT_NE(o.result.err.find("was written only in part"), std::string::npos) << o.result.err;
   expect_the_finished_runs_levels(path_);
+}
+
+// A value that no finished level of such a file holds, written with its
+// checksum (as a damaged chunk index makes HDF5 read the fill value 0, or
+// another chunk's value, with a checksum that holds): the row's level,
+// 0 slices, a store trailer of 0 before the last row, a losing digest of 0
+// for a level with losing positions. Each is refused by show and by
+// --resume, naming the row.
+TEST_F(DamagedFile, AValueThatNoFinishedLevelHoldsIsRefused) {
+  struct Case {
+    const char* column;
+    hid_t type;
+    std::uint64_t value;
+    const char* says;
+  };
+  for (const Case& c : {Case{"levels/tiles", H5T_NATIVE_UINT32, 0, "row 30 of /levels is for level 0, not 30"},
+                        Case{"levels/slices", H5T_NATIVE_UINT32, 0, "row 30 of /levels says the level was finished in 0 slices"},
+                        Case{"levels/store_trailer", H5T_NATIVE_UINT64, 0, "row 30 of /levels has store_trailer 0"},
+                        Case{"levels/losing_digest", H5T_NATIVE_UINT64, 0,
+                             "row 30 of /levels has losing_digest 0 for 220 losing positions"}}) {
+    SCOPED_TRACE(c.column);
+    const std::string path = dir_.file(std::string(c.column + 7) + ".h5");
+    copy_run(finished_run(), path);
+    {
+      RawFile raw(path);
+      raw.set_int_attribute("complete", 0);
+      if (c.type == H5T_NATIVE_UINT32) {
+        auto v = raw.read<std::uint32_t>(c.column, c.type);
+        v[29] = static_cast<std::uint32_t>(c.value);
+        raw.write(c.column, c.type, v);
+      } else {
+        auto v = raw.read<std::uint64_t>(c.column, c.type);
+        v[29] = c.value;
+        raw.write(c.column, c.type, v);
+      }
+    }
+    const ProcessResult shown = run_chomp({"show", path});
+    EXPECT_EQ(shown.exit_code, 1) << shown.err;
+    EXPECT_NE(shown.err.find(c.says), std::string::npos) << shown.err;
+    EXPECT_NE(shown.err.find("a damaged file: use an undamaged copy"), std::string::npos) << shown.err;
+    expect_refused(resume(path), c.says);
+  }
+}
+
+// A damaged chunk index passes every checksum: a chunk the index lost reads
+// as the fill value, 0, and one it points at another chunk as that chunk's
+// value, each with a checksum that holds. The committed table (an index of
+// version-1 B-trees, as h5repack writes it, with no checksum of its own)
+// with its entry for level 133's seconds pointed at level 133's
+// window_seconds (0), and nowhere: both refused, naming the column.
+TEST(DamagedChunkIndex, AChunkLostOrSharedIsRefused) {
+  const std::string committed = committed_levels_file("h5");
+  ASSERT_FALSE(committed.empty());
+  ScratchDir dir;
+  haddr_t seconds = 0, window = 0;
+  {
+    const std::string probe = dir.file("probe.h5");
+    std::filesystem::copy_file(committed, probe);
+    RawFile raw(probe);
+    seconds = raw.chunk("levels/seconds", 132).first;
+    window = raw.chunk("levels/window_seconds", 132).first;
+    ASSERT_EQ(raw.read<double>("levels/window_seconds", H5T_NATIVE_DOUBLE)[132], 0.0);
+  }
+  const std::string bytes = read_text(committed);
+  const std::string key(reinterpret_cast<const char*>(&seconds), sizeof seconds);  // little-endian, as the file
+  const std::size_t at = bytes.find(key);
+  ASSERT_NE(at, std::string::npos) << "the chunk's address is not in the file's bytes";
+  ASSERT_EQ(bytes.find(key, at + 1), std::string::npos) << "the chunk's address is in the file twice";
+  const haddr_t nowhere = HADDR_UNDEF;
+  for (const auto& [name, address, says] :
+       {std::tuple{"shared.h5", window, std::string("two of its chunks are indexed at the same place in the file")},
+        std::tuple{"lost.h5", nowhere, "/levels/seconds from " + dir.file("lost.h5") +
+                                           ": its chunk of rows from 132 is missing from its chunk index"}}) {
+    const std::string path = dir.file(name);
+    std::filesystem::copy_file(committed, path);
+    write_bytes(path, at, &address, sizeof address);
+    const ProcessResult shown = run_chomp({"show", path});
+    EXPECT_EQ(shown.exit_code, 1) << name << ": " << shown.err;
+    EXPECT_NE(shown.err.find(says), std::string::npos) << name << ": " << shown.err;
+    EXPECT_EQ(shown.out, "") << name;
+  }
+  EXPECT_EQ(run_chomp({"show", committed}).exit_code, 0);
 }
 
 TEST_F(DamagedFile, MissingStoreIsRefused) {

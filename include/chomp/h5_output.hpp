@@ -173,11 +173,13 @@ class LevelFileReader {
   const LevelTable& table() const;
 
   int format_version() const;
-  /// Whether table()'s last row was written only in part: a file of format
-  /// 3 or later, not complete, whose last row's store_trailer is 0 (a write
-  /// that failed part way, on a full disk or at a file size limit; a
-  /// finished level's trailer is never at 0). That row is no finished
-  /// level: `--resume` computes it again, and readers leave it out.
+  /// Whether table()'s last row was written only in part: a file not
+  /// complete whose last row's store_trailer is 0 (format 3 or later), or
+  /// which a column has no chunk for (a write that failed part way, on a
+  /// full disk or at a file size limit; a finished level's trailer is never
+  /// at 0, and every column has its chunk). That row is no finished level:
+  /// `--resume` computes it again, and readers leave it out. (A chunk
+  /// missing from any other row is damage, which the reader refuses.)
   bool last_row_written_in_part() const;
   /// True when the file names its store (format_version >= 3).
   bool has_store() const;
