@@ -16,12 +16,15 @@ the other revisions pooled in them (the git_revision of each, with its count).
 CSV defaults to experiments/results/bench.csv; --since (an ISO date or time,
 UTC) keeps the pairs whose base run ended then or later; --threads (default 2)
 the runs' thread count; --target (default 2.0) the ratio counted. Exit status:
-0, 1 where no pair is found, 2 for a file that cannot be read as such a CSV.
+0, 1 where no pair is found, 2 for a file that cannot be read as such a CSV
+(one line `error: FILE, line N: ...` for a row with fields missing, or whose
+wall_s is not a number of seconds above 0).
 """
 import argparse
 import collections
 import csv
 import datetime
+import math
 import statistics
 import sys
 from pathlib import Path
@@ -38,6 +41,30 @@ def when(text):
     if t.tzinfo is not None:
         t = t.astimezone(datetime.timezone.utc).replace(tzinfo=None)
     return t
+
+
+def checked(reader, name):
+    """The rows of `reader`, each checked: every field there, max_tiles a
+    whole number, wall_s a number of seconds above 0 (it divides), date_utc
+    an ISO time; ValueError naming the file and line of the first that is not."""
+    rows = []
+    for r in reader:
+        where = f"{name}, line {reader.line_num}"
+        if None in r or None in r.values():  # (DictReader: extra fields under None, missing ones None)
+            fields = sum(v is not None for k, v in r.items() if k is not None) + len(r.get(None, []))
+            raise ValueError(f"{where}: {fields} fields where the header has {len(HEADER)}: a row cut short or "
+                             "damaged")
+        try:
+            int(r["max_tiles"])
+            wall = float(r["wall_s"])
+            when(r["date_utc"])
+        except ValueError:
+            raise ValueError(f"{where}: its max_tiles, wall_s or date_utc does not read "
+                             f"({r['max_tiles']!r}, {r['wall_s']!r}, {r['date_utc']!r})") from None
+        if not math.isfinite(wall) or wall <= 0:
+            raise ValueError(f"{where}: wall_s = {r['wall_s']}: a run's wall time is a number of seconds above 0")
+        rows.append(r)
+    return rows
 
 
 def pairs(rows, base, threads):
@@ -79,7 +106,7 @@ def main(argv=None):
                 print(f"error: {a.csv} is not a CSV of experiments/bench_sieve.sh (its first line: "
                       f"{','.join(reader.fieldnames or [])})", file=sys.stderr)
                 return 2
-            rows = list(reader)
+            rows = checked(reader, a.csv)
         found = [p for p in pairs(rows, a.base, a.threads) if since is None or p[0] >= since]
     except OSError as e:
         print(f"error: cannot read {a.csv}: {e.strerror}", file=sys.stderr)
@@ -87,9 +114,8 @@ def main(argv=None):
     except UnicodeDecodeError:
         print(f"error: {a.csv} is not a text CSV (not UTF-8)", file=sys.stderr)
         return 2
-    except (ValueError, TypeError, ZeroDivisionError) as e:
-        print(f"error: {a.csv} has a row whose wall_s or date_utc does not read ({e}); "
-              "each row is program,N,threads,wall seconds,...,date (ISO, UTC),cpus", file=sys.stderr)
+    except ValueError as e:
+        print(f"error: {e}; each row is program,N,threads,wall seconds,...,date (ISO, UTC),cpus", file=sys.stderr)
         return 2
     if not found:
         print(f"no run of {a.base} with {a.threads} threads followed by another revision's in {a.csv}")

@@ -12,16 +12,20 @@ canonical positions only, from 6220284 on; a run that inferred the marks of
 moves of its first rows from bits, root attribute inferred_marks = "row 1"
 or "rows 1-2", has no marks to compare and is compared on p(n) and L(n)).
 The losing digest (doc/FILE_FORMAT.md, a sum of a 64-bit mix of each
-losing rank) is read from the table's HDF5 file beside its CSV, levels-N.h5,
-through `chomp show --json`, where both files have one: equal digests say
-that the two runs found the same set of losing positions, not only as many
-(a different set gives the same digest with odds of 2^-64). Exit
-status 1 when a level differs, so that a run started again (doc/RUNNING.md,
-"The run's second start") is checked level by level as it comes; 2, with one
-line `error: ...`, when a file is missing or not a table of `chomp sieve` (such
-as a file of `chomp grundy`), the run is a 3D one (root attribute dimensions =
-3), a table has a row cut short, or DATA holds no committed table. Only the
-standard library: any python3 runs it.
+losing rank) is read from the table's own losing_digest column (tables of
+format 3), else from its HDF5 file beside it, levels-N.h5, through `chomp
+show --json`: equal digests say that the two runs found the same set of
+losing positions, not only as many (a different set gives the same digest
+with odds of 2^-64). An HDF5 file beside a table is read as well and must be
+the one the CSV was written from: its p(n), L(n) and digests equal the
+CSV's. Exit status 1 when a level differs, so that a run started again
+(doc/RUNNING.md, "The run's second start") is checked level by level as it
+comes; 2, with one line `error: ...`, when a file is missing or not a table
+of `chomp sieve` (such as a file of `chomp grundy`, as the run or beside a
+table), the run is a 3D one (root attribute dimensions = 3), a table is cut
+short (a row, its last newline, levels missing), an HDF5 file beside a table
+is not the one its CSV was written from, or DATA holds no committed table.
+Only the standard library: any python3 runs it.
 """
 
 import argparse
@@ -31,15 +35,16 @@ import re
 import subprocess
 import sys
 
-from levels_csv import parse_levels  # beside this script
+from levels_csv import format_version, parse_levels  # beside this script
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def read_csv(text, name):
-    """Level -> {positions, losing, marks} of a levels CSV, as integers (marks
+    """Level -> {positions, losing, marks, losing_digest} of a levels CSV, the
+    counts as integers and the digest as its 16 hex digits (marks and digest
     None where the table has none); ValueError naming `name` if it is not one."""
-    return parse_levels(text, name, ("positions", "losing"), optional=("marks",))
+    return parse_levels(text, name, ("positions", "losing"), optional=("marks", "losing_digest"))
 
 
 TEXT = {"positions": "p(n)", "losing": "L(n)", "marks": "marks", "digest": "losing digests"}
@@ -88,9 +93,10 @@ def digests(about):
 
 def committed(data, chomp):
     """(Level -> (row, file name), notes) from every committed table, the largest first. A row's "digest"
-    is that of the table's own HDF5 file beside its CSV (levels-N.h5), None where there is none; "h5" names
-    that file. An HDF5 file that cannot be read leaves its table's digests out, with a note; one whose
-    counts are not its CSV's is refused (ValueError)."""
+    is the table's own losing_digest column, else that of its HDF5 file beside it (levels-N.h5), None where
+    neither has one; "source" names the file it came from. The HDF5 file beside a table is read as well: one
+    that cannot be read is left out, with a note; one that is not a table of `chomp sieve`, or whose counts or
+    digests are not its CSV's, is refused (ValueError)."""
     # levels-N.csv alone (a copy such as levels-170.orig.csv is not a table of the folder's)
     files = sorted((p for p in list(data.glob("levels-*.csv")) + list(data.glob("run-*/levels-*.csv"))
                     if re.fullmatch(r"levels-[0-9]+", p.stem)),
@@ -104,7 +110,7 @@ def committed(data, chomp):
         # A table of format 1 (the engines before 6220284, such as
         # levels-100.csv) counted a mark for every extension: its marks are
         # not this engine's, and are not compared.
-        old_marks = re.search(r"^# format_version: 1;", text, re.M) is not None
+        old_marks = format_version(text) == 1
         rows = read_csv(text, f)
         mine = [n for n in rows if n not in out]  # the levels this table supplies
         h5 = f.with_suffix(".h5")
@@ -113,24 +119,45 @@ def committed(data, chomp):
             try:
                 shown = show_json(chomp, h5)
             except ValueError as e:
-                notes.append(f"digests of {name} not compared: {e}")
+                notes.append(f"{h5.relative_to(data.parent)} not read (its counts and digests not checked "
+                             f"against {name}): {e}")
                 shown = {}
-            for r in shown.get("levels", []):
-                n = int(r["tiles"])
-                if n in rows and (r["positions"], r["losing"]) != (rows[n]["positions"], rows[n]["losing"]):
-                    raise ValueError(f"{h5} does not match {f} at level {n} (p(n), L(n) {r['positions']}, "
-                                     f"{r['losing']} against {rows[n]['positions']}, {rows[n]['losing']}): the "
-                                     "HDF5 file beside a table must be the one its CSV was written from "
-                                     "(experiments/h5_to_csv.py)")
-            sums = digests(shown)
+            sums = beside(h5, f, rows, shown)
         for n in mine:
             row = dict(rows[n], marks=None) if old_marks else rows[n]
-            out[n] = (dict(row, digest=sums.get(n), h5=str(h5.relative_to(data.parent))), name)
+            digest, source = ((row["losing_digest"], name) if row["losing_digest"] else
+                              (sums.get(n), str(h5.relative_to(data.parent))))
+            out[n] = (dict(row, digest=digest, source=source), name)
     if not out:
         why = "no such folder" if not data.is_dir() else "no levels-N.csv or run-*/levels-N.csv with a level"
         raise FileNotFoundError(f"no committed table in {data} ({why}): give the folder of the committed tables "
                                 "with --data")
     return out, notes
+
+
+def beside(h5, csv, rows, shown):
+    """Level -> losing digest of `chomp show --json`'s dict `shown` of the HDF5 file `h5` beside the table
+    `csv` (levels `rows`); ValueError for a file that is not a table of `chomp sieve`, or whose p(n), L(n) or
+    digests are not the CSV's: the HDF5 file beside a table must be the one its CSV was written from."""
+    own = "the HDF5 file beside a table must be the one its CSV was written from (experiments/h5_to_csv.py)"
+    if kind := shown.get("attributes", {}).get("format"):
+        raise ValueError(f"{h5} is not a table of `chomp sieve`: its root attribute format = \"{kind}\" marks a "
+                         f"file of {OTHER_FORMATS.get(kind, 'another command')}; {own}")
+    sums = digests(shown)
+    for r in shown.get("levels", []):
+        if not all(k in r for k in ("tiles", "positions", "losing")):
+            raise ValueError(f"{h5} is not a table of `chomp sieve` (a level without tiles, positions or losing); "
+                             f"{own}")
+        n = int(r["tiles"])
+        if n not in rows:
+            continue
+        if (r["positions"], r["losing"]) != (rows[n]["positions"], rows[n]["losing"]):
+            raise ValueError(f"{h5} does not match {csv} at level {n} (p(n), L(n) {r['positions']}, "
+                             f"{r['losing']} against {rows[n]['positions']}, {rows[n]['losing']}): {own}")
+        if n in sums and rows[n]["losing_digest"] and sums[n].lower() != rows[n]["losing_digest"]:
+            raise ValueError(f"{h5} does not match {csv} at level {n} (losing digest {sums[n]} against "
+                             f"{rows[n]['losing_digest']}): {own}")
+    return sums
 
 
 def main():
@@ -163,9 +190,9 @@ def compare(args):
                          "compares 2D runs with data/levels-N.csv (compare its `chomp show --csv` with "
                          "data/levels3d-N.csv)")
     run = read_csv(table_text, args.file)
-    for n, d in digests(about).items():
-        if n in run:
-            run[n]["digest"] = d
+    shown = digests(about)  # (its CSV has them too, where the file has digests)
+    for n, row in run.items():
+        row["digest"] = row["losing_digest"] or shown.get(n)
     way = attributes.get("inferred_marks")
     inferred = way not in (None, "none")
     table, notes = committed(pathlib.Path(args.data).resolve(), args.chomp)
@@ -195,7 +222,7 @@ def compare(args):
     for n, name, bad in differ:
         row = table[n][0]
         print(f"level {n} differs from {name}: " + ", ".join(
-            f"losing digest {run[n][f]} against {row[f]} ({row['h5']}: another set of losing positions)"
+            f"losing digest {run[n][f]} against {row[f]} ({row['source']}: another set of losing positions)"
             if f == "digest" else f"{f} {run[n][f]} against {row[f]}" for f in bad))
     for note in notes:
         print(f"note: {note}")

@@ -12,7 +12,7 @@ With RUN_DIR/rss.log (written by experiments/long_run.sh: one line
 "UNIX-SECONDS VmHWM-KiB VmRSS-KiB" every few minutes), it adds the peak
 resident memory of each leg. Exit status 2, with one line `error: ...`, for
 a file that is missing or not a table of `chomp sieve` (such as a file of
-`chomp grundy`). Only the standard library: any python3 runs it.
+`chomp grundy`), or --from beyond its levels. Only the standard library: any python3 runs it.
 """
 
 import argparse
@@ -83,6 +83,10 @@ def main():
              (f"its root attribute format = \"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}"
               if kind else f"chomp show gives no {', '.join(missing)}"))
     rows = list(reader)
+    last = int(rows[-1]["tiles"]) if rows else 0
+    if a.first > last:
+        fail(f"--from {a.first}: {a.file} holds levels 1..{last}" + (f": give --from {last} or less" if last else
+                                                                      " (no level finished yet)"))
     print("| levels | positions | marks | seconds | ns/position | ns/mark | B/losing | store GiB |")
     print("|---|---|---|---|---|---|---|---|")
     store = 0.0

@@ -13,7 +13,9 @@ otherwise; the README's copy is written only when asked for by name
 (--output data/hypothesis_ratio.png, as experiments/regenerate_data.sh does).
 Run with Debian's /usr/bin/python3 (python3-h5py, python3-numpy,
 python3-matplotlib); it refuses files of unfinished runs (exit status 2, with
-one line `error: ...`, as for a file that is not a table of chomp sieve).
+one line `error: ...`, as for a file that is not a table of chomp sieve, a
+missing or empty data/reference/caribou_density.csv, or a figure it cannot
+write: it writes the figure whole or not at all).
 """
 
 import argparse
@@ -22,6 +24,7 @@ import sys
 from pathlib import Path
 
 from sieve_table import import_chomp_results  # beside this script
+from write_whole import replace_whole  # beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "notebooks"))
@@ -75,10 +78,21 @@ def main() -> int:
         print(f"error: cannot make the folder of --output {output}: {e.strerror or e} (give a path in a folder)",
               file=sys.stderr)
         return 2
-    fig = fits.figure_hypothesis(levels, cp.read_reference())
+    try:
+        reference = cp.read_reference()
+    except (OSError, ValueError) as e:  # missing or empty: the published rows are drawn
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    fig = fits.figure_hypothesis(levels, reference)
     a = levels.attrs
     # no date in the metadata, so an unchanged figure stays byte-identical
-    fig.savefig(output, metadata={"Source": f"{levels.path.name}, git {a.get('git_revision')}", "Software": None})
+    metadata = {"Source": f"{levels.path.name}, git {a.get('git_revision')}", "Software": None}
+    try:  # whole or not at all: an earlier figure stays as it was
+        replace_whole(output, lambda part: fig.savefig(part, format=output.suffix[1:].lower(), metadata=metadata))
+    except OSError as e:
+        print(f"error: cannot write {output}: {e.strerror or e} (an earlier figure there is as it was)",
+              file=sys.stderr)
+        return 2
     print(f"wrote {os.path.relpath(output)} from {levels.path.name} (levels 1..{levels.max_tiles})")
     return 0
 

@@ -36,8 +36,11 @@ table's `marks`): the tails needed are those with |T| + max(b, 1) <= M,
 exactly p(M) of them. That is an upper bound: a tail whose truncation is
 losing needs only the truncations read up to that one, and for levels up
 to N the script counts what such a pull (truncations first, w = 1, 2, ...)
-reads, against the bound. Only the standard library; N = 50 takes about
-16 s.
+reads, against the bound. A table of format 1 (data/levels-100.csv, another
+engine's marks) is refused where its marks would be read (--count-to with
+an M), as are an M below 2, a table cut short and a table of 3D Chomp (one
+line `error: ...`, exit status 2). Only the standard library; N = 50 takes
+about 16 s.
 """
 
 import argparse
@@ -47,6 +50,7 @@ import sys
 # i.. cut to their first j columns, a levels CSV's columns as integers, and
 # the error for a table with none of the levels checked.
 from mark_classes import after_move, no_levels, partitions, read_columns
+from levels_csv import format_version  # the format of the result file a table was written from
 
 
 def read_table(path):
@@ -119,10 +123,19 @@ def main():
     if not 1 <= args.n <= 70:
         print("error: N must be 1..70 (the 4 million tails of level 70 are tuples in memory)", file=sys.stderr)
         return 2
+    if bad := [m for m in args.count_to if m < 2]:
+        print(f"error: --count-to {bad[0]}: give levels M of 2 or more (level 1 files no mark)", file=sys.stderr)
+        return 2
     try:
         table = read_table(args.table) if args.table else None
         if table is not None and (said := no_levels(table, args.table, args.n)):
             raise ValueError(said)
+        # A table of format 1 (the engines before 6220284, data/levels-100.csv)
+        # counted a mark for every extension: not the marks a pull is priced against.
+        if table is not None and args.count_to and format_version(open(args.table).read()) == 1:
+            raise ValueError(f"{args.table} is a table of format 1 (its # format_version line), whose marks are "
+                             "another engine's: give a table of format 3 (data/levels-170.csv), or --count-to "
+                             "with no M to check L(n) alone")
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

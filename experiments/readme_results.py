@@ -15,7 +15,8 @@ table's levels 20, 30, ..., 90 equal the published ones (reference/ beside
 it) and its header says its run finished. Exit status 1 when the README's
 copy differs or it has no such block; 2, with one line `error: ...`, when a
 file is missing, the table is not one of `chomp sieve`, is of a run that
-did not finish, or disagrees with the published levels.
+did not finish, or disagrees with the published levels, or the README
+cannot be written (it is written whole or not at all).
 Only the standard library: any python3 runs it.
 """
 
@@ -26,6 +27,7 @@ import sys
 from pathlib import Path
 
 from levels_csv import read_levels  # beside this script
+from write_whole import write_text  # beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- results:begin -->\n)(.*?)(<!-- results:end -->)", flags=re.S)
@@ -53,7 +55,7 @@ def check_published(table: Path, rows: dict, levels: list) -> None:
     (reference/caribou_density.csv beside the table), which the README says
     they agree with: ValueError naming the first that does not."""
     reference = table.parent / "reference" / "caribou_density.csv"
-    published = read_levels(reference, ("positions", "losing"))
+    published = read_levels(reference, ("positions", "losing"), consecutive=False)  # levels 20, 30, ..., 90
     for n in levels:
         if n not in published:
             raise ValueError(f"{reference} has no level {n}, which the README says the table agrees with")
@@ -135,7 +137,11 @@ def main() -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if a.update:
-        readme.write_text(text[:m.start(2)] + want + text[m.end(2):], encoding="utf-8")
+        try:
+            write_text(readme, text[:m.start(2)] + want + text[m.end(2):])
+        except OSError as e:  # (1 says the README's copy differs)
+            print(f"error: cannot write {readme}: {e.strerror or e} (the README is as it was)", file=sys.stderr)
+            return 2
         print(f"{readme}: results from {table}")
         return 0
     if m.group(2) != want:

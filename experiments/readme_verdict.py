@@ -9,14 +9,17 @@ Without --update it checks that the two say the same, word for word (the
 notebook test runs it, so a README that was not carried along when the table
 grew or the analysis changed fails); with --update it copies the paragraph
 into the README, wrapped to 78 columns. Exit status 1 when they differ (or
-the README has no such block), 2 when a file is missing or not text; the
-errors go to stderr.
+the README has no such block), 2 when a file is missing or not text, the
+verdict has no words, or the README cannot be written (it is written whole
+or not at all); the errors go to stderr.
 """
 
 import argparse
 import re
 import sys
 from pathlib import Path
+
+from write_whole import write_text  # beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- verdict:begin -->\n)(.*?)(<!-- verdict:end -->)", flags=re.S)
@@ -68,8 +71,16 @@ def main() -> int:
         print(f"error: {args.readme} has no <!-- verdict:begin --> ... <!-- verdict:end --> block", file=sys.stderr)
         return 1
     want = words(verdict)
+    if not want:
+        print(f"error: {args.verdict} has no words: run notebooks/density_hypothesis.ipynb on the committed table "
+              "to write the verdict", file=sys.stderr)
+        return 2
     if args.update:
-        args.readme.write_text(readme[:m.start(2)] + wrap(want) + readme[m.end(2):], encoding="utf-8")
+        try:
+            write_text(args.readme, readme[:m.start(2)] + wrap(want) + readme[m.end(2):])
+        except OSError as e:  # (1 says the paragraphs differ)
+            print(f"error: cannot write {args.readme}: {e.strerror or e} (the README is as it was)", file=sys.stderr)
+            return 2
         print(f"wrote the verdict ({len(want)} words) into {args.readme}")
         return 0
     got = words(m.group(2))

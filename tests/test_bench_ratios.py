@@ -3,7 +3,8 @@ run of its N and threads, if another revision's that began within 120 s of the b
 end, and summed up by N with the revisions pooled; a base run followed by the base again, by
 a run that began later, by nothing, or with another program or thread count between, is
 handled as documented; --since keeps the later pairs; a missing file, a CSV of another kind,
-a malformed row and a bad date are refused in one line, exit status 2.
+a malformed row (fields missing, a wall time of inf, nan, 0 or below), a bad date are refused in
+one line naming the file and line, exit status 2.
 
     /usr/bin/python3 tests/test_bench_ratios.py
 """
@@ -80,9 +81,20 @@ with tempfile.TemporaryDirectory() as tmp:
     bad.write_text("\n".join(t.rows[:2] + [t.rows[2].replace(",20.00,", ",soon,")]) + "\n")
     latin = tmp / "latin.csv"
     latin.write_bytes((HEADER + "\n").encode() + b"chomp,110,2,1.0,2.0,1.0,1,\xe9,vm,2026-12-05T00:00:00Z,2\n")
+    # A row with fields missing or one too many, a wall time that does not divide (inf, nan, 0, below 0):
+    # the file and line are named (they were tracebacks, or ratios of 0 and inf).
+    rows = {}
+    for name, row in (("short", t.rows[2].rsplit(",", 3)[0]), ("long", t.rows[2] + ",extra"),
+                      *((f"wall-{w}", t.rows[2].replace(",20.00,", f",{w},")) for w in ("inf", "nan", "0", "-20"))):
+        rows[name] = tmp / f"{name}.csv"
+        rows[name].write_text("\n".join(t.rows[:2] + [row] + t.rows[3:]) + "\n")
     for args, says in (((tmp / "none.csv",), "cannot read"),
                        ((ROOT / "data" / "levels-100.csv",), "is not a CSV of experiments/bench_sieve.sh"),
-                       ((bad,), "has a row whose wall_s or date_utc does not read"),
+                       ((bad,), f"{bad}, line 3: its max_tiles, wall_s or date_utc does not read ('110', 'soon',"),
+                       ((rows["short"],), f"{rows['short']}, line 3: 8 fields where the header has 11"),
+                       ((rows["long"],), f"{rows['long']}, line 3: 12 fields where the header has 11"),
+                       *(((rows[f"wall-{w}"],), f"{rows[f'wall-{w}']}, line 3: wall_s = {w}: a run's wall time is a "
+                          "number of seconds above 0") for w in ("inf", "nan", "0", "-20")),
                        ((latin,), "is not a text CSV"),
                        ((table, "--since", "yesterday"), "--since must be an ISO date")):
         r = run(*args)

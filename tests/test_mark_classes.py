@@ -52,6 +52,9 @@ with tempfile.TemporaryDirectory() as tmp:
     short.write_text("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks\n1,1\n")
     header_only.write_text("# a comment\ntiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks\n")
     beyond.write_text("".join(l for l in lines if not l[:1].isdigit() or int(l.split(",")[0]) > 20))
+    beyond_line = 1 + next(i for i, l in enumerate(beyond.read_text().splitlines()) if l.startswith("21,"))
+    no_newline = pathlib.Path(tmp) / "no-newline.csv"
+    no_newline.write_text("".join(lines)[:-1])
     # The table of a run that inferred its first rows' moves (h5_to_csv.py
     # says so in its # lines): its marks are not every move; it read as a
     # difference at level 2 here, and as a wrong ratio in pull_over_tails.py.
@@ -62,7 +65,11 @@ with tempfile.TemporaryDirectory() as tmp:
                       (ROOT / "data" / "reference" / "small_counts.csv", "(no column marks)"),
                       (short, f"{short}, line 2: 2 fields where the header has 7"),
                       (header_only, f"{header_only} holds no level (a header alone): nothing to check"),
-                      (beyond, f"{beyond} holds none of levels 1..12: nothing to check"),
+                      (beyond, f"{beyond}, line {beyond_line}: level 21 where level 1 comes next"),
+                      (no_newline, f"{no_newline}, line {len(lines)}: the table ends without a newline: it was "
+                                   "cut short (write it again from its .h5: experiments/h5_to_csv.py)"),
+                      (ROOT / "data" / "levels3d-30.csv", "levels3d-30.csv is a table of 3D Chomp (its # dimensions "
+                                                          "line): give a 2D table (data/levels-K.csv)"),
                       (inferred, "inferred the marks of its first rows' moves (inferred_marks: rows 1-2)"),
                       (pathlib.Path(tmp), f"{tmp} is a folder, not a table")]:
         refused = run(12, "--table", bad)

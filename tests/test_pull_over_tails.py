@@ -69,17 +69,36 @@ with tempfile.TemporaryDirectory() as tmp:
     short.write_text("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks\n1,1\n")
     header_only.write_text("# a comment\ntiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks\n")
     beyond.write_text("".join(l for l in lines if not l[:1].isdigit() or int(l.split(",")[0]) > 20))
+    beyond_line = 1 + next(i for i, l in enumerate(beyond.read_text().splitlines()) if l.startswith("21,"))
+    no_newline = pathlib.Path(tmp) / "no-newline.csv"
+    no_newline.write_text("".join(lines)[:-1])
     for bad, said in [(ROOT / "data" / "grundy-80.h5", "grundy-80.h5 is not a CSV table"),
                       (pathlib.Path(tmp) / "none.csv", "no table at"),
                       (ROOT / "data" / "reference" / "small_counts.csv", "(no column marks)"),
                       (short, f"{short}, line 2: 2 fields where the header has 7"),
                       (header_only, f"{header_only} holds no level (a header alone): nothing to check"),
-                      (beyond, f"{beyond} holds none of levels 1..10: nothing to check"),
+                      (beyond, f"{beyond}, line {beyond_line}: level 21 where level 1 comes next"),
+                      (no_newline, f"{no_newline}, line {len(lines)}: the table ends without a newline: it was "
+                                   "cut short (write it again from its .h5: experiments/h5_to_csv.py)"),
+                      (ROOT / "data" / "levels3d-30.csv", "levels3d-30.csv is a table of 3D Chomp (its # dimensions "
+                                                          "line): give a 2D table (data/levels-K.csv)"),
                       (pathlib.Path(tmp), f"{tmp} is a folder, not a table")]:
         refused = run(10, "--table", bad)
         assert refused.returncode == 2 and refused.stderr.startswith("error: ") and refused.stderr.count("\n") == 1, \
             refused.stderr
         assert said in refused.stderr and refused.stdout == "", refused.stdout + refused.stderr
+
+# The marks of a table of format 1 (another engine's, data/levels-100.csv) are not priced against; its
+# L(n) is still checked. --count-to below 2 (level 1 files no mark) is refused.
+old = run(10, "--table", ROOT / "data" / "levels-100.csv", "--count-to", 10)
+assert old.returncode == 2 and old.stdout == "" and old.stderr.count("\n") == 1 and "levels-100.csv is a table of " \
+    "format 1 (its # format_version line), whose marks are another engine's" in old.stderr, old.stdout + old.stderr
+old = run(10, "--table", ROOT / "data" / "levels-100.csv", "--count-to")
+assert old.returncode == 0 and "levels 1..10: equal to the table" in old.stdout, old.stdout + old.stderr
+for m in ("0", "-3", "1"):
+    refused = run(10, "--table", table, "--count-to", 20, m)
+    assert refused.returncode == 2 and refused.stdout == "" and refused.stderr == \
+        f"error: --count-to {m}: give levels M of 2 or more (level 1 files no mark)\n", refused.stdout + refused.stderr
 
 for n in (0, 71):
     refused = run(n)

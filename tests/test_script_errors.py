@@ -4,6 +4,10 @@ refuse a file that is missing or not a table of `chomp sieve` (a file of
 with one line `error: ...` on stderr, nothing on stdout and exit status 2,
 and still read the committed tables; a truncated HDF5 file is named, a
 folder is said to be one, and a binary file given as the README is refused;
+a file that cannot be written (a file size limit) is one line, exit status
+2, and leaves the earlier one as it was (h5_to_csv.py, make_figures.py,
+readme_results.py and readme_verdict.py --update), an empty verdict is
+refused, and long_run_table.py --from beyond the levels is one line;
 --help works without the package, and a run says how to get it (where it is
 not installed).
 (compare_levels.py, h5_levels_only.py, mark_classes.py and pull_over_tails.py
@@ -13,6 +17,7 @@ have these checks in their own tests.)
 """
 import os
 import pathlib
+import resource
 import subprocess
 import sys
 import tempfile
@@ -27,17 +32,20 @@ SAYS_GRUNDY = ('is not a table of `chomp sieve`: its root attribute format = "ch
                "marks a file of `chomp grundy`")
 
 
-def script(name, *args, package=True, cwd=None):
-    env = dict(os.environ, MPLCONFIGDIR=str(tmp / "matplotlib"))
+def script(name, *args, package=True, cwd=None, env=None, file_limit=None):
+    """The script's run; with file_limit, files it writes stop at that many bytes (ulimit -f: a write
+    beyond fails with EFBIG, as on a full disk)."""
+    env = dict(os.environ, MPLCONFIGDIR=str(tmp / "matplotlib"), **(env or {}))
     env.pop("PYTHONPATH", None)
     if package:
         env["PYTHONPATH"] = str(ROOT / "python")
+    limit = (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))) if file_limit else None
     return subprocess.run([sys.executable, str(ROOT / "experiments" / name), *map(str, args)],
-                          capture_output=True, text=True, env=env, cwd=cwd or ROOT)
+                          capture_output=True, text=True, env=env, cwd=cwd or ROOT, preexec_fn=limit)
 
 
-def refused(name, *args, says):
-    r = script(name, *args)
+def refused(name, *args, says, **how):
+    r = script(name, *args, **how)
     what = f"{name} {' '.join(map(str, args))}: rc {r.returncode}\n{r.stdout}{r.stderr}"
     assert r.returncode == 2 and r.stdout == "", what
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, what  # one line: no traceback
@@ -72,6 +80,12 @@ with tempfile.TemporaryDirectory() as tmp:
     r = script("h5_to_csv.py", RESULT, "-o", tmp / TABLE.name)
     assert r.returncode == 0, r.stderr
     assert (tmp / TABLE.name).read_bytes() == TABLE.read_bytes(), "h5_to_csv.py no longer writes the committed CSV"
+    # A write that fails part way (a file size limit, a full disk): one line, and the earlier CSV as it was,
+    # with no partial file beside it.
+    refused("h5_to_csv.py", RESULT, "-o", tmp / TABLE.name, file_limit=12 * 1024, says=f"error: cannot write "
+            f"{tmp / TABLE.name}: File too large")
+    assert (tmp / TABLE.name).read_bytes() == TABLE.read_bytes()
+    assert not list(tmp.glob(f".{TABLE.name}*")), list(tmp.iterdir())
 
     # make_figures.py (the figure itself: notebooks/test_density_fits.py and the notebooks).
     refused("make_figures.py", GRUNDY, "-o", tmp / "x.png", says=SAYS_GRUNDY)
@@ -95,6 +109,20 @@ with tempfile.TemporaryDirectory() as tmp:
     (tmp / "taken.png").mkdir()
     refused("make_figures.py", short_run, "-o", tmp / "taken", says=f"--output {tmp / 'taken.png'} is a folder")
     refused("make_figures.py", short_run, "-o", tmp / "fig.v2", says="give a name ending in .png, .pdf or .svg")
+    # A figure that cannot be written: one line, and an earlier figure as it was. A missing or empty table
+    # of the published rows: one line.
+    refused("make_figures.py", short_run, "-o", "/proc/f.png", says="error: cannot write /proc/f.png: ")
+    good = (tmp / "short.png").read_bytes()
+    refused("make_figures.py", short_run, "-o", tmp / "short.png", file_limit=20 * 1024,
+            says=f"error: cannot write {tmp / 'short.png'}: File too large")
+    assert (tmp / "short.png").read_bytes() == good and not list(tmp.glob(".short.png*"))
+    (tmp / "no-reference" / "reference").mkdir(parents=True)
+    refused("make_figures.py", short_run, "-o", tmp / "x.png", env={"CHOMP_DATA_DIR": str(tmp / "no-reference")},
+            says=f"error: no reference table {tmp / 'no-reference' / 'reference' / 'caribou_density.csv'}")
+    (tmp / "no-reference" / "reference" / "caribou_density.csv").write_text("")
+    refused("make_figures.py", short_run, "-o", tmp / "x.png", env={"CHOMP_DATA_DIR": str(tmp / "no-reference")},
+            says="caribou_density.csv holds no rows: copy it again from the repository's data/reference/")
+    assert not (tmp / "x.png").exists()
     # h5_to_csv.py never writes its CSV over the result file it reads.
     copy = tmp / "copy.h5"
     copy.write_bytes(short_run.read_bytes())
@@ -125,6 +153,8 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("long_run_table.py", GRUNDY, "--chomp", CHOMP, says=SAYS_GRUNDY)
     refused("long_run_table.py", missing, "--chomp", CHOMP, says=f"no run file {missing}")
     refused("long_run_table.py", tmp, "--chomp", CHOMP, says=f"error: {tmp} is a folder, not a run file")
+    refused("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", 171,
+            says=f"error: --from 171: {RESULT} holds levels 1..170: give --from 170 or less")
     r = script("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", 1)
     assert r.returncode == 0 and r.stdout.startswith("| levels | positions |") and "| 1.." in r.stdout, \
         r.stdout + r.stderr
@@ -173,6 +203,13 @@ with tempfile.TemporaryDirectory() as tmp:
             says="has no '# format_version: ...; complete: 1' line")
     assert (tmp / "sixty" / "README.md").read_text() == said
     refused("readme_results.py", tmp, says=f"error: {tmp} is a folder, not a README")
+    # A README that cannot be written: one line, exit status 2 (1 says it differs), the README as it was.
+    (tmp / "sixty" / "levels-60.csv").write_text(finished + "\n".join(rows[:61]) + "\n")
+    (tmp / "sixty" / "README.md").write_text("<!-- results:begin -->\n<!-- results:end -->\n")
+    refused("readme_results.py", "--update", tmp / "sixty" / "README.md", tmp / "sixty", file_limit=200,
+            says=f"error: cannot write {tmp / 'sixty' / 'README.md'}: File too large (the README is as it was)")
+    assert (tmp / "sixty" / "README.md").read_text() == "<!-- results:begin -->\n<!-- results:end -->\n"
+    assert not list((tmp / "sixty").glob(".README.md*"))
 
     # readme_verdict.py: a paragraph that differs is an error, on stderr (exit status 1).
     (tmp / "VERDICT.md").write_text("Not the verdict.\n")
@@ -183,4 +220,18 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("readme_verdict.py", RESULT, tmp / "VERDICT.md", says=f"error: {RESULT} is not a text file")
     refused("readme_verdict.py", ROOT / "README.md", RESULT, says=f"error: {RESULT} is not a text file")
     refused("readme_verdict.py", tmp, tmp / "VERDICT.md", says=f"error: {tmp} is a folder, not a file")
+    # --update: an empty verdict is refused (it wiped the paragraph, "0 words", exit status 0); a README that
+    # cannot be written is one line, exit status 2, the README as it was.
+    readme = tmp / "README.md"
+    readme.write_text("# A README\n<!-- verdict:begin -->\nThe old verdict.\n<!-- verdict:end -->\n")
+    (tmp / "EMPTY.md").write_text("<!-- nothing -->\n")
+    refused("readme_verdict.py", "--update", readme, tmp / "EMPTY.md", says=f"error: {tmp / 'EMPTY.md'} has no words")
+    (tmp / "VERDICT.md").write_text("The new verdict, " + "at length " * 40 + "\n")
+    refused("readme_verdict.py", "--update", readme, tmp / "VERDICT.md", file_limit=200,
+            says=f"error: cannot write {readme}: File too large (the README is as it was)")
+    assert readme.read_text() == "# A README\n<!-- verdict:begin -->\nThe old verdict.\n<!-- verdict:end -->\n"
+    assert not list(tmp.glob(".README.md*"))
+    r = script("readme_verdict.py", "--update", readme, tmp / "VERDICT.md")
+    assert r.returncode == 0 and "wrote the verdict (83 words)" in r.stdout, r.stdout + r.stderr
+    assert "at length at length" in readme.read_text() and readme.read_text().startswith("# A README\n")
 print("script_errors: ok")

@@ -82,6 +82,10 @@ __all__ = [
 #: about it; neither is read here.
 FORMAT_VERSIONS = (1, 2, 3)
 
+#: Endings of the files of a run (the result file and those beside it), which
+#: to_csv does not overwrite with a CSV.
+RUN_FILE_SUFFIXES = (".h5", ".store", ".window", ".lock", ".partial")
+
 #: Columns of /levels, in the order the program writes them.
 LEVEL_COLUMNS = ("tiles", "positions", "losing", "losing_fraction", "hypothesis_ratio",
                  "seconds", "marks")
@@ -522,7 +526,59 @@ def _check_table(f, path) -> dict:
                          f"(format_version = {attrs.get('format_version')!r})")
     if missing := [c for c in LEVEL_COLUMNS if c not in f["levels"]]:
         raise NotATableError(f"{path} is not a chomp result file: /levels has no {', '.join(missing)}")
+    if attrs.get("dimensions", 2) not in (2, 3):
+        raise NotATableError(f"{path}: its root attribute dimensions = {attrs.get('dimensions')!r}, which no chomp "
+                             "result file has (2 or 3): a damaged file; use an undamaged copy, or compute the levels "
+                             "again with chomp sieve")
     return attrs
+
+
+def _column_lengths(f, attrs: dict, path) -> dict:
+    """The rows each /levels dataset holds, checked against its chunk index
+    (NotATableError for a damaged one, whose rows would silently read as 0
+    or as another row's values): no two chunks of /levels at one place in the
+    file, no chunk index entry between chunks, and every chunk its rows need
+    present. A chunk missing at the end shortens its column in a file whose
+    run did not finish (a row a killed writer never wrote); anywhere else,
+    or in a complete file, it is damage. Chunks beyond the rows are those a
+    live writer files before it extends the dataset: not read."""
+    damaged = "a damaged chunk index; use an undamaged copy, or compute the levels again with chomp sieve"
+    places, lengths = {}, {}
+    for name, d in f["levels"].items():
+        if getattr(d, "ndim", 0) < 1:
+            continue
+        rows = d.shape[0]
+        lengths[name] = rows
+        if d.chunks is None or not hasattr(d.id, "get_num_chunks"):  # contiguous or compact; or HDF5 before 1.10.5
+            continue
+        where, chunk = f"{path}: /levels/{name}", d.chunks[0]
+        needed = -(-rows // chunk)
+        present = [False] * needed
+        for i in range(d.id.get_num_chunks()):
+            info = d.id.get_chunk_info(i)
+            if info.byte_offset is None:  # an index entry that points nowhere: a chunk missing
+                continue
+            offset = info.chunk_offset[0]
+            if offset % chunk:
+                raise NotATableError(f"{where}: its chunk index names a chunk at row {offset}, between chunks: {damaged}")
+            if offset // chunk < needed:
+                if present[offset // chunk]:
+                    raise NotATableError(f"{where}: its chunk index names the chunk of rows from {offset} twice: "
+                                         f"{damaged}")
+                present[offset // chunk] = True
+            if info.byte_offset in places:
+                other, row = places[info.byte_offset]
+                raise NotATableError(f"{where}: two chunks share one place in the file (its rows from {offset} and "
+                                     f"/levels/{other}'s from {row}): {damaged}")
+            places[info.byte_offset] = name, offset
+        if False in present:
+            gap = present.index(False)
+            if True in present[gap:] or attrs.get("complete") == 1:
+                raise NotATableError(f"{where}: its chunk of rows from {gap * chunk} is missing from its chunk index"
+                                     + (" while later rows have theirs" if True in present[gap:] else
+                                        " in a complete file") + f" (such rows would read as 0): {damaged}")
+            lengths[name] = gap * chunk
+    return lengths
 
 
 def read_levels(path, require_complete: bool = True) -> Levels:
@@ -545,14 +601,18 @@ def read_levels(path, require_complete: bool = True) -> Levels:
         digests = int(attrs.get("format_version", 0)) >= 3 and (
             int(attrs.get("dimensions", 2)) == 2 or bool(attrs.get("store_file")))
         names = LEVEL_COLUMNS + tuple(c for c in RUN_COLUMNS if c in f["levels"] and (c != "losing_digest" or digests))
-        cols = {c: f["levels"][c][()] for c in names}
-        descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in names}
         # Every column's length (a killed writer may leave a row in some of
-        # them only), and the store's trailers (a row written in part).
-        lengths = [d.shape[0] for d in f["levels"].values() if getattr(d, "ndim", 0) >= 1]
-        trailers = f["levels"]["store_trailer"][()] if "store_trailer" in f["levels"] else None
+        # them only; a chunk it never wrote shortens its column), and the
+        # store's trailers (a row written in part).
+        rows = _column_lengths(f, attrs, path)
+        cols = {c: f["levels"][c][:rows[c]] for c in names}
+        descriptions = {c: _attr(f["levels"][c].attrs.get("description", "")) for c in names}
+        lengths = list(rows.values())
+        trailers = f["levels"]["store_trailer"][:rows["store_trailer"]] if "store_trailer" in rows else None
         # Checked here, inside the reads made again while a live writer may be mid-update.
-        _check_derived(cols, _finished_rows(attrs, [len(v) for v in cols.values()] + lengths, trailers), path)
+        finished = _finished_rows(attrs, [len(v) for v in cols.values()] + lengths, trailers)
+        _check_rows_hold_levels(cols, trailers, attrs, finished, path)
+        _check_derived(cols, finished, path)
         return attrs, cols, descriptions, lengths, trailers
 
     attrs, cols, descriptions, lengths, trailers = _read_settled(path, read)
@@ -576,6 +636,31 @@ def read_levels(path, require_complete: bool = True) -> Levels:
     if require_complete and levels.max_tiles != attrs.get("max_tiles"):
         raise ValueError(f"{path}: {levels.max_tiles} levels but max_tiles = {attrs.get('max_tiles')}")
     return levels
+
+
+def _check_rows_hold_levels(cols: dict, trailers, attrs: dict, rows: int, path) -> None:
+    """NotATableError for the first of the `rows` finished rows that holds a
+    value no finished level of such a file holds, as `chomp show` checks (a
+    damaged chunk index can put one there with a checksum that holds): a row
+    for another level than its place, 0 slices, a store trailer of 0 (a file
+    with a store), a losing digest of 0 for a level with losing positions."""
+    stored = bool(attrs.get("store_file"))
+    L = cols["losing"][:rows]
+    checks = [(cols["tiles"][:rows] != np.arange(1, rows + 1),
+               lambda i: f"is for level {int(cols['tiles'][i])}, not {i + 1} (the levels are 1, 2, ...)")]
+    if "slices" in cols:
+        checks.append((cols["slices"][:rows] == 0, lambda i: "says the level was finished in 0 slices (one at least)"))
+    if stored and trailers is not None:
+        checks.append((trailers[:rows] == 0,
+                       lambda i: "has store_trailer 0, which only a row written in part has, and only the last"))
+    if "losing_digest" in cols:
+        checks.append(((cols["losing_digest"][:rows] == 0) & (L > 0),
+                       lambda i: f"has losing_digest 0 for {int(L[i])} losing positions"))
+    bad = [(int(np.nonzero(wrong)[0][0]), say) for wrong, say in checks if wrong.any()]
+    if bad:
+        i, say = min(bad, key=lambda b: b[0])
+        raise NotATableError(f"{path}: row {i + 1} of /levels {say(i)} (a damaged file: use an undamaged copy, or "
+                             "compute the levels again with chomp sieve)")
 
 
 def _check_derived(cols: dict, rows: int, path) -> None:
@@ -612,6 +697,11 @@ def _check_derived(cols: dict, rows: int, path) -> None:
 
 def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
     """Writes the table as CSV to a path or an open text file.
+
+    A path is written through a temporary file beside it, put in its place
+    once whole: an error (OSError) leaves no partial CSV, and an earlier one
+    as it was. ValueError for a path that is the result file itself or is
+    named like a run's file (RUN_FILE_SUFFIXES).
 
     The CSV starts with ``#`` lines that carry the file's provenance (program,
     revision, command line, run dates, host, build, libraries, what each column
@@ -654,8 +744,8 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
     if not own and (not hasattr(out, "write") or isinstance(out, (io.RawIOBase, io.BufferedIOBase))
                     or "b" in getattr(out, "mode", "")):
         raise TypeError(f"to_csv writes text: give a path or a file open for text, not {type(out).__name__}")
-    fh = open(out, "w", newline="\n") if own else out
-    try:
+
+    def write(fh):
         fh.writelines(f"# {line}\n" for line in header)
         columns = levels.columns
         text = {"losing_fraction": lambda v: repr(float(v)), "hypothesis_ratio": lambda v: repr(float(v)),
@@ -664,9 +754,28 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
         fh.write(",".join(columns) + "\n")
         for i in range(len(levels.tiles)):
             fh.write(",".join(text.get(c, lambda v: str(int(v)))(getattr(levels, c)[i]) for c in columns) + "\n")
-    finally:
-        if own:
-            fh.close()
+
+    if not own:
+        write(out)
+        return
+    out = Path(out)
+    if out.resolve() == Path(levels.path).resolve() or (out.exists() and Path(levels.path).exists()
+                                                        and os.path.samefile(out, levels.path)):
+        raise ValueError(f"{out} is the result file {levels.path} the table is read from: give another name "
+                         "for the CSV")
+    if out.suffix in RUN_FILE_SUFFIXES:
+        raise ValueError(f"{out} is named like a run's file ({out.suffix}), not a CSV: give a name ending in .csv")
+    # Written beside it, then put in its place: an error leaves no partial
+    # CSV, and an earlier one whole.
+    part = out.parent / f".{out.name}.{os.getpid()}.tmp"
+    fh = open(part, "x", newline="\n")
+    try:
+        with fh:
+            write(fh)
+        os.replace(part, out)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
 
 
 def _finished_rows(attrs: dict, lengths: list, trailers) -> int:
@@ -687,11 +796,11 @@ def stored_levels(path) -> list[int]:
     (--store-losing); ValueError for a file of another command."""
     def read(f):
         attrs = _check_table(f, path)
+        rows = _column_lengths(f, attrs, path)
         if "losing_positions" not in f:
             return []
-        levels = f["levels"]
-        finished = _finished_rows(attrs, [d.shape[0] for d in levels.values() if getattr(d, "ndim", 0) >= 1],
-                                  levels["store_trailer"][()] if "store_trailer" in levels else None)
+        finished = _finished_rows(attrs, list(rows.values()),
+                                  f["levels"]["store_trailer"][:rows["store_trailer"]] if "store_trailer" in rows else None)
         return sorted(n for name in f["losing_positions"]
                       if (m := re.fullmatch(r"level_(\d+)", name)) and (n := int(m.group(1))) <= finished)
 
@@ -763,6 +872,9 @@ def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:
                                 "folder, which holds reference/)")
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
+    if not rows:
+        raise ValueError(f"the reference table {path} holds no rows: copy it again from the repository's "
+                         "data/reference/")
     table = {}
     for col in rows[0]:
         values = [r[col] for r in rows]

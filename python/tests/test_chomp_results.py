@@ -231,6 +231,117 @@ class OtherFilesTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"levels start at 1"):
             cp.read_losing_positions(cp.default_levels_file(), 0)
 
+    def test_to_csv_keeps_its_source_and_an_earlier_csv(self):
+        import dataclasses
+
+        import numpy as np
+
+        with tempfile.TemporaryDirectory() as tmp:
+            source = Path(tmp) / "levels.h5"
+            shutil.copy(cp.default_levels_file(), source)
+            before = source.read_bytes()
+            levels = cp.read_levels(source)
+            # The result file itself, by a hard link or a symbolic one named .csv: refused, the file kept.
+            os.link(source, Path(tmp) / "hard.csv")
+            os.symlink(source, Path(tmp) / "soft.csv")
+            for out in ("hard.csv", "soft.csv", "levels.h5"):
+                with self.assertRaisesRegex(ValueError, r"is the result file .*levels\.h5 the table is read from"):
+                    cp.to_csv(levels, Path(tmp) / out)
+            self.assertEqual(source.read_bytes(), before)
+            for suffix in (".h5", ".store", ".window", ".lock", ".partial"):
+                with self.assertRaisesRegex(ValueError, rf"is named like a run's file \({suffix}\)"):
+                    cp.to_csv(levels, str(Path(tmp) / f"other{suffix}"))
+                self.assertFalse((Path(tmp) / f"other{suffix}").exists())
+            # An error while writing leaves an earlier CSV as it was, and no partial file beside it.
+            out = Path(tmp) / "levels.csv"
+            cp.to_csv(levels, out)
+            good = out.read_text()
+            self.assertIn(f"\n{levels.max_tiles},", good)
+            seconds = levels.seconds.astype(object)
+            seconds[100] = "not a number"
+            with self.assertRaises(ValueError):
+                cp.to_csv(dataclasses.replace(levels, seconds=np.array(seconds)), out)
+            self.assertEqual(out.read_text(), good)
+            self.assertEqual(sorted(p.name for p in Path(tmp).iterdir()),
+                             ["hard.csv", "levels.csv", "levels.h5", "soft.csv"])
+
+    @staticmethod
+    def _index_entry(data, path, column, row):
+        """Where the chunk index of /levels/column in the file `path` (whose
+        bytes are `data`) files the address of row `row`'s chunk: its only
+        occurrence as 8 little-endian bytes."""
+        with cp.open_h5(path) as f:
+            address = f["levels"][column].id.get_chunk_info_by_coord((row,)).byte_offset
+        found = [i for i in range(len(data) - 7) if data[i:i + 8] == address.to_bytes(8, "little")]
+        assert len(found) == 1, f"the address {address} of row {row} of {column} is in {len(found)} places"
+        return found[0], address
+
+    def test_a_damaged_chunk_index_is_refused(self):
+        # One byte of a chunk index changed (the committed table's v1
+        # B-tree has no checksum): a row read as 0 (its chunk missing) or as
+        # another row's values (two entries at one place), in a table that
+        # looked whole; the chunks themselves keep their valid checksums.
+        import h5py
+
+        table = cp.default_levels_file()
+        data = Path(table).read_bytes()
+        with tempfile.TemporaryDirectory() as tmp:
+            # The address of row 100's seconds made that of row 101.
+            at, _ = self._index_entry(data, table, "seconds", 100)
+            _, other = self._index_entry(data, table, "seconds", 101)
+            shared = Path(tmp) / "shared.h5"
+            shared.write_bytes(data[:at] + other.to_bytes(8, "little") + data[at + 8:])
+            with h5py.File(shared, "r") as f:  # what HDF5 alone reads: row 101's seconds as row 100's
+                self.assertEqual(f["levels/seconds"][100], f["levels/seconds"][101])
+            for read in (cp.read_levels, cp.stored_levels):
+                with self.assertRaisesRegex(cp.NotATableError, r"shared\.h5: /levels/seconds: two chunks share one "
+                                            r"place in the file .*a damaged chunk index; use an undamaged copy"):
+                    read(shared)
+
+            def lose_chunk(name, column, row, complete):
+                """A copy of the table whose index entry for row `row` of column names a row far beyond its
+                rows (the top byte of its chunk offset, in the key before the address), with root attribute
+                complete as given."""
+                copy = Path(tmp) / name
+                shutil.copy(table, copy)
+                with h5py.File(copy, "r+") as f:
+                    f.attrs["complete"], f.attrs["status"] = complete, "complete" if complete else "interrupted"
+                damaged = bytearray(copy.read_bytes())
+                at, _ = self._index_entry(damaged, copy, column, row)
+                self.assertEqual(int.from_bytes(damaged[at - 16:at - 8], "little"), row)  # the key's chunk offset
+                damaged[at - 9] ^= 0xFF
+                copy.write_bytes(damaged)
+                with h5py.File(copy, "r") as f:  # what HDF5 alone reads: the fill value
+                    self.assertEqual(f["levels"][column][row], 0)
+                return copy
+
+            last = cp.read_levels(table).max_tiles - 1
+            gap = lose_chunk("gap.h5", "marks", 92, 0)
+            for read in (cp.read_levels, cp.stored_levels):
+                with self.assertRaisesRegex(cp.NotATableError, r"/levels/marks: its chunk of rows from 92 is missing "
+                                            r"from its chunk index while later rows have theirs .*use an undamaged"):
+                    read(gap)
+            with self.assertRaisesRegex(cp.NotATableError, rf"/levels/seconds: its chunk of rows from {last} is "
+                                        r"missing from its chunk index in a complete file"):
+                cp.read_levels(lose_chunk("complete.h5", "seconds", last, 1))
+            # The last row of an unfinished run's column missing: a row its killed writer never wrote.
+            levels = cp.read_levels(lose_chunk("unfinished.h5", "seconds", last, 0), require_complete=False)
+            self.assertEqual(levels.max_tiles, last)
+            self.assertEqual(list(levels.seconds), list(cp.read_levels(table).seconds[:last]))
+
+    def test_dimensions_other_than_2_or_3_are_refused(self):
+        import h5py
+
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "seven.h5"
+            shutil.copy(cp.default_levels_file(), copy)
+            with h5py.File(copy, "r+") as f:
+                f.attrs["dimensions"] = 7
+            for read in (cp.read_levels, cp.stored_levels):
+                with self.assertRaisesRegex(cp.NotATableError, r"seven\.h5: its root attribute dimensions = 7, "
+                                            r"which no chomp result file has \(2 or 3\): a damaged file"):
+                    read(copy)
+
     def test_to_csv_takes_any_text_file_and_refuses_a_binary_one(self):
         import io
 
@@ -306,12 +417,12 @@ class FileTest(unittest.TestCase):
             levels = cp.read_levels(copy, require_complete=False)
             self.assertEqual(levels.max_tiles, last)
             self.assertGreater(int(levels.losing[-1]), 0)
-            # A complete file's rows are every level: that row is one, and its counts disagree with its
-            # fraction.
+            # A complete file's rows are every level: that row is one, and no finished level has a store
+            # trailer of 0 (nor do its counts agree with its fraction).
             with h5py.File(copy, "r+") as f:
                 f.attrs["complete"] = 1
                 f.attrs["status"] = "complete"
-            with self.assertRaisesRegex(ValueError, rf"level {last + 1}: losing_fraction = .* disagrees with L = 0"):
+            with self.assertRaisesRegex(ValueError, rf"row {last + 1} of /levels has store_trailer 0"):
                 cp.read_levels(copy)
 
     def test_a_derived_column_that_disagrees_with_its_counts_is_refused(self):
@@ -343,6 +454,15 @@ class FileTest(unittest.TestCase):
             # fraction of level 10.
             refused(tmp, "two.h5", r"level 5: hypothesis_ratio = 2\.0 disagrees", hypothesis_ratio={4: 2.0},
                     losing_fraction={9: 0.5})
+            # Values no finished level holds (a damaged chunk index reads them with a checksum that holds),
+            # refused as `chomp show` refuses them.
+            damage = r" \(a damaged file: use an undamaged copy"
+            refused(tmp, "tiles.h5", r"row 30 of /levels is for level 0, not 30 \(the levels are 1, 2, \.\.\.\)" + damage,
+                    tiles={29: 0})
+            refused(tmp, "slices.h5", r"row 30 of /levels says the level was finished in 0 slices", slices={29: 0})
+            refused(tmp, "trailer.h5", r"row 30 of /levels has store_trailer 0", store_trailer={29: 0})
+            refused(tmp, "digest.h5", r"row 30 of /levels has losing_digest 0 for 220 losing positions",
+                    losing_digest={29: 0})
         self.assertEqual(len(cp.read_levels(FILE).tiles), cp.read_levels(FILE).max_tiles)  # the original reads
 
     def test_to_csv(self):
