@@ -10,6 +10,7 @@
 
 #include <hdf5.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -348,4 +349,26 @@ TEST(HostileInput, ThePrintedResumeCommandCarriesEveryParameter) {
   EXPECT_TRUE(t.complete());
   EXPECT_EQ(t.tiles.size(), 70u);
   EXPECT_EQ(t.number_attributes.at("store_losing"), 12);
+}
+
+// A reader of the table on stdout that goes away (`| head`) does not kill
+// the run: it used to die of SIGPIPE after the reader's last line, its file
+// left "running" with both lock files. Now the run finishes its files
+// whole (the table lines nobody reads are lost), and exits 0.
+TEST(HostileInput, AReaderOfTheTableThatGoesAwayDoesNotStopTheRun) {
+  ScratchDir dir;
+  const std::string out = dir.file("piped.h5"), status = dir.file("status");
+  const std::string command = "bash -c '\"" + chomp_binary() + "\" sieve -n 50 -t 1 -o \"" + out +
+                              "\" 2>/dev/null | head -n 2 >/dev/null; echo ${PIPESTATUS[0]} > \"" + status + "\"'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(status);
+  int code = -1;
+  in >> code;
+  EXPECT_EQ(code, 0) << "the run's exit status (141: killed by SIGPIPE)";
+  const LevelTable t = read_level_file(out);
+  EXPECT_TRUE(t.complete());
+  EXPECT_EQ(t.tiles.size(), 50u);
+  EXPECT_EQ(t.losing[49], 4976u);  // L(50), data/levels-170.csv
+  EXPECT_FALSE(std::filesystem::exists(out + ".lock"));
+  EXPECT_FALSE(std::filesystem::exists(store_path_for(out) + ".lock"));
 }

@@ -103,12 +103,17 @@ StopSignals::StopSignals(bool announce) {
   sigaction(SIGINT, &sa, &old_int_);
   sigaction(SIGTERM, &sa, &old_term_);
   sigaction(SIGUSR1, &sa, &old_usr1_);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &old_pipe_);
 }
 
 StopSignals::~StopSignals() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
   sigaction(SIGUSR1, &old_usr1_, nullptr);
+  sigaction(SIGPIPE, &old_pipe_, nullptr);
 }
 
 const std::atomic<bool>* StopSignals::flag() { return &g_stop; }

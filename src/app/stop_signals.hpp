@@ -23,6 +23,11 @@ namespace chomp::app {
 /// of an MPI run), the handler says on stderr at once that the stop was
 /// heard, where stderr is a terminal or a file (not a pipe, whose reader
 /// may be gone): saving a window's checkpoint can take a minute.
+///
+/// SIGPIPE is ignored for the same scope: a reader of the table on stdout
+/// that goes away (`chomp sieve ... | head`) must not kill a run that holds
+/// its files open (it would leave them "running", with their locks). The
+/// table lines it no longer reads are lost; the files are not.
 class StopSignals {
  public:
   explicit StopSignals(bool announce = true);
@@ -41,6 +46,7 @@ class StopSignals {
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
   struct sigaction old_usr1_ {};
+  struct sigaction old_pipe_ {};
 };
 
 }  // namespace chomp::app
