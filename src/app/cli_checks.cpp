@@ -4,6 +4,7 @@
 #include "cli_checks.hpp"
 #include "chomp/position.hpp"
 #include "commands.hpp"
+#include "cgroup_memory.hpp"
 
 #include <sys/resource.h>
 #include <tbb/info.h>
@@ -255,8 +256,8 @@ std::string human_bytes(double b) {
 }
 
 /// Memory this process may still use, in bytes, and what bounds it; 0 if
-/// unknown. The least of MemAvailable, the room left under a cgroup v2
-/// limit (batch schedulers and containers set one), and ulimit -v.
+/// unknown. The least of MemAvailable, the room left under the memory
+/// limits of its cgroups (cgroup_memory_left), and ulimit -v.
 std::pair<std::uint64_t, std::string> available_memory() {
   std::uint64_t best = 0;
   std::string source;
@@ -270,22 +271,7 @@ std::pair<std::uint64_t, std::string> available_memory() {
     while (in >> key >> kb >> unit)
       if (key == "MemAvailable:") consider(kb * 1024, "available (MemAvailable)");
   }
-  {
-    std::ifstream max_in("/sys/fs/cgroup/memory.max"), cur_in("/sys/fs/cgroup/memory.current");
-    std::uint64_t max = 0, cur = 0;
-    if (max_in >> max && cur_in >> cur) {
-      // memory.current counts the page cache of files written (a store,
-      // a checkpoint), which the kernel reclaims before it runs out: its
-      // inactive part is not memory in use (as container runtimes count
-      // a working set).
-      std::ifstream stat_in("/sys/fs/cgroup/memory.stat");
-      std::string key;
-      std::uint64_t value = 0;
-      while (stat_in >> key >> value)
-        if (key == "inactive_file") cur -= std::min(cur, value);
-      consider(max > cur ? max - cur : 1, "left under the cgroup memory.max");
-    }
-  }
+  consider(cgroup_memory_left(), "left under the memory limit of this process's cgroup");
   rlimit as{};
   if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
     consider(static_cast<std::uint64_t>(as.rlim_cur), "allowed by ulimit -v");
