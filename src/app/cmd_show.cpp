@@ -275,11 +275,18 @@ int run_show(const ShowArgs& a) {
   if (a.csv) {
     std::printf("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,window_seconds,slices,marks,"
                 "store_bytes_per_losing,losing_digest\n");
+    // Files before format 3 recorded no window_seconds or slices: empty.
+    const bool run_columns = reader.format_version() >= 3;
     for (std::size_t i = 0; i < rows; ++i) {
       const double b = bytes_per(i);
-      std::printf("%u,%llu,%llu,%.17g,%.17g,%.6f,%.6f,%u,%llu,%s,%s\n", t.tiles[i],
+      char window[32] = "", slices[16] = "";
+      if (run_columns) {
+        std::snprintf(window, sizeof window, "%.6f", t.window_seconds[i]);
+        std::snprintf(slices, sizeof slices, "%u", t.slices[i]);
+      }
+      std::printf("%u,%llu,%llu,%.17g,%.17g,%.6f,%s,%s,%llu,%s,%s\n", t.tiles[i],
                   static_cast<unsigned long long>(t.positions[i]), static_cast<unsigned long long>(t.losing[i]),
-                  t.losing_fraction[i], t.hypothesis_ratio[i], t.seconds[i], t.window_seconds[i], t.slices[i],
+                  t.losing_fraction[i], t.hypothesis_ratio[i], t.seconds[i], window, slices,
                   static_cast<unsigned long long>(t.marks[i]), std::isnan(b) ? "" : json_number(b).c_str(),
                   digest_hex(i).c_str());
     }
@@ -294,7 +301,8 @@ int run_show(const ShowArgs& a) {
                           resume_command(a.file, t) + " continues it)").c_str()
                        : "");
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
-                          "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id", "edits"}) {
+                          "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id", "first_git_revision",
+                          "levels_only", "snapshot_of_run", "license", "edits"}) {
     if (const auto it = t.text_attributes.find(key); it != t.text_attributes.end() && !it->second.empty())
       std::printf("  %-14s %s\n", key, it->second.c_str());
     else if (const auto jt = t.number_attributes.find(key); jt != t.number_attributes.end())
@@ -308,7 +316,8 @@ int run_show(const ShowArgs& a) {
     }().c_str());
   if (!store_note.empty()) std::printf("  store          %s\n", store_note.c_str());
   if (part_row)
-    std::printf("  note           row %zu was written only in part (its store_trailer is 0: a write that failed); "
+    std::printf("  note           row %zu was written only in part (a write that failed: its store_trailer is 0, "
+                "or a column has no data for it); "
                 "it is not shown, and --resume computes level %zu again\n",
                 rows + 1, rows + 1);
   // A 3D table's levels count cubes, as its run printed them (the CSV and
@@ -332,7 +341,11 @@ const RegisterCommand reg(17, "show", "Print a result file's table and provenanc
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<ShowArgs>();
   sub.add_option("file", a->file, "Result file of `chomp sieve` or `chomp grundy`")->required()->check(CLI::ExistingFile);
-  auto* csv = sub.add_flag("--csv", a->csv, "The table as CSV on stdout");
+  auto* csv = sub.add_flag("--csv", a->csv,
+                           "The table as CSV on stdout: tiles, positions, losing, losing_fraction, hypothesis_ratio, "
+                           "seconds (the level's own), window_seconds (its window's opening pass), slices, marks, "
+                           "store_bytes_per_losing, losing_digest (16 hex digits); empty where the file has none. "
+                           "No provenance lines: the committed data/levels-N.csv are experiments/h5_to_csv.py's");
   auto* json = sub.add_flag("--json", a->json, "The table and every root attribute as JSON on stdout")->excludes(csv);
   sub.add_flag("--three-rows", a->three_rows,
                "The losing positions of at most three rows of every level, from the store, as CSV "
@@ -345,7 +358,7 @@ const RegisterCommand reg(17, "show", "Print a result file's table and provenanc
              "position of the level (blocks only, not their index). Reads files still being\n"
              "written too. A `chomp grundy` file shows its counts of each value per level\n"
              "(--csv: one column g0, g1, ... per value).\n"
-             "Example: chomp show levels-130.h5 --csv > levels-130.csv\n");
+             "Example: chomp show levels-130.h5 --csv > table-130.csv\n");
   return [a] { return run_show(*a); };
 });
 

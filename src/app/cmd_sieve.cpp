@@ -372,7 +372,7 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->transform(whole_number(2, 3, " (the sieve in more dimensions is not built; `chomp divisors` plays the "
                                  "game of more primes)"));
   sub.add_option("--checkpoint-every", a->checkpoint_minutes,
-                 "Minutes (fractions allowed) between saves of a long window's progress (beside the store, FILE.window; "
+                 "Minutes (fractions allowed) between saves of a long window's progress (beside the store: RUN.window for -o RUN.h5; "
                  "runs of one process: an MPI run saves none), so that a "
                  "kill loses at most that much of it; a stop (SIGINT, SIGTERM, SIGUSR1) always saves it, and --resume "
                  "continues from it. Saves are at least ten times as far apart as the last one took. 0: only at a stop")

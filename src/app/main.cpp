@@ -64,8 +64,9 @@ int main(int argc, char** argv) {
   app.footer(
       "Each command's own --help tells more (chomp sieve --help).\n"
       "Exit status: 0 when the command did what was asked; 2 when its command line is\n"
-      "refused (an option or its value, or options that contradict each other or the\n"
-      "files they name); 1 when a failure comes while working (a file that cannot be\n"
+      "refused (an option or its value, options that contradict each other or the\n"
+      "files they name, or a run too large for the memory, the disk or the command's\n"
+      "limits); 1 when a failure comes while working (a file that cannot be\n"
       "used: damaged, unreadable or of another kind; a full disk; a check that fails);\n"
       "130, 143 or 138 when a run is stopped by SIGINT, SIGTERM or SIGUSR1 (its finished\n"
       "levels are kept, and --resume continues it; SIGUSR1 is for runs under mpirun).");
