@@ -10,9 +10,10 @@ one header row and one row per level:
 
     tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks
 
-and, for a file of format 3 (every run since 2026-12-02), three more:
-window_seconds, slices and losing_digest (16 hex digits, as `chomp show
---json` gives it; equal digests say two runs found the same losing sets).
+and, for a file of format 3 (every run since 2026-12-02), window_seconds,
+slices and, where the file has digests (not a 3D file written before 3D
+runs kept a store), losing_digest (16 hex digits, as `chomp show --json`
+gives it; equal digests say two runs found the same losing sets).
 
 The format is chomp_results.to_csv's (python/chomp_results).
 Refuses files of unfinished runs unless --allow-incomplete is given. Exit

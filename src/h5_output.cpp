@@ -71,15 +71,18 @@ const std::array<Column, kColumns>& columns() {
        "L(n) / (PL(n) / ln PL(n)); NaN where ln PL(n) = 0 (the 2D conjecture's ratio, computed for 3D Chomp)"},
       {"seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
        "wall-clock seconds of the level's own work: its slices, the marks of the levels below it in its "
-       "window, its transposes and scan (not the pass that opened its window: window_seconds)"},
+       "window, its transposes and scan (not the pass that opened its window: window_seconds)",
+       "wall-clock seconds of the level's work (the 3D sieve has no windows: window_seconds is 0)"},
       {"marks", H5T_STD_U64LE, H5T_NATIVE_UINT64,
-       "winning marks applied at the level (positions marked from smaller losing ones, with repeats)",
+       "winning marks applied at the level (positions marked from smaller losing ones, with repeats; the moves "
+       "of the rows the root attribute inferred_marks names are inferred, not counted)",
        "moves examined at the level (the 3D sieve decides each position by its moves)"},
       {"window_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
        "wall-clock seconds of the pass that opened the level's window, shared by the window's levels and "
        "recorded with its first level only (0 for the others)"},
       {"slices", H5T_STD_U32LE, H5T_NATIVE_UINT32,
-       "slices the level was finished in (1: whole; more when its bitmap did not fit the memory budget)"},
+       "slices the level was finished in (1: whole; more when its bitmap did not fit the memory budget)",
+       "slices the level was finished in (1: the 3D sieve finishes each level whole)"},
       {"store_trailer", H5T_STD_U64LE, H5T_NATIVE_UINT64,
        "byte offset of the level's trailer in the store file (root attribute store_file)"},
       {"losing_digest", H5T_STD_U64LE, H5T_NATIVE_UINT64,
