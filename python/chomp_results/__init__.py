@@ -573,10 +573,14 @@ def _column_lengths(f, attrs: dict, path) -> dict:
             places[info.byte_offset] = name, offset
         if False in present:
             gap = present.index(False)
-            if True in present[gap:] or attrs.get("complete") == 1:
+            # Only an unfinished run's last row may lack its data (a write that failed part way), as
+            # the program's reader has it.
+            if True in present[gap:] or attrs.get("complete") == 1 or gap * chunk + 1 < rows:
                 raise NotATableError(f"{where}: its chunk of rows from {gap * chunk} is missing from its chunk index"
                                      + (" while later rows have theirs" if True in present[gap:] else
-                                        " in a complete file") + f" (such rows would read as 0): {damaged}")
+                                        " in a complete file" if attrs.get("complete") == 1 else
+                                        ", and more rows than an unfinished run's last one lack theirs")
+                                     + f" (such rows would read as 0): {damaged}")
             lengths[name] = gap * chunk
     return lengths
 

@@ -298,18 +298,19 @@ class OtherFilesTest(unittest.TestCase):
                                             r"place in the file .*a damaged chunk index; use an undamaged copy"):
                     read(shared)
 
-            def lose_chunk(name, column, row, complete):
-                """A copy of the table whose index entry for row `row` of column names a row far beyond its
-                rows (the top byte of its chunk offset, in the key before the address), with root attribute
-                complete as given."""
+            def lose_chunk(name, column, row, complete, also=None):
+                """A copy of the table whose index entry for row `row` of column (and for row `also`) names a
+                row far beyond its rows (the top byte of its chunk offset, in the key before the address), with
+                root attribute complete as given."""
                 copy = Path(tmp) / name
                 shutil.copy(table, copy)
                 with h5py.File(copy, "r+") as f:
                     f.attrs["complete"], f.attrs["status"] = complete, "complete" if complete else "interrupted"
                 damaged = bytearray(copy.read_bytes())
-                at, _ = self._index_entry(damaged, copy, column, row)
-                self.assertEqual(int.from_bytes(damaged[at - 16:at - 8], "little"), row)  # the key's chunk offset
-                damaged[at - 9] ^= 0xFF
+                for r in (row,) if also is None else (row, also):
+                    at, _ = self._index_entry(damaged, copy, column, r)
+                    self.assertEqual(int.from_bytes(damaged[at - 16:at - 8], "little"), r)  # the key's chunk offset
+                    damaged[at - 9] ^= 0xFF
                 copy.write_bytes(damaged)
                 with h5py.File(copy, "r") as f:  # what HDF5 alone reads: the fill value
                     self.assertEqual(f["levels"][column][row], 0)
@@ -328,6 +329,10 @@ class OtherFilesTest(unittest.TestCase):
             levels = cp.read_levels(lose_chunk("unfinished.h5", "seconds", last, 0), require_complete=False)
             self.assertEqual(levels.max_tiles, last)
             self.assertEqual(list(levels.seconds), list(cp.read_levels(table).seconds[:last]))
+            # Two rows missing at the end: more than a write that failed part way leaves.
+            with self.assertRaisesRegex(cp.NotATableError, rf"/levels/seconds: its chunk of rows from {last - 1} is "
+                                        r"missing from its chunk index, and more rows than an unfinished run's last"):
+                cp.read_levels(lose_chunk("two.h5", "seconds", last - 1, 0, also=last), require_complete=False)
 
     def test_dimensions_other_than_2_or_3_are_refused(self):
         import h5py
