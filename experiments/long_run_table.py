@@ -83,6 +83,9 @@ def main():
              (f"its root attribute format = \"{kind}\" marks a file of {OTHER_FORMATS.get(kind, 'another command')}"
               if kind else f"chomp show gives no {', '.join(missing)}"))
     rows = list(reader)
+    if rows and any(r["window_seconds"] == "" for r in rows):
+        fail(f"{a.file} records no window_seconds (a file before format 3, such as data/levels-100.h5): its "
+             "levels cannot be grouped by window")
     last = int(rows[-1]["tiles"]) if rows else 0
     if a.first > last:
         fail(f"--from {a.first}: {a.file} holds levels 1..{last}" + (f": give --from {last} or less" if last else

@@ -153,6 +153,9 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("long_run_table.py", GRUNDY, "--chomp", CHOMP, says=SAYS_GRUNDY)
     refused("long_run_table.py", missing, "--chomp", CHOMP, says=f"no run file {missing}")
     refused("long_run_table.py", tmp, "--chomp", CHOMP, says=f"error: {tmp} is a folder, not a run file")
+    # A file before format 3 records no window_seconds (show --csv leaves the column empty).
+    refused("long_run_table.py", DATA / "levels-100.h5", "--chomp", CHOMP,
+            says="records no window_seconds (a file before format 3")
     refused("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", 171,
             says=f"error: --from 171: {RESULT} holds levels 1..170: give --from 170 or less")
     r = script("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", 1)
