@@ -49,7 +49,7 @@ def main() -> int:
         print(f"error: {e}" if str(args.levels) in str(e) else f"error: {args.levels}: {e}", file=sys.stderr)
         return 2
     out = args.output or args.levels.with_suffix(".csv")
-    if Path(out).suffix in (".store", ".window", ".lock", ".partial", ".tmp", ".h5"):  # a run's files, not a CSV
+    if Path(out).suffix.lower() in (*cr.RUN_FILE_SUFFIXES, ".tmp"):  # a run's files (or a temporary), not a CSV
         print(f"error: --output {out} is named like a result file or one of a run's side files; give a name "
               "ending in .csv", file=sys.stderr)
         return 2
@@ -61,6 +61,9 @@ def main() -> int:
         cr.to_csv(levels, out, source="experiments/h5_to_csv.py")
     except OSError as e:
         print(f"error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    except ValueError as e:  # the result file itself, through a hard link
+        print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"wrote {out} (levels 1..{levels.max_tiles})")
     return 0

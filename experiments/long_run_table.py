@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 
-# The columns of `chomp show --csv` this table reads (every format of chomp sieve has them).
+# The columns of `chomp show --csv` this table reads (window_seconds is empty for a file before format 3).
 COLUMNS = ("tiles", "positions", "losing", "seconds", "window_seconds", "marks", "store_bytes_per_losing")
 
 # The program's other files say what they are by their root attribute format.

@@ -79,7 +79,8 @@ const std::array<Column, kColumns>& columns() {
        "moves examined at the level (the 3D sieve decides each position by its moves)"},
       {"window_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
        "wall-clock seconds of the pass that opened the level's window, shared by the window's levels and "
-       "recorded with its first level only (0 for the others)"},
+       "recorded with its first level only (0 for the others)",
+       "0 (the 3D sieve has no windows: a level's time is all in seconds)"},
       {"slices", H5T_STD_U32LE, H5T_NATIVE_UINT32,
        "slices the level was finished in (1: whole; more when its bitmap did not fit the memory budget)",
        "slices the level was finished in (1: the 3D sieve finishes each level whole)"},
@@ -471,7 +472,7 @@ LevelFileReader::LevelFileReader(const std::string& path, bool check_rows)
     // limit, a full disk); anywhere else, or in a complete file, damage.
     const std::size_t written = std::min(n, impl_->written);
     if (written < n && (t.complete() || written + 1 < n))
-      throw H5Error(path + ": /levels has no data for the rows from " + std::to_string(written + 1) +
+      throw H5Error(path + ": /levels has no data for the rows from row " + std::to_string(written + 1) +
                     " in its chunk index, where " + (t.complete() ? "a complete file" : "an unfinished run's file") +
                     " has data for " + (t.complete() ? "every row" : "every row but the last") +
                     " (a damaged chunk index: use an undamaged copy, or compute the levels again with chomp sieve)");

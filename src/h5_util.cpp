@@ -287,6 +287,7 @@ hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::stri
     throw H5Error(what + ": it has " + std::to_string(chunks) + " chunks, more than its most rows need (" +
                   std::to_string(most_chunks) + ")" + damaged);
   const hsize_t most_bytes = chunk * size + chunk * size / 8 + 64;
+  const std::string index_damage = " (damaged file: use an undamaged copy of it, or make it again)";
   const hsize_t needed = (n + chunk - 1) / chunk;  // the chunks that hold the rows
   std::vector<bool> present(static_cast<std::size_t>(needed), false);
   std::vector<haddr_t> own;
@@ -302,12 +303,12 @@ hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::stri
                     " bytes, more than its rows need (a decompression bomb, or damage)");
     if (addr == HADDR_UNDEF) continue;  // an index entry that points nowhere: a chunk missing
     if (offset % chunk != 0)
-      throw H5Error(what + ": its chunk index names a chunk at row " + std::to_string(offset) +
-                    ", between chunks (a damaged chunk index)" + damaged);
+      throw H5Error(what + ": its chunk index names a chunk at row " + std::to_string(offset + 1) +
+                    ", between chunks (a damaged chunk index)" + index_damage);
     if (offset / chunk < needed) {
       if (present[static_cast<std::size_t>(offset / chunk)])
-        throw H5Error(what + ": its chunk index names the chunk of rows from " + std::to_string(offset) +
-                      " twice (a damaged chunk index)" + damaged);
+        throw H5Error(what + ": its chunk index names the chunk of the rows from row " + std::to_string(offset + 1) +
+                      " twice (a damaged chunk index)" + index_damage);
       present[static_cast<std::size_t>(offset / chunk)] = true;
     }
     places.push_back(addr);
@@ -315,12 +316,16 @@ hsize_t checked_rows(hid_t ds, hid_t mem_type, hsize_t max_rows, const std::stri
   if (!addresses) expect_distinct_chunks(std::vector<haddr_t>(places.begin() + first_place, places.end()), what);
   // A chunk missing before one that is there: rows read as 0 in a file
   // that has rows after them.
+  // A reader that does not judge missing chunks at the end itself (a
+  // table written whole, not appended to by a run that may be killed)
+  // has none of them either.
   const auto first_missing = std::find(present.begin(), present.end(), false);
-  if (std::find(first_missing, present.end(), true) != present.end())
-    throw H5Error(what + ": its chunk of rows from " +
-                  std::to_string(static_cast<hsize_t>(first_missing - present.begin()) * chunk) +
-                  " is missing from its chunk index while later rows have theirs (a damaged chunk index: such "
-                  "rows would read as 0)" + damaged);
+  const bool later = std::find(first_missing, present.end(), true) != present.end();
+  if (first_missing != present.end() && (later || !written))
+    throw H5Error(what + ": its chunk of the rows from row " +
+                  std::to_string(static_cast<hsize_t>(first_missing - present.begin()) * chunk + 1) +
+                  " is missing from its chunk index" + (later ? " while later rows have theirs" : "") +
+                  " (a damaged chunk index: those rows would read as 0)" + index_damage);
   if (written) *written = std::min(n, static_cast<hsize_t>(first_missing - present.begin()) * chunk);
   return n;
 }
@@ -329,7 +334,8 @@ void expect_distinct_chunks(std::vector<haddr_t> addresses, const std::string& w
   std::sort(addresses.begin(), addresses.end());
   if (std::adjacent_find(addresses.begin(), addresses.end()) != addresses.end())
     throw H5Error(what + ": two of its chunks are indexed at the same place in the file (a damaged chunk index: "
-                  "one of them would read as the other's values) (damaged file)");
+                  "one of them would read as the other's values) (damaged file: use an undamaged copy of it, or "
+                  "make it again)");
 }
 
 Attributes read_attributes(hid_t obj, const std::string& where) {

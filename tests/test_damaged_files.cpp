@@ -291,7 +291,7 @@ TEST(DamagedChunkIndex, AChunkLostOrSharedIsRefused) {
   for (const auto& [name, address, says] :
        {std::tuple{"shared.h5", window, std::string("two of its chunks are indexed at the same place in the file")},
         std::tuple{"lost.h5", nowhere, "/levels/seconds from " + dir.file("lost.h5") +
-                                           ": its chunk of rows from 132 is missing from its chunk index"}}) {
+                                           ": its chunk of the rows from row 133 is missing from its chunk index"}}) {
     const std::string path = dir.file(name);
     std::filesystem::copy_file(committed, path);
     write_bytes(path, at, &address, sizeof address);

@@ -133,6 +133,12 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("h5_to_csv.py", odd, says="would replace the result file it is made from")
     assert odd.read_bytes() == short_run.read_bytes()
     assert copy.read_bytes() == short_run.read_bytes()
+    # Nor over it through a hard link named .csv, nor under a suffix in capitals.
+    linked = tmp / "linked.csv"
+    os.link(copy, linked)
+    refused("h5_to_csv.py", copy, "-o", linked, says=f"{linked} is the result file {copy} the table is read from")
+    refused("h5_to_csv.py", copy, "-o", tmp / "x.H5", says="named like a result file or one of a run's side files")
+    assert copy.read_bytes() == short_run.read_bytes()
 
     # compare_public_table.py: both arguments.
     public = tmp / "public.txt"

@@ -92,6 +92,8 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   EXPECT_NE(old.out.find("\"format_version\": 1"), std::string::npos) << old.out.substr(0, 2000);
   EXPECT_NE(old.out.find("\"losing_digest\": null}"), std::string::npos) << old.out.substr(0, 2000);
   EXPECT_EQ(old.out.find("\"losing_digest\": \""), std::string::npos) << old.out.substr(0, 2000);
+  // Nor window_seconds and slices, which format 3 added.
+  EXPECT_NE(old.out.find("\"window_seconds\": null, \"slices\": null,"), std::string::npos) << old.out.substr(0, 2000);
   // and in the CSV an empty field.
   const ProcessResult old_csv = run_chomp({"show", std::string(CHOMP_DATA_DIR) + "/levels-100.h5", "--csv"});
   ASSERT_EQ(old_csv.exit_code, 0) << old_csv.err;
@@ -99,6 +101,7 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   ASSERT_EQ(old_rows.size(), 101u) << old_csv.out;
   EXPECT_EQ(old_rows[0].substr(old_rows[0].rfind(',')), ",losing_digest");
   EXPECT_EQ(old_rows[100].back(), ',') << old_rows[100];
+  EXPECT_NE(old_rows[100].find(",,,"), std::string::npos) << "no window_seconds, slices: " << old_rows[100];
 
   // Without its store, the table still shows, and says why there are no bytes.
   std::filesystem::remove(store_path_for(file));

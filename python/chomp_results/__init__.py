@@ -560,23 +560,23 @@ def _column_lengths(f, attrs: dict, path) -> dict:
                 continue
             offset = info.chunk_offset[0]
             if offset % chunk:
-                raise NotATableError(f"{where}: its chunk index names a chunk at row {offset}, between chunks: {damaged}")
+                raise NotATableError(f"{where}: its chunk index names a chunk at row {offset + 1}, between chunks: {damaged}")
             if offset // chunk < needed:
                 if present[offset // chunk]:
-                    raise NotATableError(f"{where}: its chunk index names the chunk of rows from {offset} twice: "
+                    raise NotATableError(f"{where}: its chunk index names the chunk of the rows from row {offset + 1} twice: "
                                          f"{damaged}")
                 present[offset // chunk] = True
             if info.byte_offset in places:
                 other, row = places[info.byte_offset]
-                raise NotATableError(f"{where}: two chunks share one place in the file (its rows from {offset} and "
-                                     f"/levels/{other}'s from {row}): {damaged}")
+                raise NotATableError(f"{where}: two chunks share one place in the file (its rows from row {offset + 1} "
+                                     f"and /levels/{other}'s from row {row + 1}): {damaged}")
             places[info.byte_offset] = name, offset
         if False in present:
             gap = present.index(False)
             # Only an unfinished run's last row may lack its data (a write that failed part way), as
             # the program's reader has it.
             if True in present[gap:] or attrs.get("complete") == 1 or gap * chunk + 1 < rows:
-                raise NotATableError(f"{where}: its chunk of rows from {gap * chunk} is missing from its chunk index"
+                raise NotATableError(f"{where}: its chunk of the rows from row {gap * chunk + 1} is missing from its chunk index"
                                      + (" while later rows have theirs" if True in present[gap:] else
                                         " in a complete file" if attrs.get("complete") == 1 else
                                         ", and more rows than an unfinished run's last one lack theirs")
@@ -648,7 +648,7 @@ def _check_rows_hold_levels(cols: dict, trailers, attrs: dict, rows: int, path) 
     damaged chunk index can put one there with a checksum that holds): a row
     for another level than its place, 0 slices, a store trailer of 0 (a file
     with a store), a losing digest of 0 for a level with losing positions."""
-    stored = bool(attrs.get("store_file"))
+    stored = bool(attrs.get("store_file")) and "run_id" in attrs  # as the program's LevelFileReader::has_store
     L = cols["losing"][:rows]
     checks = [(cols["tiles"][:rows] != np.arange(1, rows + 1),
                lambda i: f"is for level {int(cols['tiles'][i])}, not {i + 1} (the levels are 1, 2, ...)")]
@@ -750,7 +750,8 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
         raise TypeError(f"to_csv writes text: give a path or a file open for text, not {type(out).__name__}")
 
     def write(fh):
-        fh.writelines(f"# {line}\n" for line in header)
+        # An attribute of several lines (resume_history, edits) stays in # lines.
+        fh.writelines("# " + line.replace("\n", "\n#   ") + "\n" for line in header)
         columns = levels.columns
         text = {"losing_fraction": lambda v: repr(float(v)), "hypothesis_ratio": lambda v: repr(float(v)),
                 "seconds": lambda v: repr(float(v)), "window_seconds": lambda v: repr(float(v)),
@@ -767,19 +768,29 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
                                                         and os.path.samefile(out, levels.path)):
         raise ValueError(f"{out} is the result file {levels.path} the table is read from: give another name "
                          "for the CSV")
-    if out.suffix in RUN_FILE_SUFFIXES:
+    if out.suffix.lower() in RUN_FILE_SUFFIXES:
         raise ValueError(f"{out} is named like a run's file ({out.suffix}), not a CSV: give a name ending in .csv")
-    # Written beside it, then put in its place: an error leaves no partial
-    # CSV, and an earlier one whole.
-    part = out.parent / f".{out.name}.{os.getpid()}.tmp"
-    fh = open(part, "x", newline="\n")
+    # Written beside it under a name of its own, then put in its place: an
+    # error leaves no partial CSV, and an earlier one whole.
+    import tempfile
+
+    fd, part = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     try:
-        with fh:
+        with open(fd, "w", newline="\n") as fh:
             write(fh)
+        os.chmod(part, 0o666 & ~_umask())
         os.replace(part, out)
     except BaseException:
-        part.unlink(missing_ok=True)
+        Path(part).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (mkstemp makes its file 0600; the CSV it becomes
+    gets the mode a file opened for writing would have)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _finished_rows(attrs: dict, lengths: list, trailers) -> int:

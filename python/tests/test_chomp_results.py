@@ -319,10 +319,10 @@ class OtherFilesTest(unittest.TestCase):
             last = cp.read_levels(table).max_tiles - 1
             gap = lose_chunk("gap.h5", "marks", 92, 0)
             for read in (cp.read_levels, cp.stored_levels):
-                with self.assertRaisesRegex(cp.NotATableError, r"/levels/marks: its chunk of rows from 92 is missing "
+                with self.assertRaisesRegex(cp.NotATableError, r"/levels/marks: its chunk of the rows from row 93 is missing "
                                             r"from its chunk index while later rows have theirs .*use an undamaged"):
                     read(gap)
-            with self.assertRaisesRegex(cp.NotATableError, rf"/levels/seconds: its chunk of rows from {last} is "
+            with self.assertRaisesRegex(cp.NotATableError, rf"/levels/seconds: its chunk of the rows from row {last + 1} is "
                                         r"missing from its chunk index in a complete file"):
                 cp.read_levels(lose_chunk("complete.h5", "seconds", last, 1))
             # The last row of an unfinished run's column missing: a row its killed writer never wrote.
@@ -330,7 +330,7 @@ class OtherFilesTest(unittest.TestCase):
             self.assertEqual(levels.max_tiles, last)
             self.assertEqual(list(levels.seconds), list(cp.read_levels(table).seconds[:last]))
             # Two rows missing at the end: more than a write that failed part way leaves.
-            with self.assertRaisesRegex(cp.NotATableError, rf"/levels/seconds: its chunk of rows from {last - 1} is "
+            with self.assertRaisesRegex(cp.NotATableError, rf"/levels/seconds: its chunk of the rows from row {last} is "
                                         r"missing from its chunk index, and more rows than an unfinished run's last"):
                 cp.read_levels(lose_chunk("two.h5", "seconds", last - 1, 0, also=last), require_complete=False)
 
@@ -502,6 +502,14 @@ class FileTest(unittest.TestCase):
         cp.to_csv(edited, buf)
         self.assertIn("\n# edits: 2026-12-02, by hand", buf.getvalue())
         self.assertNotIn("edits", levels.provenance())
+        # An attribute of several lines stays in # lines: the table still reads.
+        edited.attrs["edits"] = "2026-12-01: one change\n2026-12-07: another"
+        buf = io.StringIO()
+        cp.to_csv(edited, buf)
+        text = buf.getvalue()
+        self.assertIn("\n#   2026-12-07: another\n", text)
+        self.assertTrue(text.splitlines()[text.splitlines().index("tiles,positions,losing,losing_fraction,"
+                        "hypothesis_ratio,seconds,marks,window_seconds,slices,losing_digest") - 1].startswith("#"))
         # A file of format 1 has none of them: the seven columns it has.
         old = cp.read_levels(cp.data_dir() / "levels-100.h5")
         self.assertIsNone(old.losing_digest)

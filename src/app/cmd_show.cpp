@@ -252,6 +252,9 @@ int run_show(const ShowArgs& a) {
     return digests ? std::string(hex) : std::string();
   };
   const auto digest = [&](std::size_t i) { return digests ? "\"" + digest_hex(i) + "\"" : std::string("null"); };
+  // Files before format 3 recorded no window_seconds or slices: null in
+  // JSON, empty in CSV.
+  const bool run_columns = reader.format_version() >= 3;
   if (a.json) {
     std::printf("{\n  \"file\": %s,\n  \"attributes\": {", json_string(a.file).c_str());
     bool first = true;
@@ -262,11 +265,13 @@ int run_show(const ShowArgs& a) {
     std::printf("\n  },\n  \"levels\": [");
     for (std::size_t i = 0; i < rows; ++i)
       std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"losing\": %llu, \"hypothesis_ratio\": %s, "
-                  "\"seconds\": %s, \"window_seconds\": %s, \"slices\": %u, \"marks\": %llu, "
+                  "\"seconds\": %s, \"window_seconds\": %s, \"slices\": %s, \"marks\": %llu, "
                   "\"store_bytes_per_losing\": %s, \"losing_digest\": %s}",
                   i ? "," : "", t.tiles[i], static_cast<unsigned long long>(t.positions[i]),
                   static_cast<unsigned long long>(t.losing[i]), json_number(t.hypothesis_ratio[i]).c_str(),
-                  json_number(t.seconds[i]).c_str(), json_number(t.window_seconds[i]).c_str(), t.slices[i],
+                  json_number(t.seconds[i]).c_str(),
+                  run_columns ? json_number(t.window_seconds[i]).c_str() : "null",
+                  run_columns ? std::to_string(t.slices[i]).c_str() : "null",
                   static_cast<unsigned long long>(t.marks[i]), json_number(bytes_per(i)).c_str(),
                   digest(i).c_str());
     std::printf("\n  ]\n}\n");
@@ -275,8 +280,6 @@ int run_show(const ShowArgs& a) {
   if (a.csv) {
     std::printf("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,window_seconds,slices,marks,"
                 "store_bytes_per_losing,losing_digest\n");
-    // Files before format 3 recorded no window_seconds or slices: empty.
-    const bool run_columns = reader.format_version() >= 3;
     for (std::size_t i = 0; i < rows; ++i) {
       const double b = bytes_per(i);
       char window[32] = "", slices[16] = "";
