@@ -77,6 +77,8 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   EXPECT_NE(json.out.find("\"run_id\": \""), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("{\"tiles\": 40, \"positions\": 37338, \"losing\": 1022,"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"hypothesis_ratio\": null"), std::string::npos) << "n = 1 has no ratio";
+  EXPECT_NE(json.out.find("{\"tiles\": 40, \"positions\": 37338, \"losing\": 1022, \"losing_fraction\": 0.0273"),
+            std::string::npos) << json.out;
   // Each level's losing digest, as 16 hex digits (a JSON number would lose
   // digits past 2^53 in most readers): what compare_levels.py compares.
   char digest[64];

@@ -264,12 +264,13 @@ int run_show(const ShowArgs& a) {
       std::printf("%s\n    %s: %s", first ? "" : ",", json_string(k).c_str(), json_string(v).c_str()), first = false;
     std::printf("\n  },\n  \"levels\": [");
     for (std::size_t i = 0; i < rows; ++i)
-      std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"losing\": %llu, \"hypothesis_ratio\": %s, "
+      std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"losing\": %llu, \"losing_fraction\": %s, "
+                  "\"hypothesis_ratio\": %s, "
                   "\"seconds\": %s, \"window_seconds\": %s, \"slices\": %s, \"marks\": %llu, "
                   "\"store_bytes_per_losing\": %s, \"losing_digest\": %s}",
                   i ? "," : "", t.tiles[i], static_cast<unsigned long long>(t.positions[i]),
-                  static_cast<unsigned long long>(t.losing[i]), json_number(t.hypothesis_ratio[i]).c_str(),
-                  json_number(t.seconds[i]).c_str(),
+                  static_cast<unsigned long long>(t.losing[i]), json_number(t.losing_fraction[i]).c_str(),
+                  json_number(t.hypothesis_ratio[i]).c_str(), json_number(t.seconds[i]).c_str(),
                   run_columns ? json_number(t.window_seconds[i]).c_str() : "null",
                   run_columns ? std::to_string(t.slices[i]).c_str() : "null",
                   static_cast<unsigned long long>(t.marks[i]), json_number(bytes_per(i)).c_str(),
