@@ -167,12 +167,13 @@ TEST(Show, ALevelsOnlyCopyIsNamedAsOneNotAsAFileThatLostItsStore) {
 TEST(Show, SaysWhatWasChangedByHandAfterTheRun) {
   const std::string data = CHOMP_DATA_DIR;
   for (const auto& [file, says] : {std::pair{data + "/run-170/levels-156.h5", "  edits          2026-12-02, by hand"},
+                                   std::pair{data + "/levels-170.h5", "  edits          2026-12-05, by hand: repacked"},
                                    std::pair{data + "/grundy-100.h5", "  edits            2026-12-01, by hand"}}) {
     const ProcessResult shown = run_chomp({"show", file});
     ASSERT_EQ(shown.exit_code, 0) << shown.err;
     EXPECT_NE(shown.out.find(says), std::string::npos) << shown.out;
   }
-  const ProcessResult plain = run_chomp({"show", committed_levels_file("h5")});
+  const ProcessResult plain = run_chomp({"show", data + "/levels3d-40.h5"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.out.find("edits"), std::string::npos) << plain.out;
 }
