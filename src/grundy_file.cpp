@@ -135,6 +135,17 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
   }
 }
 
+bool is_grundy_file(const std::string& path) {
+  try {
+    const h5::Handle file = h5::open_for_reading(path);
+    const h5::Attributes attrs = h5::read_attributes(file.get(), path);
+    const auto fmt = attrs.text.find("format");
+    return fmt != attrs.text.end() && fmt->second == kFormat;
+  } catch (const H5Error&) {
+    return false;
+  }
+}
+
 GrundyFile read_grundy_file(const std::string& path) {
   using h5::check;
   using h5::Handle;
@@ -170,6 +181,36 @@ GrundyFile read_grundy_file(const std::string& path) {
     out.counts.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(l * dims[1]),
                             flat.begin() + static_cast<std::ptrdiff_t>((l + 1) * dims[1]));
   if (out.counts.size() != out.tiles.size()) throw H5Error(what + ": its rows do not match /levels/tiles");
+  // What every row of a Grundy file holds, which its checksums may still
+  // not vouch for (a damaged chunk index reads a chunk as 0, or as another
+  // chunk, with a checksum that holds): the level of its place, p(n) > 0,
+  // counts that add up to p(n), and a largest value and value-0 count that
+  // its counts give. Every reader (show, --resume) refuses a file that
+  // breaks one.
+  const std::size_t rows = out.tiles.size();
+  for (const std::size_t n : {out.positions.size(), out.largest.size(), out.zeros.size(), out.seconds.size()})
+    if (n != rows) throw H5Error("cannot read /levels of " + path + ": its columns have different lengths (damaged file)");
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::string level = path + ": level " + std::to_string(i + 1) + " ";
+    if (out.tiles[i] != i + 1)
+      throw H5Error(path + ": row " + std::to_string(i + 1) + " of /levels is for " + std::to_string(out.tiles[i]) +
+                    " tiles, not " + std::to_string(i + 1) + " (damaged file)");
+    const std::vector<std::uint64_t>& c = out.counts[i];
+    std::uint64_t sum = 0;
+    std::size_t last = 0;
+    for (std::size_t g = 0; g < c.size(); ++g) {
+      if (c[g] > out.positions[i] - sum)
+        throw H5Error(level + "has counts that add up to more than its p(n) = " + std::to_string(out.positions[i]) +
+                      " (damaged file)");
+      sum += c[g];
+      if (c[g]) last = g;
+    }
+    if (sum != out.positions[i] || sum == 0)
+      throw H5Error(level + "has counts that add up to " + std::to_string(sum) + ", not its p(n) = " +
+                    std::to_string(out.positions[i]) + (sum == 0 ? ", or p(n) is 0" : "") + " (damaged file)");
+    if (out.largest[i] != last || out.zeros[i] != c[0])
+      throw H5Error(level + "has a largest_value or value_zero that its counts contradict (damaged file)");
+  }
   return out;
 }
 
@@ -215,16 +256,13 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
   if (rows > static_cast<std::size_t>(file_max))
     throw ResumeRefused(cannot + "it has " + std::to_string(rows) + " levels but was started with --max-tiles " +
                         std::to_string(file_max) + " (damaged file)");
-  if (f.positions.size() != rows || f.largest.size() != rows || f.zeros.size() != rows || f.seconds.size() != rows)
-    throw ResumeRefused(cannot + "its /levels columns have different lengths (damaged file)");
   const PartitionTable table(s.file_max_tiles);
   for (std::size_t i = 0; i < rows; ++i) {
     const int n = static_cast<int>(i) + 1;
     const std::string level = "level " + std::to_string(n) + " ";
     const auto damaged = [&](const std::string& what) { return ResumeRefused(cannot + level + what + " (damaged file)"); };
-    if (f.tiles[i] != static_cast<std::uint32_t>(n))
-      throw ResumeRefused(cannot + "row " + std::to_string(n) + " of /levels is for " + std::to_string(f.tiles[i]) +
-                          " tiles, not " + std::to_string(n) + " (damaged file)");
+    // (Its columns' lengths, its level and the sums of its counts the
+    // reader has checked.)
     if (f.positions[i] != table.positions(n))
       throw ResumeRefused(cannot + level + "has p(" + std::to_string(n) + ") = " + std::to_string(f.positions[i]) +
                           " but the engine computes " + std::to_string(table.positions(n)) +
@@ -232,16 +270,9 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
     const std::vector<std::uint64_t>& c = f.counts[i];
     if (c.size() != static_cast<std::size_t>(file_max))
       throw damaged("has " + std::to_string(c.size()) + " counts, not one per value 0.." + std::to_string(file_max - 1));
-    std::uint64_t sum = 0;
-    std::size_t last = 0;
-    for (std::size_t g = 0; g < c.size(); ++g) {
-      if (c[g] > f.positions[i] - sum) throw damaged("has counts that add up to more than p(" + std::to_string(n) + ")");
-      sum += c[g];
-      if (c[g]) last = g;
-    }
-    if (sum != f.positions[i]) throw damaged("has counts that add up to " + std::to_string(sum) + ", not p(n)");
-    if (f.largest[i] != last || f.zeros[i] != c[0])
-      throw damaged("has a largest_value or value_zero that its counts contradict");
+    // (Its tiles, counts, largest value and value-0 count the reader has
+    // checked against each other.)
+    const std::size_t last = f.largest[i];
     GrundyLevel g;
     g.tiles = n;
     g.positions = f.positions[i];

@@ -326,4 +326,12 @@ TEST(GrundyResume, RefusesASieveFileAndAFileWhoseCountsDiffer) {
   const ProcessResult damaged = run_chomp({"grundy", "--resume", "-q", "-o", changed});
   EXPECT_EQ(damaged.exit_code, 1) << damaged.err;
   EXPECT_TRUE(contains(damaged.err, "level 10 has counts that add up to")) << damaged.err;
+  // Every reader refuses it, not only --resume: show printed such counts
+  // (a damaged chunk index reads a chunk as 0 with a checksum that holds).
+  const ProcessResult shown = run_chomp({"show", changed});
+  EXPECT_EQ(shown.exit_code, 1) << shown.err;
+  EXPECT_TRUE(contains(shown.err, changed + ": level 10 has counts that add up to more than its p(n) = " +
+                                      std::to_string(levels[9].positions) + " (damaged file)"))
+      << shown.err;
+  EXPECT_EQ(shown.out, "");
 }

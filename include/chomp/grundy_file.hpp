@@ -76,8 +76,14 @@ struct GrundyFile {
   std::map<std::string, std::int64_t> number_attributes;
 };
 
-/// Reads a Grundy file; throws H5Error if it is missing or not one.
+/// Reads a Grundy file; throws H5Error if it is missing or not one, or if a
+/// row contradicts itself (its level, counts that do not add up to p(n), a
+/// largest value or value-0 count its counts do not give).
 GrundyFile read_grundy_file(const std::string& path);
+
+/// True when `path` says it is a Grundy file (root attribute format), whole
+/// or damaged; false for any other file or one that cannot be opened.
+bool is_grundy_file(const std::string& path);
 
 /// What a Grundy file offers `chomp grundy --resume`, after every check
 /// that needs no values: its levels are 1, 2, ... in order, each with the

@@ -119,16 +119,6 @@ std::string json_number(double v) {
   return buf;
 }
 
-/// True when the file is a `chomp grundy` file (attribute format).
-bool is_grundy_file(const std::string& path) {
-  try {
-    read_grundy_file(path);
-    return true;
-  } catch (const H5Error&) {
-    return false;
-  }
-}
-
 /// `chomp show` of a `chomp grundy` file: its counts of each value.
 int show_grundy(const ShowArgs& a) {
   const GrundyFile g = read_grundy_file(a.file);
