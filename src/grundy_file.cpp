@@ -220,6 +220,10 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
   try {
     f = read_grundy_file(path);
   } catch (const H5Error& e) {
+    // A Grundy file that is damaged, or another kind of file.
+    if (is_grundy_file(path))
+      throw ResumeRefused(std::string("cannot resume: ") + e.what() +
+                          "; use an undamaged copy of it, or start over with --force");
     throw ResumeRefused(std::string("cannot resume: ") + e.what() +
                         "; --resume continues a file that chomp grundy wrote (a chomp sieve file is continued "
                         "with chomp sieve --resume)");

@@ -326,6 +326,8 @@ TEST(GrundyResume, RefusesASieveFileAndAFileWhoseCountsDiffer) {
   const ProcessResult damaged = run_chomp({"grundy", "--resume", "-q", "-o", changed});
   EXPECT_EQ(damaged.exit_code, 1) << damaged.err;
   EXPECT_TRUE(contains(damaged.err, "level 10 has counts that add up to")) << damaged.err;
+  EXPECT_TRUE(contains(damaged.err, "use an undamaged copy of it, or start over with --force")) << damaged.err;
+  EXPECT_FALSE(contains(damaged.err, "chomp sieve --resume")) << "it is a Grundy file: " << damaged.err;
   // Every reader refuses it, not only --resume: show printed such counts
   // (a damaged chunk index reads a chunk as 0 with a checksum that holds).
   const ProcessResult shown = run_chomp({"show", changed});

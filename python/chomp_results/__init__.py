@@ -533,6 +533,41 @@ def _check_table(f, path) -> dict:
     return attrs
 
 
+_DAMAGED_INDEX = "a damaged chunk index; use an undamaged copy, or compute the levels again with chomp sieve"
+
+
+def _chunks_present(d, where: str, name: str, places: dict):
+    """Which of the chunks that the 1-D dataset `d`'s rows need its chunk
+    index holds (a list of bools), None for a dataset that is not chunked;
+    NotATableError (naming `where`) for an index entry between chunks, a
+    chunk named twice, or a chunk at a place in the file that `places` (place
+    -> (dataset name, row), filled as it goes) already holds."""
+    if d.chunks is None or not hasattr(d.id, "get_num_chunks"):  # contiguous or compact; or HDF5 before 1.10.5
+        return None
+    rows, chunk = d.shape[0], d.chunks[0]
+    needed = -(-rows // chunk)
+    present = [False] * needed
+    for i in range(d.id.get_num_chunks()):
+        info = d.id.get_chunk_info(i)
+        if info.byte_offset is None:  # an index entry that points nowhere: a chunk missing
+            continue
+        offset = info.chunk_offset[0]
+        if offset % chunk:
+            raise NotATableError(f"{where}: its chunk index names a chunk at row {offset + 1}, between chunks: "
+                                 f"{_DAMAGED_INDEX}")
+        if offset // chunk < needed:
+            if present[offset // chunk]:
+                raise NotATableError(f"{where}: its chunk index names the chunk of the rows from row {offset + 1} "
+                                     f"twice: {_DAMAGED_INDEX}")
+            present[offset // chunk] = True
+        if info.byte_offset in places:
+            other, row = places[info.byte_offset]
+            raise NotATableError(f"{where}: two chunks share one place in the file (its rows from row {offset + 1} "
+                                 f"and {other}'s from row {row + 1}): {_DAMAGED_INDEX}")
+        places[info.byte_offset] = name, offset
+    return present
+
+
 def _column_lengths(f, attrs: dict, path) -> dict:
     """The rows each /levels dataset holds, checked against its chunk index
     (NotATableError for a damaged one, whose rows would silently read as 0
@@ -542,35 +577,16 @@ def _column_lengths(f, attrs: dict, path) -> dict:
     run did not finish (a row a killed writer never wrote); anywhere else,
     or in a complete file, it is damage. Chunks beyond the rows are those a
     live writer files before it extends the dataset: not read."""
-    damaged = "a damaged chunk index; use an undamaged copy, or compute the levels again with chomp sieve"
     places, lengths = {}, {}
     for name, d in f["levels"].items():
         if getattr(d, "ndim", 0) < 1:
             continue
         rows = d.shape[0]
         lengths[name] = rows
-        if d.chunks is None or not hasattr(d.id, "get_num_chunks"):  # contiguous or compact; or HDF5 before 1.10.5
+        present = _chunks_present(d, f"{path}: /levels/{name}", f"/levels/{name}", places)
+        if present is None:
             continue
         where, chunk = f"{path}: /levels/{name}", d.chunks[0]
-        needed = -(-rows // chunk)
-        present = [False] * needed
-        for i in range(d.id.get_num_chunks()):
-            info = d.id.get_chunk_info(i)
-            if info.byte_offset is None:  # an index entry that points nowhere: a chunk missing
-                continue
-            offset = info.chunk_offset[0]
-            if offset % chunk:
-                raise NotATableError(f"{where}: its chunk index names a chunk at row {offset + 1}, between chunks: {damaged}")
-            if offset // chunk < needed:
-                if present[offset // chunk]:
-                    raise NotATableError(f"{where}: its chunk index names the chunk of the rows from row {offset + 1} twice: "
-                                         f"{damaged}")
-                present[offset // chunk] = True
-            if info.byte_offset in places:
-                other, row = places[info.byte_offset]
-                raise NotATableError(f"{where}: two chunks share one place in the file (its rows from row {offset + 1} "
-                                     f"and /levels/{other}'s from row {row + 1}): {damaged}")
-            places[info.byte_offset] = name, offset
         if False in present:
             gap = present.index(False)
             # Only an unfinished run's last row may lack its data (a write that failed part way), as
@@ -580,7 +596,7 @@ def _column_lengths(f, attrs: dict, path) -> dict:
                                      + (" while later rows have theirs" if True in present[gap:] else
                                         " in a complete file" if attrs.get("complete") == 1 else
                                         ", and more rows than an unfinished run's last one lack theirs")
-                                     + f" (such rows would read as 0): {damaged}")
+                                     + f" (such rows would read as 0): {_DAMAGED_INDEX}")
             lengths[name] = gap * chunk
     return lengths
 
@@ -751,7 +767,7 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
 
     def write(fh):
         # An attribute of several lines (resume_history, edits) stays in # lines.
-        fh.writelines("# " + line.replace("\n", "\n#   ") + "\n" for line in header)
+        fh.writelines("# " + "\n#   ".join(line.splitlines() or [""]) + "\n" for line in header)
         columns = levels.columns
         text = {"losing_fraction": lambda v: repr(float(v)), "hypothesis_ratio": lambda v: repr(float(v)),
                 "seconds": lambda v: repr(float(v)), "window_seconds": lambda v: repr(float(v)),
@@ -845,7 +861,17 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
         else:
             hint = f"run chomp sieve with --store-losing {n} or more"
         raise KeyError(f"{path} does not store the losing positions of level {n} ({hint})")
-    words = _read_settled(path, lambda f: f[f"losing_positions/level_{int(n):03d}"][()])
+    def read(f):
+        d = f[f"losing_positions/level_{int(n):03d}"]
+        # A level's positions are written whole: every chunk they need is in the index.
+        present = _chunks_present(d, f"{path}: /losing_positions/level_{int(n):03d}", d.name, {})
+        if present is not None and False in present:
+            raise NotATableError(f"{path}: /losing_positions/level_{int(n):03d}: its chunk of the rows from row "
+                                 f"{present.index(False) * d.chunks[0] + 1} is missing from its chunk index (such "
+                                 f"rows would read as 0): {_DAMAGED_INDEX}")
+        return d[()]
+
+    words = _read_settled(path, read)
     return [decode_path(w) for w in words]
 
 

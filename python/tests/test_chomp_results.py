@@ -267,11 +267,13 @@ class OtherFilesTest(unittest.TestCase):
 
     @staticmethod
     def _index_entry(data, path, column, row):
-        """Where the chunk index of /levels/column in the file `path` (whose
-        bytes are `data`) files the address of row `row`'s chunk: its only
-        occurrence as 8 little-endian bytes."""
+        """Where the chunk index of /levels/column (or of the dataset of that
+        path, when it starts with /) in the file `path` (whose bytes are
+        `data`) files the address of row `row`'s chunk: its only occurrence
+        as 8 little-endian bytes."""
         with cp.open_h5(path) as f:
-            address = f["levels"][column].id.get_chunk_info_by_coord((row,)).byte_offset
+            d = f[column] if column.startswith("/") else f["levels"][column]
+            address = d.id.get_chunk_info_by_coord((row,)).byte_offset
         found = [i for i in range(len(data) - 7) if data[i:i + 8] == address.to_bytes(8, "little")]
         assert len(found) == 1, f"the address {address} of row {row} of {column} is in {len(found)} places"
         return found[0], address
@@ -333,6 +335,22 @@ class OtherFilesTest(unittest.TestCase):
             with self.assertRaisesRegex(cp.NotATableError, rf"/levels/seconds: its chunk of the rows from row {last} is "
                                         r"missing from its chunk index, and more rows than an unfinished run's last"):
                 cp.read_levels(lose_chunk("two.h5", "seconds", last - 1, 0, also=last), require_complete=False)
+
+    def test_stored_positions_whose_chunk_is_lost_are_refused(self):
+        # The stored positions of a level, written whole, read as lattice path 0 (no position at all)
+        # where their chunk's index entry was lost: refused, naming the file and the damage.
+        table = cp.data_dir() / "levels-100.h5"
+        self.assertEqual(len(cp.read_losing_positions(table, 40)), 1022)  # L(40)
+        damaged = bytearray(table.read_bytes())
+        at, _ = self._index_entry(damaged, table, "/losing_positions/level_040", 0)
+        damaged[at - 9] ^= 0xFF  # the top byte of the key's chunk offset, before the address
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "lost.h5"
+            copy.write_bytes(damaged)
+            with self.assertRaisesRegex(cp.NotATableError, r"lost\.h5: /losing_positions/level_040: its chunk of the "
+                                        r"rows from row 1 is missing from its chunk index .*use an undamaged copy"):
+                cp.read_losing_positions(copy, 40)
+            self.assertEqual(len(cp.read_losing_positions(copy, 39)), 877)  # L(39): the others read
 
     def test_dimensions_other_than_2_or_3_are_refused(self):
         import h5py
@@ -508,8 +526,15 @@ class FileTest(unittest.TestCase):
         cp.to_csv(edited, buf)
         text = buf.getvalue()
         self.assertIn("\n#   2026-12-07: another\n", text)
-        self.assertTrue(text.splitlines()[text.splitlines().index("tiles,positions,losing,losing_fraction,"
-                        "hypothesis_ratio,seconds,marks,window_seconds,slices,losing_digest") - 1].startswith("#"))
+        lines = text.splitlines()
+        header = lines.index("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,marks,window_seconds,"
+                             "slices,losing_digest")
+        self.assertTrue(all(line.startswith("#") for line in lines[:header]), lines[:header])
+        # A bare carriage return too (pandas' parser ends a line there).
+        edited.attrs["edits"] = "one\rtwo"
+        buf = io.StringIO()
+        cp.to_csv(edited, buf)
+        self.assertIn("\n#   two\n", buf.getvalue())
         # A file of format 1 has none of them: the seven columns it has.
         old = cp.read_levels(cp.data_dir() / "levels-100.h5")
         self.assertIsNone(old.losing_digest)
