@@ -111,6 +111,7 @@ struct LevelFileWriter::Impl {
   std::vector<Handle> positions;  // /losing_positions/level_NNN, index n - 1
   hsize_t rows = 0;
   int store_losing = 0;
+  int inferred_rows = 0;  // as the provenance's inferred_marks says (latest way)
 
   // A row flushed is on disk before the next level is begun: H5Fflush hands
   // it to the kernel, fdatasync makes it durable, as the store's blocks are
@@ -158,6 +159,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
     }
   }
   impl_->store_losing = prov.store_losing;
+  impl_->inferred_rows = inferred_rows_of(prov.inferred_marks);
   if (prov.store_losing > 0) {
     const std::string what = "cannot create /losing_positions in " + path;
     Handle group = check(H5Gcreate2(f, "losing_positions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -185,6 +187,7 @@ LevelFileWriter::~LevelFileWriter() = default;
 
 std::uint64_t LevelFileWriter::rows() const { return impl_->rows; }
 int LevelFileWriter::store_losing() const { return impl_->store_losing; }
+int LevelFileWriter::inferred_rows() const { return impl_->inferred_rows; }
 
 void LevelFileWriter::append(const LevelResult& level) {
   if (!impl_->file.valid()) throw H5Error(path_ + " is already finished");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 #include "chomp/plane_ranking.hpp"
 #include "chomp/ranking.hpp"
@@ -213,6 +214,12 @@ void Resume::restore(const LosingStore& store, LevelFileWriter& out, const std::
 }
 
 void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level) {
+  if (out.inferred_rows() != sieve.plan().tail_rows)
+    throw std::invalid_argument(out.path() + "'s provenance says inferred_marks \"" +
+                                inferred_marks_text(out.inferred_rows()) + "\", but its sieve's is \"" +
+                                inferred_marks_text(sieve.plan().tail_rows) + "\"" +
+                                ": its marks would be read wrongly (set Provenance::inferred_marks to "
+                                "inferred_marks_text(sieve.plan().tail_rows))");
   if (level.tiles <= out.store_losing()) {
     std::vector<std::uint64_t> words;
     for (const Rows& rows : sieve.losing_positions(level.tiles))

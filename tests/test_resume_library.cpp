@@ -29,6 +29,7 @@ void write_interrupted_run(const std::string& path, int max_tiles, int levels) {
   prov.max_tiles = max_tiles;
   prov.run_id = new_run_id();
   prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
+  prov.inferred_marks = inferred_marks_text(inferred_rows(max_tiles, SieveOptions{}));
   const auto store = LosingStore::create(store_path_for(path), prov.run_id);
   LevelFileWriter out(path, prov);
   Sieve sieve(max_tiles, *store, SieveOptions{});
@@ -89,6 +90,36 @@ TEST(ResumeLibrary, StopsWhileCheckingLevelsAndReportsEachOne) {
   }, &stop), SieveInterrupted);
   EXPECT_EQ(last, 6);
   EXPECT_EQ(out.rows(), 6U);
+}
+
+// A file whose provenance says its marks count every move, written by a
+// sieve that infers the first two rows' moves (or the other way round),
+// would have its marks read wrongly: save_level refuses it and writes no
+// row.
+TEST(ResumeLibrary, SaveLevelRefusesAFileThatSaysOtherMarksThanTheSieveCounts) {
+  ScratchDir dir;
+  for (int sieve_rows : {0, 2}) {
+    const std::string path = dir.file("lie" + std::to_string(sieve_rows) + ".h5");
+    Provenance prov;
+    prov.max_tiles = 12;
+    prov.run_id = new_run_id();
+    prov.inferred_marks = inferred_marks_text(2 - sieve_rows);
+    const auto store = LosingStore::create(store_path_for(path), prov.run_id);
+    LevelFileWriter out(path, prov);
+    SieveOptions options;
+    options.inferred_rows = sieve_rows;
+    Sieve sieve(12, *store, options);
+    ASSERT_EQ(sieve.plan().tail_rows, sieve_rows);
+    try {
+      save_level(out, sieve, sieve.next_level());
+      ADD_FAILURE() << "save_level wrote a level whose marks the file misnames";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("provenance says inferred_marks \"" + inferred_marks_text(2 - sieve_rows) + "\""),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(out.rows(), 0U);
+  }
 }
 
 // The attribute inferred_marks of a file whose legs counted `marks` two

@@ -115,6 +115,9 @@ class LevelFileWriter {
   std::uint64_t rows() const;
   /// Levels 1..store_losing() keep their losing positions.
   int store_losing() const;
+  /// The top rows whose moves the file's marks leave out, as its
+  /// provenance's inferred_marks says for the latest leg (0: none).
+  int inferred_rows() const;
   const std::string& path() const { return path_; }
 
  private:

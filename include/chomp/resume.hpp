@@ -111,7 +111,11 @@ class Resume {
 };
 
 /// Writes a finished level of the sieve to the file: its losing positions
-/// when the file stores that level's, then its row.
+/// when the file stores that level's, then its row. Throws
+/// std::invalid_argument, writing nothing, when the file's provenance says
+/// other rows' moves are inferred than the sieve infers (its `marks` would
+/// then be read wrongly): set Provenance::inferred_marks to
+/// inferred_marks_text(sieve.plan().tail_rows) for a 2D run.
 void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level);
 
 }  // namespace chomp
