@@ -466,6 +466,6 @@ TEST(Resume3d, CommandsOfTwoDimensionalStoresRefuseA3dFile) {
   EXPECT_EQ(show.err.find("store"), std::string::npos) << show.err;
   // Its levels count cubes, as the run printed them, and it says it is 3D.
   EXPECT_NE(show.out.find("\n cubes        positions"), std::string::npos) << show.out;
-  EXPECT_NE(show.out.find("  dimensions     3\n"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("  dimensions         3\n"), std::string::npos) << show.out;
   EXPECT_EQ(read_text(out), bytes);
 }

@@ -109,7 +109,7 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   std::filesystem::remove(store_path_for(file));
   const ProcessResult lone = run_chomp({"show", file});
   EXPECT_EQ(lone.exit_code, 0) << lone.err;
-  EXPECT_NE(lone.out.find("  store          " + store_path_for(file) +
+  EXPECT_NE(lone.out.find("  store              " + store_path_for(file) +
                           " is missing: the table's counts are whole without it"),
             std::string::npos) << lone.out;
   // The command it names to start over is this run's, and runs it again
@@ -156,7 +156,7 @@ TEST(Show, ALevelsOnlyCopyIsNamedAsOneNotAsAFileThatLostItsStore) {
   ASSERT_EQ(read_level_file(file).number_attributes.count("levels_only"), 1u) << file;
   const ProcessResult shown = run_chomp({"show", file});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
-  EXPECT_NE(shown.out.find("store          none beside it: a levels-only copy"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("store              none beside it: a levels-only copy"), std::string::npos) << shown.out;
   EXPECT_EQ(shown.out.find("is missing"), std::string::npos) << shown.out;
   EXPECT_EQ(shown.out.find("--force"), std::string::npos) << shown.out;
 }
@@ -166,8 +166,8 @@ TEST(Show, ALevelsOnlyCopyIsNamedAsOneNotAsAFileThatLostItsStore) {
 // Grundy table); a file the program wrote as it is has none.
 TEST(Show, SaysWhatWasChangedByHandAfterTheRun) {
   const std::string data = CHOMP_DATA_DIR;
-  for (const auto& [file, says] : {std::pair{data + "/run-170/levels-156.h5", "  edits          2026-12-02, by hand"},
-                                   std::pair{data + "/levels-170.h5", "  edits          2026-12-05, by hand: repacked"},
+  for (const auto& [file, says] : {std::pair{data + "/run-170/levels-156.h5", "  edits              2026-12-02, by hand"},
+                                   std::pair{data + "/levels-170.h5", "  edits              2026-12-05, by hand: repacked"},
                                    std::pair{data + "/grundy-100.h5", "  edits            2026-12-01, by hand"}}) {
     const ProcessResult shown = run_chomp({"show", file});
     ASSERT_EQ(shown.exit_code, 0) << shown.err;

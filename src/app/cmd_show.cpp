@@ -298,9 +298,9 @@ int run_show(const ShowArgs& a) {
                           "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id", "first_git_revision",
                           "levels_only", "snapshot_of_run", "license", "edits"}) {
     if (const auto it = t.text_attributes.find(key); it != t.text_attributes.end() && !it->second.empty())
-      std::printf("  %-14s %s\n", key, it->second.c_str());
+      std::printf("  %-18s %s\n", key, it->second.c_str());
     else if (const auto jt = t.number_attributes.find(key); jt != t.number_attributes.end())
-      std::printf("  %-14s %lld\n", key, static_cast<long long>(jt->second));
+      std::printf("  %-18s %lld\n", key, static_cast<long long>(jt->second));
   }
   if (const auto it = t.text_attributes.find("resume_history"); it != t.text_attributes.end() && !it->second.empty())
     std::printf("  resume_history\n    %s\n", [&] {
@@ -308,7 +308,7 @@ int run_show(const ShowArgs& a) {
       for (std::size_t p = s.find('\n'); p != std::string::npos; p = s.find('\n', p + 5)) s.replace(p, 1, "\n    ");
       return s;
     }().c_str());
-  if (!store_note.empty()) std::printf("  store          %s\n", store_note.c_str());
+  if (!store_note.empty()) std::printf("  %-18s %s\n", "store", store_note.c_str());
   if (part_row)
     std::printf("  note           row %zu was written only in part (a write that failed: its store_trailer is 0, "
                 "or a column has no data for it); "
