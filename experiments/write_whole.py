@@ -20,14 +20,28 @@ def replace_whole(path, write):
     os.close(fd)
     try:
         write(part)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(part, 0o666 & ~mask)
+        os.chmod(part, 0o666 & ~umask())
         os.replace(part, path)
     except BaseException:
         if os.path.lexists(part):
             os.unlink(part)
         raise
+
+
+def umask():
+    """The process's umask, read from /proc/self/status where Linux gives it
+    (setting it to read it back would, for that moment, give files another
+    thread makes mode 0666), else set and set back."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text(path, text):

@@ -803,7 +803,16 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
 
 def _umask() -> int:
     """The process's umask (mkstemp makes its file 0600; the CSV it becomes
-    gets the mode a file opened for writing would have)."""
+    gets the mode a file opened for writing would have). Read from
+    /proc/self/status where Linux gives it: setting the umask to read it
+    back would, for that moment, give files another thread makes mode 0666."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0)
     os.umask(mask)
     return mask

@@ -256,6 +256,16 @@ class OtherFilesTest(unittest.TestCase):
             out = Path(tmp) / "levels.csv"
             cp.to_csv(levels, out)
             good = out.read_text()
+            # The CSV gets the mode a file opened for writing would (mkstemp's is 0600).
+            self.assertEqual(out.stat().st_mode & 0o777, 0o666 & ~cp._umask())
+            mask = os.umask(0o027)
+            try:
+                self.assertEqual(cp._umask(), 0o027)
+                cp.to_csv(levels, Path(tmp) / "other.csv")
+                self.assertEqual((Path(tmp) / "other.csv").stat().st_mode & 0o777, 0o640)
+            finally:
+                os.umask(mask)
+            (Path(tmp) / "other.csv").unlink()
             self.assertIn(f"\n{levels.max_tiles},", good)
             seconds = levels.seconds.astype(object)
             seconds[100] = "not a number"
