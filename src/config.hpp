@@ -269,4 +269,11 @@ inline constexpr std::uint64_t kFinishRoomUnderLimit = std::uint64_t{8} << 10;
 inline constexpr int kLiveReadAttempts = 8;
 inline constexpr double kLiveReadFirstPauseSeconds = 0.01;
 
+/// The first level whose `marks` is at least 1 in every way a run counts
+/// them (2D with the first two rows' moves inferred: level 6 on; 3D: level
+/// 2 on): a finished row of a level from here on with marks 0 is damage (a
+/// chunk index pointing into zeros), which readers refuse.
+/// (Mirrored in python/chomp_results: _MARKED_FROM.)
+inline constexpr int kMarkedFromLevel = 10;
+
 }  // namespace chomp::config

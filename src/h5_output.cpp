@@ -504,6 +504,9 @@ LevelFileReader::LevelFileReader(const std::string& path, bool check_rows)
         throw damaged(i, "has store_trailer 0, which only a row written in part has, and only the last");
       if (digests && t.losing[i] > 0 && t.losing_digest[i] == 0)
         throw damaged(i, "has losing_digest 0 for " + std::to_string(t.losing[i]) + " losing positions");
+      if (i + 1 >= static_cast<std::size_t>(config::kMarkedFromLevel) && t.marks[i] == 0)
+        throw damaged(i, "has marks 0, which no level from " + std::to_string(config::kMarkedFromLevel) +
+                             " on has (each has moves to losing positions to count)");
       if (const std::string problem = row_value_problem(t, i); !problem.empty())
         throw H5Error(path + ": level " + std::to_string(t.tiles[i]) + " (row " + std::to_string(i + 1) + "): " +
                       problem + ": one of them is wrong (a damaged or edited file; where the run's store is "

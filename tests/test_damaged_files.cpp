@@ -225,8 +225,8 @@ TEST_F(DamagedFile, ALastRowWrittenInPartIsNotCheckedAndIsComputedAgain) {
 // checksum (as a damaged chunk index makes HDF5 read the fill value 0, or
 // another chunk's value, with a checksum that holds): the row's level,
 // 0 slices, a store trailer of 0 before the last row, a losing digest of 0
-// for a level with losing positions. Each is refused by show and by
-// --resume, naming the row.
+// for a level with losing positions, marks of 0 from level 10 on. Each is
+// refused by show and by --resume, naming the row.
 TEST_F(DamagedFile, AValueThatNoFinishedLevelHoldsIsRefused) {
   struct Case {
     const char* column;
@@ -238,7 +238,8 @@ TEST_F(DamagedFile, AValueThatNoFinishedLevelHoldsIsRefused) {
                         Case{"levels/slices", H5T_NATIVE_UINT32, 0, "row 30 of /levels says the level was finished in 0 slices"},
                         Case{"levels/store_trailer", H5T_NATIVE_UINT64, 0, "row 30 of /levels has store_trailer 0"},
                         Case{"levels/losing_digest", H5T_NATIVE_UINT64, 0,
-                             "row 30 of /levels has losing_digest 0 for 220 losing positions"}}) {
+                             "row 30 of /levels has losing_digest 0 for 220 losing positions"},
+                        Case{"levels/marks", H5T_NATIVE_UINT64, 0, "row 30 of /levels has marks 0, which no level from 10"}}) {
     SCOPED_TRACE(c.column);
     const std::string path = dir_.file(std::string(c.column + 7) + ".h5");
     copy_run(finished_run(), path);

@@ -425,6 +425,9 @@ _open = open_h5
 # those writes for readers; and a file being closed reads as truncated for a
 # moment. Other failures are reported at once.
 _LIVE_READ_ATTEMPTS = 8
+# The first level whose marks are at least 1 however a run counts them
+# (src/config.hpp, kMarkedFromLevel): marks 0 there is damage.
+_MARKED_FROM = 10
 _LIVE_READ_FIRST_PAUSE = 0.01  # seconds, doubling: 1.27 s in all
 
 
@@ -663,7 +666,8 @@ def _check_rows_hold_levels(cols: dict, trailers, attrs: dict, rows: int, path) 
     value no finished level of such a file holds, as `chomp show` checks (a
     damaged chunk index can put one there with a checksum that holds): a row
     for another level than its place, 0 slices, a store trailer of 0 (a file
-    with a store), a losing digest of 0 for a level with losing positions."""
+    with a store), a losing digest of 0 for a level with losing positions,
+    marks of 0 for a level from _MARKED_FROM on."""
     stored = bool(attrs.get("store_file")) and "run_id" in attrs  # as the program's LevelFileReader::has_store
     L = cols["losing"][:rows]
     checks = [(cols["tiles"][:rows] != np.arange(1, rows + 1),
@@ -676,6 +680,10 @@ def _check_rows_hold_levels(cols: dict, trailers, attrs: dict, rows: int, path) 
     if "losing_digest" in cols:
         checks.append(((cols["losing_digest"][:rows] == 0) & (L > 0),
                        lambda i: f"has losing_digest 0 for {int(L[i])} losing positions"))
+    if "marks" in cols:
+        checks.append(((cols["marks"][:rows] == 0) & (np.arange(1, rows + 1) >= _MARKED_FROM),
+                       lambda i: f"has marks 0, which no level from {_MARKED_FROM} on has (each has moves to "
+                                 "losing positions to count)"))
     bad = [(int(np.nonzero(wrong)[0][0]), say) for wrong, say in checks if wrong.any()]
     if bad:
         i, say = min(bad, key=lambda b: b[0])

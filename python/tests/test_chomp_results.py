@@ -496,6 +496,15 @@ class FileTest(unittest.TestCase):
             refused(tmp, "trailer.h5", r"row 30 of /levels has store_trailer 0", store_trailer={29: 0})
             refused(tmp, "digest.h5", r"row 30 of /levels has losing_digest 0 for 220 losing positions",
                     losing_digest={29: 0})
+            refused(tmp, "marks.h5", r"row 30 of /levels has marks 0, which no level from 10 on has",
+                    marks={29: 0})
+            # Levels below 10 may have no marks to count (levels 1..5 of a run that infers both rows'
+            # moves): 0 there reads.
+            copy = Path(tmp) / "marks9.h5"
+            shutil.copy(FILE, copy)
+            with h5py.File(copy, "r+") as f:
+                f["levels"]["marks"][8] = 0
+            self.assertEqual(cp.read_levels(copy).marks[8], 0)
         self.assertEqual(len(cp.read_levels(FILE).tiles), cp.read_levels(FILE).max_tiles)  # the original reads
 
     def test_to_csv(self):
