@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,28 @@ bool started_by_mpi_launcher() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
     if (std::getenv(v)) return true;
   return false;
+}
+
+int launched_processes() {
+  const auto number = [](const char* name) -> long {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return -1;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    return *end == '\0' && n >= 0 ? n : -1;
+  };
+  long n = 1;
+  for (const char* size : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) n = std::max(n, number(size));
+  // PMIx names the rank alone; srun says the step's size.
+  if (std::getenv("PMIX_RANK")) n = std::max(n, number("SLURM_STEP_NUM_TASKS"));
+  for (const char* rank : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) n = std::max(n, number(rank) + 1);
+  return static_cast<int>(std::min<long>(n, INT_MAX));
+}
+
+int launched_rank() {
+  for (const char* rank : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* v = std::getenv(rank)) return std::atoi(v);
+  return 0;
 }
 
 namespace {

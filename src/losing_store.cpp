@@ -132,7 +132,8 @@ std::unique_ptr<LosingStore> LosingStore::create(const std::string& path, const 
   impl->fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (impl->fd < 0) {
     const int e = errno;
-    throw StoreError("cannot create store " + path + ": " + errno_text(e));
+    throw StoreError("cannot create store " + path + ": " + errno_text(e) +
+                     " (check that its folder exists and this user may write there)");
   }
   impl->write_header();
   return std::unique_ptr<LosingStore>(new LosingStore(std::move(impl)));

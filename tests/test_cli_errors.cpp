@@ -219,8 +219,50 @@ TEST(CliErrors, UnwritablePathsFailCleanly) {
   EXPECT_TRUE(r.err.find("Read-only file system") != std::string::npos ||
               r.err.find("Permission denied") != std::string::npos)
       << r.err;
+  EXPECT_NE(r.err.find("(check that its folder exists and this user may write there)"), std::string::npos) << r.err;
   if (mounted) umount(locked.c_str());
   std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
+}
+
+// A build without MPI started by mpirun or srun as several processes would
+// run the whole sieve in each (and all but one would find the file taken):
+// every process refuses, the first saying why and what to do, and nothing
+// is made. (A launcher is read from its environment, as Open MPI's mpirun
+// sets it; in a build with MPI the suite runs real jobs, tests/mpi.)
+TEST(CliErrors, ABuildWithoutMpiRefusesAJobOfSeveralProcesses) {
+#if CHOMP_TESTS_WITH_MPI
+  GTEST_SKIP() << "this build has MPI: tests/mpi runs the sieve under mpirun";
+#else
+  ScratchDir dir;
+  struct Launcher {
+    explicit Launcher(const char* rank) {
+      setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+      setenv("OMPI_COMM_WORLD_RANK", rank, 1);
+    }
+    ~Launcher() { unsetenv("OMPI_COMM_WORLD_SIZE"), unsetenv("OMPI_COMM_WORLD_RANK"); }
+  };
+  {
+    Launcher first("0");
+    const ProcessResult r = run_chomp({"sieve", "-n", "20", "-q", "-o", dir.file("run.h5")});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("this chomp was built without MPI, so each of the 2 processes the launcher started would "
+                         "run the whole sieve alone: build one with MPI (cmake -DCHOMP_WITH_MPI=ON"),
+              std::string::npos)
+        << r.err;
+  }
+  {
+    Launcher second("1");
+    const ProcessResult r = run_chomp({"sieve", "-n", "20", "-q", "-o", dir.file("run.h5")});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "");  // the first process says why
+  }
+  EXPECT_TRUE(dir.entries().empty());
+  // One process under a launcher is a run like any other.
+  setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+  const ProcessResult one = run_chomp({"sieve", "-n", "20", "-q", "-o", dir.file("run.h5")});
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+#endif
 }
 
 // A file size limit (ulimit -f): SIGXFSZ is ignored, the write fails with

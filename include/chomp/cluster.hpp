@@ -17,6 +17,13 @@ namespace chomp {
 
 /// True when an MPI launcher (mpirun, mpiexec, srun) started this process.
 bool started_by_mpi_launcher();
+/// How many processes the launcher that started this one says the job has
+/// (from its environment: Open MPI's, PMI's, PMIx under srun; 1 when no
+/// launcher started it), and this process's rank among them (0 without
+/// one). A build without MPI cannot join them (Cluster's size is 1): the
+/// program refuses such a job rather than run the whole sieve in each.
+int launched_processes();
+int launched_rank();
 
 /// The processes of this run: MPI_COMM_WORLD when built with MPI and started
 /// by an MPI launcher, this process alone otherwise. Make one, in the main

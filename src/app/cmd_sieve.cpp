@@ -20,6 +20,7 @@
 #include <system_error>
 #include <vector>
 
+#include "chomp/cluster.hpp"
 #include "chomp/h5_output.hpp"
 #include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
@@ -290,6 +291,15 @@ int follow_sieve(const SieveArgs& a, ClusterRun& cluster) {
 
 int run_sieve(const SieveArgs& a) {
   ClusterRun cluster;  // the processes of an MPI job, when mpirun or srun started this one
+  // A build without MPI started as several processes: each would run the
+  // whole sieve on its own, and all but one find the file taken. Every
+  // process refuses; the first says why.
+  if (cluster.processes() == 1 && launched_processes() > 1) {
+    if (launched_rank() != 0) return 2;
+    throw UsageError("this chomp was built without MPI, so each of the " + std::to_string(launched_processes()) +
+                     " processes the launcher started would run the whole sieve alone: build one with MPI "
+                     "(cmake -DCHOMP_WITH_MPI=ON, doc/MPI.md), or start this one without mpirun or srun");
+  }
   // Under mpirun the 3D leader refuses and cancels the run: the others take
   // that broadcast (follow returns at once), so that no collective is left
   // unmatched.
