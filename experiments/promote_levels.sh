@@ -41,7 +41,8 @@ cd "$(dirname "$0")/.."
 case ${1:-} in
   -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 esac
-k=${1:?usage: experiments/promote_levels.sh K [RUN.h5]}
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: experiments/promote_levels.sh K [RUN.h5] (--help says more)" >&2; exit 2; }
+k=$1
 run=${2:-/var/tmp/chomp-run/levels-170.h5}
 chomp=${CHOMP:-build/chomp}
 data=${DATA:-data}
@@ -55,7 +56,7 @@ python=${PYTHON:-/usr/bin/python3}
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 
 die() { echo "error: $*" >&2; exit 1; }
-[[ $k =~ ^[1-9][0-9]*$ ]] || die "K must be a level number, not '$k'"
+[[ $k =~ ^[1-9][0-9]*$ ]] || { echo "error: K must be a level number, not '$k'" >&2; exit 2; }
 [ -x "$chomp" ] || die "$chomp not found; build first (scripts/build.sh) or set CHOMP"
 # The largest committed table (levels-100 is the positions file, not a table to replace).
 p=$(ls "$data" 2>/dev/null | sed -n 's|^levels-\([0-9]*\)\.h5$|\1|p' | grep -vx 100 | sort -n | tail -n 1 || true)

@@ -15,19 +15,20 @@
 # Build the program first (scripts/build.sh). CHOMP names another binary
 # (default build/chomp, run by that relative path so the file's command_line
 # attribute names no machine's folders); STORE_LOSING changes how many levels
-# keep their losing positions (default 40, enough for notebooks/positions.ipynb,
-# about 0.2 MB). Prints the wall time of each step; data/README.md records them.
+# keep their losing positions (default 40, or N when smaller; enough for
+# notebooks/positions.ipynb, about 0.2 MB). Prints the wall time of each step; data/README.md records them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 case ${1:-} in
   -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
-n=${1:?usage: experiments/regenerate_data.sh MAX_TILES}
+[ $# -ge 1 ] || { echo "usage: experiments/regenerate_data.sh MAX_TILES (--help says more)" >&2; exit 2; }
+n=$1
 [ $# -eq 1 ] || { echo "error: one argument, MAX_TILES (got $#)" >&2; exit 2; }
 [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "error: MAX_TILES must be a whole number of tiles, not '$n'" >&2; exit 2; }
 chomp=${CHOMP:-build/chomp}
-store=${STORE_LOSING:-40}
+store=${STORE_LOSING:-$(( n < 40 ? n : 40 ))}   # at most N
 python=/usr/bin/python3   # Debian's, with python3-h5py, python3-numpy, python3-matplotlib
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"   # chomp_results, unless installed
 run=out/levels-$n.h5

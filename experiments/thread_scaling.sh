@@ -28,7 +28,7 @@ case ${1:-} in
   -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 esac
 n=${1:-120}
-[[ $n =~ ^[0-9]+$ ]] && [ $# -le 1 ] || { echo "usage: $0 [N] (see --help)" >&2; exit 2; }
+[[ $n =~ ^[1-9][0-9]*$ ]] && [ $# -le 1 ] || { echo "usage: $0 [N] (see --help)" >&2; exit 2; }
 [ -x build/chomp ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
 csv=${CSV:-experiments/results/scaling-$(hostname).csv}
 if [ -n "${CSV:-}" ] && [[ $csv != /* ]]; then csv=$caller/$csv; fi

@@ -8,6 +8,8 @@ a file that cannot be written (a file size limit) is one line, exit status
 2, and leaves the earlier one as it was (h5_to_csv.py, make_figures.py,
 readme_results.py and readme_verdict.py --update), an empty verdict is
 refused, and long_run_table.py --from beyond the levels is one line;
+regenerate_data.sh, promote_levels.sh and thread_scaling.sh without their
+number or with a bad one print a usage line and exit 2;
 --help works without the package, and a run says how to get it (where it is
 not installed).
 (compare_levels.py, h5_levels_only.py, mark_classes.py and pull_over_tails.py
@@ -243,4 +245,17 @@ with tempfile.TemporaryDirectory() as tmp:
     r = script("readme_verdict.py", "--update", readme, tmp / "VERDICT.md")
     assert r.returncode == 0 and "wrote the verdict (83 words)" in r.stdout, r.stdout + r.stderr
     assert "at length at length" in readme.read_text() and readme.read_text().startswith("# A README\n")
+
+    # The shell scripts a user runs with a number: no argument or a bad one is a usage line, exit
+    # status 2, before any work (no argument used to be bash's own "line 44: 1: usage", exit 1).
+    for name, args, says in [("regenerate_data.sh", [], "usage: experiments/regenerate_data.sh MAX_TILES"),
+                             ("regenerate_data.sh", ["0"], "MAX_TILES must be a whole number of tiles, not '0'"),
+                             ("promote_levels.sh", [], "usage: experiments/promote_levels.sh K [RUN.h5]"),
+                             ("promote_levels.sh", ["x"], "K must be a level number, not 'x'"),
+                             ("thread_scaling.sh", ["0"], "usage: "),
+                             ("thread_scaling.sh", ["1", "2"], "usage: ")]:
+        r = subprocess.run(["bash", str(ROOT / "experiments" / name), *args], capture_output=True, text=True,
+                           cwd=tmp, env=dict(os.environ, CHOMP=CHOMP))
+        assert r.returncode == 2 and r.stdout == "" and says in r.stderr and r.stderr.count("\n") == 1, \
+            f"{name} {args}: rc {r.returncode}\n{r.stdout}{r.stderr}"
 print("script_errors: ok")

@@ -324,9 +324,10 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
       ->check(output_file_name())
       ->capture_default_str();
   sub.add_option("-t,--threads", a->threads,
-                 "Worker threads (default: all cores); each has buffers in the memory budget (about 5 MiB at "
-                 "the least), so hundreds of threads need a large --memory-limit (with --dimensions 3: at "
-                 "most one a core)")
+                 "Worker threads (default: all cores); each has its own mark buckets in the memory budget, "
+                 "more each as threads are added (about 3 MiB a thread with 16, 20 MiB with 256: 5 GiB in all; "
+                 "--dry-run shows the plan), so hundreds of threads need a large --memory-limit (with "
+                 "--dimensions 3: at most one a core)")
       ->transform(whole_number(1, 4096));
   sub.add_flag("-f,--force", a->force, "Overwrite the output file if it exists (start over)");
   sub.add_flag("-r,--resume", a->resume,
