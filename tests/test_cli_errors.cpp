@@ -113,7 +113,11 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       // --checkpoint-every (NaN passed CLI11's range and meant: never save)
       {{"sieve", "--checkpoint-every", "nan"}, 2, "'nan' is not a decimal number"},
       {{"sieve", "--checkpoint-every", "inf"}, 2, "is not a decimal number"},
-      {{"sieve", "--checkpoint-every", "-1"}, 2, "'-1' is not a decimal number; give digits with at most one point"},
+      {{"sieve", "--checkpoint-every", "-1"}, 2, "'-1' is negative; give a number from 0 to 1000000"},
+      // a file to read that is not there, or a folder (the working folder is the case's own, empty)
+      {{"show", "none.h5"}, 2, "there is no file 'none.h5'; give a result file of `chomp sieve` or `chomp grundy`"},
+      {{"verify", "none.h5"}, 2, "there is no file 'none.h5'; give the result file of a 2D `chomp sieve` run"},
+      {{"show", "."}, 2, "'.' is a folder; give a result file"},
       {{"sieve", "--checkpoint-every", "1e3"}, 2, "is not a decimal number"},
       {{"sieve", "--checkpoint-every", "1.2.3"}, 2, "is not a decimal number"},
       {{"sieve", "--checkpoint-every", "2000000"}, 2, "'2000000' is too large: at most 1000000"},

@@ -110,12 +110,26 @@ CLI::Validator decimal_number(double hi) {
         const std::size_t point = value.find('.');
         const std::string digits =
             point == std::string::npos ? value : value.substr(0, point) + value.substr(point + 1);
+        if (!value.empty() && value[0] == '-') return in_quotes(value) + " is negative; give a number from " + range;
         if (digits.empty() || !all_digits(digits))  // a second point is left in digits
           return in_quotes(value) + " is not a decimal number; give digits with at most one point, from " + range;
         if (std::strtod(value.c_str(), nullptr) > hi) return in_quotes(value) + " is too large: at most " + bound;
         return {};
       },
       "NUMBER in " + range);
+}
+
+CLI::Validator input_file(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& value) -> std::string {
+        std::error_code ec;
+        const auto status = std::filesystem::status(value, ec);
+        if (std::filesystem::is_directory(status)) return in_quotes(value) + " is a folder; give " + what;
+        if (!std::filesystem::exists(status))
+          return "there is no file " + in_quotes(value) + "; give " + what + " (check the name and the folder)";
+        return {};
+      },
+      "FILE");
 }
 
 CLI::Validator output_file_name() {

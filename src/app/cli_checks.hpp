@@ -41,6 +41,9 @@ CLI::Validator decimal_number(double hi);
 /// A file name for writing: not empty, no control characters, not ending in
 /// '/', at most PATH_MAX bytes with no part longer than NAME_MAX.
 CLI::Validator output_file_name();
+/// A file to read that must exist: a missing one, or a folder, is refused
+/// saying what to give instead (`what`: "a result file of `chomp sieve`").
+CLI::Validator input_file(const std::string& what);
 
 /// Bytes from "512M", "20G", "1.5GiB", "4096" or "4096B": K, M, G and T
 /// (with or without a trailing B or iB, any case) are powers of 1024. On

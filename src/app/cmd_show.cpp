@@ -14,6 +14,7 @@
 #include "chomp/losing_store.hpp"
 #include "chomp/ranking.hpp"
 #include "chomp/three_rows.hpp"
+#include "cli_checks.hpp"
 #include "commands.hpp"
 #include "run_claim.hpp"
 #include "sieve_args.hpp"
@@ -334,7 +335,8 @@ int run_show(const ShowArgs& a) {
 const RegisterCommand reg(17, "show", "Print a result file's table and provenance (text, --csv or --json)",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<ShowArgs>();
-  sub.add_option("file", a->file, "Result file of `chomp sieve` or `chomp grundy`")->required()->check(CLI::ExistingFile);
+  sub.add_option("file", a->file, "Result file of `chomp sieve` or `chomp grundy`")->required()->check(
+      input_file("a result file of `chomp sieve` or `chomp grundy` (the --output of its run)"));
   auto* csv = sub.add_flag("--csv", a->csv,
                            "The table as CSV on stdout: tiles, positions, losing, losing_fraction, hypothesis_ratio, "
                            "seconds (the level's own), window_seconds (its window's opening pass), slices, marks, "

@@ -286,7 +286,7 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
   sub.add_option("file", a->file, "Result file of a 2D `chomp sieve` run (with its store beside it; a 3D run's "
                                    "store is checked when `chomp sieve --dimensions 3 --resume` continues it)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(input_file("the result file of a 2D `chomp sieve` run (its --output)"));
   sub.add_option("--from", a->from, "First level to check")->transform(whole_number(1, kMaxTiles))->capture_default_str();
   sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->transform(whole_number(1, kMaxTiles));
   sub.add_option("--every", a->every,
