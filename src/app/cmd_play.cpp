@@ -108,10 +108,15 @@ bool read_line(std::istream& in, std::string& line) {
   }
 }
 
-/// Why a tile cannot be taken, or "" when it can.
-std::string illegal_reason(const Rows& pos, const Move& m) {
+/// Why a tile cannot be taken, or "" when it can: off the board the game
+/// began with, or on it but already taken.
+std::string illegal_reason(const Rows& pos, const Rows& board, const Move& m) {
   const int rows = static_cast<int>(pos.size());
   if (m.row < 1 || m.col < 1) return "rows and columns are numbered from 1";
+  const int board_rows = static_cast<int>(board.size());
+  if (m.row > board_rows || m.col > board[static_cast<std::size_t>(m.row - 1)])
+    return "tile " + move_text(m) + " is off the board, whose rows are 1.." + std::to_string(board_rows) +
+           " and columns 1.." + std::to_string(board.front());
   if (m.row > rows) return "row " + std::to_string(m.row) + " has no tiles left";
   const int len = pos[static_cast<std::size_t>(m.row - 1)];
   if (m.col > len)
@@ -264,7 +269,7 @@ int run_play_sum(const PlayArgs& a) {
       const Move m{number(w[1]), number(w[2])};
       if (b < 1 || b > static_cast<int>(pos.size())) {
         std::cout << "Illegal move: boards are numbered 1.." << pos.size() << ". Try again.\n";
-      } else if (const std::string why = illegal_reason(pos[static_cast<std::size_t>(b - 1)], m); !why.empty()) {
+      } else if (const std::string why = illegal_reason(pos[static_cast<std::size_t>(b - 1)], boards[static_cast<std::size_t>(b - 1)], m); !why.empty()) {
         std::cout << "Illegal move: " << why << ". Try again.\n";
       } else if (m == Move{1, 1}) {
         std::cout << "Illegal move: the poisoned tile X is never taken in a sum. Try again.\n";
@@ -382,7 +387,7 @@ int run_play(const PlayArgs& a) {
         std::cout << "'" << printable(line) << "' is not a move. " << kHelp;
         break;
       case Input::move:
-        if (const std::string why = illegal_reason(game.position(), in.m); !why.empty()) {
+        if (const std::string why = illegal_reason(game.position(), Rows(static_cast<std::size_t>(a.rows), a.cols), in.m); !why.empty()) {
           std::cout << "Illegal move: " << why << ". Try again.\n";
         } else {
           game.play(in.m);

@@ -292,10 +292,13 @@ int follow_sieve(const SieveArgs& a, ClusterRun& cluster) {
 int run_sieve(const SieveArgs& a) {
   ClusterRun cluster;  // the processes of an MPI job, when mpirun or srun started this one
   // A build without MPI started as several processes: each would run the
-  // whole sieve on its own, and all but one find the file taken. Every
-  // process refuses; the first says why.
+  // whole sieve on its own, and all but one find the file taken. The first
+  // refuses and says why (exit 2, the job's status); the others end
+  // quietly, as main() has them do for a refused command line (one ending
+  // with 2 first could make mpirun abort the job across the first's
+  // message).
   if (cluster.processes() == 1 && launched_processes() > 1) {
-    if (launched_rank() != 0) return 2;
+    if (launched_rank() != 0) return 0;
     throw UsageError("this chomp was built without MPI, so each of the " + std::to_string(launched_processes()) +
                      " processes the launcher started would run the whole sieve alone: build one with MPI "
                      "(cmake -DCHOMP_WITH_MPI=ON, doc/MPI.md), or start this one without mpirun or srun");

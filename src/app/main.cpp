@@ -104,7 +104,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (other_rank) return 0;
     // One line for the problem (the value echoed safely), one for help.
-    std::cerr << "chomp: " << printable(e.what(), 400) << '\n'
+    // CLI11 says of an option given twice "At Most 1 required but received 2".
+    std::string what = e.what();
+    if (const auto at = what.find(": At Most 1 required but received "); at != std::string::npos)
+      what = what.substr(0, at) + " was given " + what.substr(at + 34) + " times; give it once";
+    std::cerr << "chomp: " << printable(what, 400) << '\n'
               << "Run 'chomp --help' or 'chomp <command> --help' for usage.\n";
     return 2;
   }
