@@ -63,6 +63,13 @@ class LevelsOnlyCopy(unittest.TestCase):
         self.assertIn("a copy with the levels only", r.stderr)
         self.assertIn("independent of the engine", r.stderr)
         self.assertRegex(r.stdout, r"\n +60 +20106 +\d+  ok\n")
+        self.assertNotIn("note:", r.stderr)
+        # The options of the store's checks do nothing on a copy: said once, the check passes as before.
+        r = run("verify", str(self.copy), "--moves", "5", "--seed", "1", "--from", "50")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("note: --moves, --seed set the checks of a run's store, which a levels-only copy lacks: "
+                      "they have no effect here\n", r.stderr)
+        self.assertIn("levels 50..60 of", r.stderr)
 
     def test_show_three_rows_of_the_copy_is_that_of_the_run(self):
         # The copy has no store: --three-rows prints the sample it records,

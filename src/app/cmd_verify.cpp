@@ -35,6 +35,7 @@ struct VerifyArgs {
   bool finished = false;
   int threads = 0;
   std::optional<std::uint64_t> seed;  // which position of each stride the samples take (none given: drawn)
+  std::vector<std::string> store_options_given;  // of --every, --moves, --no-moves, --seed, --threads
 };
 
 /// The default samples a level: transposes looked up, and losing positions
@@ -85,6 +86,13 @@ int last_level_to_check(const VerifyArgs& a, int rows) {
 /// records for each level, against three-rowed Chomp solved on its own.
 int verify_levels_only(const VerifyArgs& a, const LevelTable& t) {
   const int rows = static_cast<int>(t.tiles.size());
+  if (!a.store_options_given.empty()) {
+    std::string names;
+    for (const std::string& o : a.store_options_given) names += (names.empty() ? "" : ", ") + o;
+    std::fprintf(stderr, "note: %s %s the checks of a run's store, which a levels-only copy lacks: %s\n",
+                 names.c_str(), a.store_options_given.size() == 1 ? "sets" : "set",
+                 a.store_options_given.size() == 1 ? "it has no effect here" : "they have no effect here");
+  }
   bool present = false;
   const auto recorded = read_three_row_record(a.file, rows, present);
   if (!present)
@@ -289,7 +297,7 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
       ->check(input_file("the result file of a 2D `chomp sieve` run (its --output)"));
   sub.add_option("--from", a->from, "First level to check")->transform(whole_number(1, kMaxTiles))->capture_default_str();
   sub.add_option("--to", a->to, "Last level to check (default: the file's last)")->transform(whole_number(1, kMaxTiles));
-  sub.add_option("--every", a->every,
+  auto* every = sub.add_option("--every", a->every,
                  "Look up the transpose of one losing position in every K (1: all; default: at most 10,000 a "
                  "level)")
       ->transform(whole_number(1, std::uint64_t{1} << 40));
@@ -297,12 +305,12 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
                  "Check the rule move by move on one losing position in every K and one rank in every K of each "
                  "level (1: all; default: at most 500 of each a level)")
       ->transform(whole_number(1, std::uint64_t{1} << 40));
-  sub.add_flag("--no-moves", a->no_moves, "Do not check the rule (the store and transposition only)")->excludes(moves);
+  auto* no_moves = sub.add_flag("--no-moves", a->no_moves, "Do not check the rule (the store and transposition only)")->excludes(moves);
   sub.add_flag("--finished", a->finished, "Check the finished levels of a run that did not complete");
-  sub.add_option("--seed", a->seed,
+  auto* seed = sub.add_option("--seed", a->seed,
                  "Which position of each stride the samples take (0: the first; default: drawn, and printed)")
       ->transform(whole_number(0, std::uint64_t{1} << 62));
-  sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
+  auto* threads = sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
   sub.footer("Reads each finished level's losing ranks from the run's store (beside the file)\n"
              "and checks, saying of each check whether it is independent of the engine:\n"
              "  the stored ranks: increasing, below p(n), as many as the level's row says, with\n"
@@ -316,12 +324,17 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
              "  three rows: the stored losing positions of at most three rows are exactly\n"
              "    those of three-rowed Chomp solved on its own (independent; that family only).\n"
              "A levels-only copy (no store) gets the last check alone, on the positions of\n"
-             "at most three rows it records.\n"
+             "at most three rows it records; --every, --moves, --no-moves, --seed and\n"
+             "--threads set the store's checks and do nothing there.\n"
              "Exit code 1 names the first failing position of each level that fails, and\n"
              "refuses a file whose run did not complete unless --finished is given.\n"
              "Examples: chomp verify run.h5 --from 91\n"
              "          chomp verify run.h5 --from 151 --every 64 --moves 100000\n");
-  return [a] { return run_verify(*a); };
+  return [a, store_options = std::vector<CLI::Option*>{every, moves, no_moves, seed, threads}] {
+    for (const CLI::Option* o : store_options)
+      if (o->count() > 0) a->store_options_given.push_back(o->get_name());
+    return run_verify(*a);
+  };
 });
 
 }  // namespace
