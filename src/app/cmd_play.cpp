@@ -420,7 +420,8 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
                  "without --rows or --cols)")
       ->excludes(rows)
       ->excludes(cols);
-  sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed)")
+  sub.add_option("-s,--seed", a->seed, "Seed of the computer's random choices (default: a fresh one, printed; unused with --boards, "
+                 "which plays without chance)")
       ->transform(whole_number(0, UINT64_MAX));
   sub.footer(
       "Moves are read from stdin as 'row col'; also hint, undo, help, quit. End of input ends\n"

@@ -338,7 +338,8 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
                "there is none (refused without it). A larger --max-tiles extends a finished run");
   a->store_losing_option =
       sub.add_option("--store-losing", a->store_losing,
-                     "Also store the losing positions of levels 1..K in the file (K <= 63)")
+                     "Also store the losing positions of levels 1..K in the file (K <= 63 and K <= --max-tiles; a "
+                     "--resume keeps the first leg's K)")
           ->transform(whole_number(0, kMaxStoredTiles, " (stored positions are 64-bit lattice paths, which hold every "
                                       "position of up to 63 tiles)"));
   sub.add_option("--memory-limit", a->memory_limit,
