@@ -104,6 +104,12 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   EXPECT_EQ(old_rows[0].substr(old_rows[0].rfind(',')), ",losing_digest");
   EXPECT_EQ(old_rows[100].back(), ',') << old_rows[100];
   EXPECT_NE(old_rows[100].find(",,,"), std::string::npos) << "no window_seconds, slices: " << old_rows[100];
+  // and in the table a "-" (it printed 1 slice for every level).
+  const ProcessResult old_table = run_chomp({"show", std::string(CHOMP_DATA_DIR) + "/levels-100.h5"});
+  ASSERT_EQ(old_table.exit_code, 0) << old_table.err;
+  EXPECT_NE(old_table.out.find("\n   100        190569292"), std::string::npos) << old_table.out;
+  EXPECT_NE(old_table.out.find(" -        -\n", old_table.out.find("\n   100        190569292")), std::string::npos)
+      << old_table.out;
 
   // Without its store, the table still shows, and says why there are no bytes.
   std::filesystem::remove(store_path_for(file));

@@ -321,9 +321,11 @@ int run_show(const ShowArgs& a) {
               "seconds", "slices", "B/losing");
   for (std::size_t i = 0; i < rows; ++i) {
     const double b = bytes_per(i);
-    std::printf("%6u %16llu %14llu %10.4f %10.6f %10.3f %6u ", t.tiles[i],
+    // A file before format 3 recorded no slices: "-", as in B/losing.
+    std::printf("%6u %16llu %14llu %10.4f %10.6f %10.3f %6s ", t.tiles[i],
                 static_cast<unsigned long long>(t.positions[i]), static_cast<unsigned long long>(t.losing[i]),
-                100 * t.losing_fraction[i], t.hypothesis_ratio[i], t.seconds[i] + t.window_seconds[i], t.slices[i]);
+                100 * t.losing_fraction[i], t.hypothesis_ratio[i], t.seconds[i] + t.window_seconds[i],
+                run_columns ? std::to_string(t.slices[i]).c_str() : "-");
     if (std::isnan(b))
       std::printf("%8s\n", "-");
     else
