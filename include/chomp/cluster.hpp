@@ -20,8 +20,9 @@ bool started_by_mpi_launcher();
 /// How many processes the launcher that started this one says the job has
 /// (from its environment: Open MPI's, PMI's, PMIx under srun; 1 when no
 /// launcher started it), and this process's rank among them (0 without
-/// one). A build without MPI cannot join them (Cluster's size is 1): the
-/// program refuses such a job rather than run the whole sieve in each.
+/// one). Where Cluster's size is 1 under a launcher of several (a build
+/// without MPI, or a launcher of another MPI library), `chomp sieve`
+/// refuses the job rather than run the whole sieve in each process.
 int launched_processes();
 int launched_rank();
 

@@ -299,9 +299,17 @@ int run_sieve(const SieveArgs& a) {
   // message).
   if (cluster.processes() == 1 && launched_processes() > 1) {
     if (launched_rank() != 0) return 0;
-    throw UsageError("this chomp was built without MPI, so each of the " + std::to_string(launched_processes()) +
-                     " processes the launcher started would run the whole sieve alone: build one with MPI "
-                     "(cmake -DCHOMP_WITH_MPI=ON, doc/MPI.md), or start this one without mpirun or srun");
+    const std::string n = std::to_string(launched_processes());
+    const std::string mpi = cluster.mpi_library();
+    if (mpi.empty())
+      throw UsageError("this chomp was built without MPI, so each of the " + n +
+                       " processes the launcher started would run the whole sieve alone: build one with MPI "
+                       "(cmake -DCHOMP_WITH_MPI=ON, doc/MPI.md), or start this one without mpirun or srun");
+    // Built with MPI, yet alone: a launcher of another MPI library (MPICH's
+    // mpiexec for a build with Open MPI) starts each process on its own.
+    throw UsageError("the launcher started " + n + " processes, but MPI (" + mpi +
+                     ", which this chomp was built with) sees this one alone: each would run the whole sieve; "
+                     "start it with that library's own mpirun (doc/MPI.md)");
   }
   // Under mpirun the 3D leader refuses and cancels the run: the others take
   // that broadcast (follow returns at once), so that no collective is left
