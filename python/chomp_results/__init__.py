@@ -137,7 +137,7 @@ def decode_path(word: int) -> tuple[int, ...]:
     >>> decode_path(20), decode_path(26), decode_path(38)
     ((3, 2), (2, 2, 1), (3, 1, 1))
     """
-    word = int(word)
+    word = operator.index(word)  # an integer (numpy's too); not "38" or 2.9
     if word <= 0:
         raise ValueError(f"lattice path {word} has no north step")
     rows_bottom_first = []
@@ -251,7 +251,10 @@ def plane_partition_numbers(n_max: int) -> list[int]:
 @dataclass
 class Levels:
     """The per-level table of one result file, as numpy arrays (one entry per
-    level, tiles = 1..max_tiles), plus the file's root attributes."""
+    level, tiles = 1..max_tiles), plus the file's root attributes. Counts
+    are exact unsigned integers (tiles and slices uint32; positions, losing
+    and marks uint64): take ``.astype(numpy.int64)`` before subtracting
+    (``numpy.diff``), as unsigned differences wrap."""
 
     path: Path
     tiles: np.ndarray
@@ -397,7 +400,8 @@ def open_h5(path):
     mark and opens only as a SWMR reader (with HDF5's read attempts bounded,
     so a damaged file fails at once). FileNotFoundError for no file,
     IsADirectoryError for a folder, ValueError for a file that is not HDF5
-    (NotATableError), OSError for a damaged or truncated one."""
+    (NotATableError), PermissionError for one this user may not read,
+    OSError for a damaged or truncated one."""
     import h5py  # imported here so the path helpers work without h5py
 
     path = Path(path)
@@ -411,7 +415,14 @@ def open_h5(path):
         try:
             return _open_swmr(path)
         except OSError:
-            if not h5py.is_hdf5(path):  # a CSV, say; a truncated HDF5 file keeps its OSError
+            try:
+                hdf5 = h5py.is_hdf5(path)
+            except OSError as e:  # it cannot be read at all
+                raise _unreadable(path, e) from None
+            if not hdf5:  # a CSV, say; a truncated HDF5 file keeps its OSError
+                if path.suffix.lower() in (".store", ".window"):
+                    raise NotATableError(f"{path} is not an HDF5 file but a run's {path.suffix[1:]} file: the "
+                                         f"result file is the .h5 beside it ({path.with_suffix('.h5').name})") from None
                 raise NotATableError(f"{path} is not an HDF5 file, so not a chomp result file") from None
             raise
 
@@ -514,7 +525,8 @@ def _refuse_other_kind(f, path) -> None:
         fmt = _attr(f.attrs["format"])
         kind = OTHER_FORMATS.get(fmt)
         raise NotATableError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
-                         f"\"{fmt}\" marks a file of " + (f"`{kind}`" if kind else "another command"))
+                             f"\"{fmt}\" marks a file of " + (f"`{kind}`" if kind else "another command") +
+                             " (`chomp show` prints it; doc/FILE_FORMAT.md says what it holds)")
 
 
 def _check_table(f, path) -> dict:
@@ -744,6 +756,9 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
     """
     import io
 
+    if not isinstance(levels, Levels):
+        raise TypeError(f"to_csv takes the Levels that read_levels returns, not {type(levels).__name__}: "
+                        "to_csv(read_levels(path), out)")
     a = levels.attrs
     header = [
         f"chomp sieve per-level table, exported from {levels.path.name} by {source}",
@@ -794,11 +809,19 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
                          "for the CSV")
     if out.suffix.lower() in RUN_FILE_SUFFIXES:
         raise ValueError(f"{out} is named like a run's file ({out.suffix}), not a CSV: give a name ending in .csv")
+    # The CSV's own name in the errors, not the temporary file's beside it.
+    if out.is_dir():
+        raise IsADirectoryError(f"{out} is a folder: give a file name for the CSV, such as {out / 'levels.csv'}")
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"the folder of {out} does not exist: make it first, or give another name for the CSV")
     # Written beside it under a name of its own, then put in its place: an
     # error leaves no partial CSV, and an earlier one whole.
     import tempfile
 
-    fd, part = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        fd, part = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    except OSError as e:
+        raise OSError(e.errno, f"cannot write {out}: {e.strerror} (in its folder {out.parent})") from None
     try:
         with open(fd, "w", newline="\n") as fh:
             write(fh)
@@ -858,8 +881,9 @@ def stored_levels(path) -> list[int]:
 def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
     """The losing positions with n tiles, as row-length tuples in file order.
 
-    Raises KeyError if the file does not store level n, ValueError for a
-    level below 1 or a file of another command. It reads the positions
+    Raises KeyError if the file does not store level n (or its run has not
+    finished it yet), ValueError for a level below 1 or a file of another
+    command. It reads the positions
     only: read_levels checks the table's counts against their fraction and
     ratio (a file that fails that check is damaged or edited, and its
     positions deserve no more trust)."""
@@ -875,6 +899,9 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
             hint = "a table of 3D Chomp: 3D runs store no positions (doc/THREE_D.md)"
         elif bare_copy:
             hint = "a levels-only copy of a run that stored none: read a run's own file made with --store-losing"
+        elif _read_settled(path, lambda f: f"losing_positions/level_{int(n):03d}" in f):
+            hint = ("the run stores that level but has not finished it yet: read it once the run has "
+                    "(stored_levels says which it has)")
         else:
             hint = f"run chomp sieve with --store-losing {n} or more"
         raise KeyError(f"{path} does not store the losing positions of level {n} ({hint})")

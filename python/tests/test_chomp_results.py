@@ -74,6 +74,13 @@ class DecoderTest(unittest.TestCase):
         for word in (0, 1, 0b101):  # no north step; a row of length 0 first
             with self.assertRaises(ValueError):
                 cp.decode_path(word)
+        # A path is an integer (numpy's too), not a text or a float that int() would round.
+        import numpy as np
+
+        self.assertEqual(cp.decode_path(np.uint64(38)), (3, 1, 1))
+        for word in ("38", 2.9):
+            with self.assertRaises(TypeError):
+                cp.decode_path(word)
         with self.assertRaises(ValueError):
             cp.encode_rows((1, 2))
         # Inputs that used to give a wrong answer without a word.
@@ -159,6 +166,13 @@ class OtherFilesTest(unittest.TestCase):
         table = next(cp.data_dir().glob("levels-*.csv"))
         with self.assertRaisesRegex(ValueError, r"is not an HDF5 file"):
             cp.read_levels(table)
+        # A run's store or checkpoint given for its table: the message names the table beside it.
+        with tempfile.TemporaryDirectory() as tmp:
+            store = Path(tmp) / "levels-90.store"
+            store.write_bytes(b"CHOMPSTORE" + bytes(100))
+            with self.assertRaisesRegex(cp.NotATableError, r"not an HDF5 file but a run's store file: the result "
+                                                           r"file is the \.h5 beside it \(levels-90\.h5\)"):
+                cp.read_levels(store)
 
     def test_another_hdf5_file_is_not_a_table(self):
         import h5py
@@ -385,6 +399,16 @@ class OtherFilesTest(unittest.TestCase):
             self.assertIn("\n170,", t.read())
         with self.assertRaisesRegex(TypeError, "to_csv writes text"):
             cp.to_csv(levels, io.BytesIO())
+        # A file name where the table goes is said to be one; the CSV's own name in the errors, not the
+        # temporary file's beside it.
+        with self.assertRaisesRegex(TypeError, r"to_csv takes the Levels that read_levels returns, not str"):
+            cp.to_csv(str(cp.default_levels_file()), io.StringIO())
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaisesRegex(IsADirectoryError, rf"{tmp} is a folder: give a file name for the CSV"):
+                cp.to_csv(levels, tmp)
+            with self.assertRaisesRegex(FileNotFoundError, r"the folder of .*nodir/x\.csv does not exist"):
+                cp.to_csv(levels, Path(tmp) / "nodir" / "x.csv")
+            self.assertEqual(list(Path(tmp).iterdir()), [])
 
 
 @unittest.skipUnless(FILE, "set CHOMP_POSITIONS_FILE to a file from chomp sieve --store-losing 12 or more")
@@ -591,7 +615,9 @@ class FileTest(unittest.TestCase):
                 f["levels"]["store_trailer"][29] = 0
             self.assertEqual(cp.read_levels(out, require_complete=False).max_tiles, 29)
             self.assertEqual(cp.stored_levels(out), list(range(1, 30)))
-            with self.assertRaises(KeyError):
+            # The run stores level 30 but has not finished it: said so, not "run with --store-losing 30".
+            with self.assertRaisesRegex(KeyError, r"does not store the losing positions of level 30 \(the run "
+                                                  r"stores that level but has not finished it yet"):
                 cp.read_losing_positions(out, 30)
 
     @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
