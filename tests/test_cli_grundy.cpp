@@ -70,14 +70,17 @@ TEST(GrundyCommand, ValueZeroCountsEqualTheSievesLosingCountsAtEveryLevel) {
   EXPECT_TRUE(contains(shown.out, "Grundy values of 50 levels, status complete")) << shown.out;
   const ProcessResult csv = run_chomp({"show", s.file("g.h5"), "--csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_TRUE(contains(csv.out, "tiles,positions,largest_value,g0,g1,")) << csv.out;
-  std::string row50 = "50," + std::to_string(p.positions(50)) + ",49";
+  EXPECT_TRUE(contains(csv.out, "tiles,positions,largest_value,seconds,g0,g1,")) << csv.out;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.6f", file.seconds[49]);
+  std::string row50 = "50," + std::to_string(p.positions(50)) + ",49," + seconds;
   for (std::uint64_t c : file.counts[49]) row50 += "," + std::to_string(c);
   EXPECT_TRUE(contains(csv.out, row50 + "\n")) << csv.out;
   const ProcessResult json = run_chomp({"show", s.file("g.h5"), "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  EXPECT_TRUE(contains(json.out, "\"tiles\": 3, \"positions\": 3, \"largest_value\": 2, \"counts\": [1, 0, 2]"))
+  EXPECT_TRUE(contains(json.out, "\"tiles\": 3, \"positions\": 3, \"largest_value\": 2, \"seconds\": "))
       << json.out;
+  EXPECT_TRUE(contains(json.out, ", \"counts\": [1, 0, 2]}")) << json.out;
   // --three-rows lists a sieve file's losing positions: refused, not ignored.
   const ProcessResult rows = run_chomp({"show", s.file("g.h5"), "--three-rows"});
   EXPECT_EQ(rows.exit_code, 2) << rows.err;

@@ -126,11 +126,12 @@ int show_grundy(const ShowArgs& a) {
   const std::size_t rows = g.tiles.size();
   const std::size_t width = rows ? g.counts[0].size() : 0;
   if (a.csv) {
-    std::printf("tiles,positions,largest_value");
+    std::printf("tiles,positions,largest_value,seconds");
     for (std::size_t v = 0; v < width; ++v) std::printf(",g%zu", v);
     std::printf("\n");
     for (std::size_t i = 0; i < rows; ++i) {
-      std::printf("%u,%llu,%u", g.tiles[i], static_cast<unsigned long long>(g.positions[i]), g.largest[i]);
+      std::printf("%u,%llu,%u,%.6f", g.tiles[i], static_cast<unsigned long long>(g.positions[i]), g.largest[i],
+                  g.seconds[i]);
       for (std::uint64_t c : g.counts[i]) std::printf(",%llu", static_cast<unsigned long long>(c));
       std::printf("\n");
     }
@@ -145,8 +146,10 @@ int show_grundy(const ShowArgs& a) {
       std::printf("%s\n    %s: %s", first ? "" : ",", json_string(k).c_str(), json_string(v).c_str()), first = false;
     std::printf("\n  },\n  \"levels\": [");
     for (std::size_t i = 0; i < rows; ++i) {
-      std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"largest_value\": %u, \"counts\": [", i ? "," : "",
-                  g.tiles[i], static_cast<unsigned long long>(g.positions[i]), g.largest[i]);
+      std::printf("%s\n    {\"tiles\": %u, \"positions\": %llu, \"largest_value\": %u, \"seconds\": %s, "
+                  "\"counts\": [",
+                  i ? "," : "", g.tiles[i], static_cast<unsigned long long>(g.positions[i]), g.largest[i],
+                  json_number(g.seconds[i]).c_str());
       for (std::size_t v = 0; v <= g.largest[i] && v < width; ++v)
         std::printf("%s%llu", v ? ", " : "", static_cast<unsigned long long>(g.counts[i][v]));
       std::printf("]}");
