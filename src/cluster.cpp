@@ -30,25 +30,21 @@ bool started_by_mpi_launcher() {
 }
 
 int launched_processes() {
-  const auto number = [](const char* name) -> long {
+  // A count, or -1 where the variable is missing or not a number; capped
+  // (a rank of 20 digits must not overflow).
+  const auto number = [](const char* name) -> long long {
     const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') return -1;
+    if (v == nullptr || *v < '0' || *v > '9') return -1;
     char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    return *end == '\0' && n >= 0 ? n : -1;
+    const long long n = std::strtoll(v, &end, 10);
+    return *end == '\0' ? std::min(n, static_cast<long long>(INT_MAX) - 1) : -1;
   };
-  long n = 1;
+  long long n = 1;
   for (const char* size : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) n = std::max(n, number(size));
   // PMIx names the rank alone; srun says the step's size.
   if (std::getenv("PMIX_RANK")) n = std::max(n, number("SLURM_STEP_NUM_TASKS"));
   for (const char* rank : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) n = std::max(n, number(rank) + 1);
-  return static_cast<int>(std::min<long>(n, INT_MAX));
-}
-
-int launched_rank() {
-  for (const char* rank : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* v = std::getenv(rank)) return std::atoi(v);
-  return 0;
+  return static_cast<int>(n);
 }
 
 namespace {

@@ -218,8 +218,9 @@ void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& lev
     throw std::invalid_argument(out.path() + "'s provenance says inferred_marks \"" +
                                 inferred_marks_text(out.inferred_rows()) + "\", but its sieve's is \"" +
                                 inferred_marks_text(sieve.plan().tail_rows) + "\"" +
-                                ": its marks would be read wrongly (set Provenance::inferred_marks to "
-                                "inferred_marks_text(sieve.plan().tail_rows))");
+                                ": its marks would be read wrongly (set Provenance::inferred_marks as SieveRun "
+                                "does: inferred_marks_text(rows) for a new file, continued_inferred_marks(before, "
+                                "rows, first level) for a resumed one, rows = sieve.plan().tail_rows)");
   if (level.tiles <= out.store_losing()) {
     std::vector<std::uint64_t> words;
     for (const Rows& rows : sieve.losing_positions(level.tiles))

@@ -248,8 +248,8 @@ TEST(PlayCommand, ExplainsBadInputHintsUndoesAndEndsAtEof) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "'hello' is not a move"));
   // Tiles the board never had, and one taken already (it used to call (9,9) a tile of an emptied row).
-  EXPECT_TRUE(contains(r.out, "Illegal move: tile (9,9) is off the board, whose rows are 1..3 and columns 1..4"));
-  EXPECT_TRUE(contains(r.out, "Illegal move: tile (2,5) is off the board"));
+  EXPECT_TRUE(contains(r.out, "Illegal move: tile (9,9) is off the board, whose rows are 1..3. Try again.")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Illegal move: tile (2,5) is off the board, whose row 2 has columns 1..4")) << r.out;
   EXPECT_TRUE(contains(r.out, "Illegal move: tile (1,4) is gone: row 1 has tiles in columns 1..")) << r.out;
   EXPECT_TRUE(contains(r.out, "Hint: take (2,3); it leaves 4,2,2"));
   EXPECT_TRUE(contains(r.out, "Took back your last move"));

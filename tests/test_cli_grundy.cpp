@@ -349,6 +349,10 @@ TEST(PlaySum, ThePerfectComputerWinsEveryWonSum) {
   const ProcessResult hint = run_chomp_with_input({"play", "--boards", "2,1 + 2"}, "hint\n1 1 2\n2 1 2\n");
   EXPECT_TRUE(contains(hint.out, "values are 0 xor 1 = 1; take (1,2) on board 1")) << hint.out;
   EXPECT_TRUE(contains(hint.out, "you win")) << hint.out;
+  // A tile off a board that is not a rectangle is named with that row's own columns.
+  const ProcessResult off = run_chomp_with_input({"play", "--boards", "3,2 + 2x2"}, "1 2 3\n1 3 1\nquit\n");
+  EXPECT_TRUE(contains(off.out, "Illegal move: tile (2,3) is off the board, whose row 2 has columns 1..2.")) << off.out;
+  EXPECT_TRUE(contains(off.out, "Illegal move: tile (3,1) is off the board, whose rows are 1..2.")) << off.out;
   EXPECT_EQ(run_chomp({"play", "--boards", "3x4 + 2x5", "--level", "easy"}).exit_code, 2);
   EXPECT_EQ(run_chomp({"play", "--boards", "3x4 +"}).exit_code, 2);
   EXPECT_EQ(run_chomp({"play", "--boards", "20x20"}).exit_code, 2);

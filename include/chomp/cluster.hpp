@@ -19,12 +19,10 @@ namespace chomp {
 bool started_by_mpi_launcher();
 /// How many processes the launcher that started this one says the job has
 /// (from its environment: Open MPI's, PMI's, PMIx under srun; 1 when no
-/// launcher started it), and this process's rank among them (0 without
-/// one). Where Cluster's size is 1 under a launcher of several (a build
-/// without MPI, or a launcher of another MPI library), `chomp sieve`
-/// refuses the job rather than run the whole sieve in each process.
+/// launcher started it). Where Cluster's size is 1 under a launcher of
+/// several (a build without MPI, or a launcher of another MPI library),
+/// `chomp sieve` says that each process runs the whole sieve alone.
 int launched_processes();
-int launched_rank();
 
 /// The processes of this run: MPI_COMM_WORLD when built with MPI and started
 /// by an MPI launcher, this process alone otherwise. Make one, in the main

@@ -31,9 +31,10 @@ struct Provenance {
   /// rows from bits (src/tail_marks.hpp), and its levels' `marks` leave
   /// them out; "none": it filed them (as every run before this attribute).
   /// A resumed leg that infers fewer rows than the legs before it says
-  /// from which level on: "none from level 13; rows 1-2 below". A file
-  /// written by save_level must say what its sieve does
-  /// (inferred_marks_text(sieve.plan().tail_rows)); save_level refuses
+  /// from which level on: "none from level 13; rows 1-2 below". The latest
+  /// way of a file written by save_level must be its sieve's
+  /// (sieve.plan().tail_rows rows: inferred_marks_text for a new file,
+  /// continued_inferred_marks for a resumed one); save_level refuses
   /// otherwise.
   std::string inferred_marks = "none";
 };

@@ -114,8 +114,10 @@ class Resume {
 /// when the file stores that level's, then its row. Throws
 /// std::invalid_argument, writing nothing, when the file's provenance says
 /// other rows' moves are inferred than the sieve infers (its `marks` would
-/// then be read wrongly): set Provenance::inferred_marks to
-/// inferred_marks_text(sieve.plan().tail_rows) for a 2D run.
+/// then be read wrongly): with rows = sieve.plan().tail_rows, set
+/// Provenance::inferred_marks to inferred_marks_text(rows) for a new file,
+/// continued_inferred_marks(before, rows, first level) for a resumed one
+/// (as SieveRun does).
 void save_level(LevelFileWriter& out, const Sieve& sieve, const LevelResult& level);
 
 }  // namespace chomp

@@ -900,8 +900,11 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
         elif bare_copy:
             hint = "a levels-only copy of a run that stored none: read a run's own file made with --store-losing"
         elif _read_settled(path, lambda f: f"losing_positions/level_{int(n):03d}" in f):
-            hint = ("the run stores that level but has not finished it yet: read it once the run has "
-                    "(stored_levels says which it has)")
+            status = _read_settled(path, lambda f: _attr(f.attrs.get("status", "")))
+            hint = ("the run stores that level but has not finished it yet: " +
+                    ("read it once the run has (stored_levels says which it has)" if status == "running" else
+                     f"the run stopped before it (status \"{status}\"); continue it with chomp sieve --resume "
+                     f"--output {path}"))
         else:
             hint = f"run chomp sieve with --store-losing {n} or more"
         raise KeyError(f"{path} does not store the losing positions of level {n} ({hint})")

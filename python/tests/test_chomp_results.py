@@ -270,7 +270,14 @@ class OtherFilesTest(unittest.TestCase):
             out = Path(tmp) / "levels.csv"
             cp.to_csv(levels, out)
             good = out.read_text()
-            # The CSV gets the mode a file opened for writing would (mkstemp's is 0600).
+            # The CSV gets the mode a file opened for writing would (mkstemp's is 0600), and the umask is
+            # read without being set (setting it to read it gave other threads' files mode 0666 meanwhile).
+            from unittest import mock
+
+            real = os.umask(0)
+            os.umask(real)
+            with mock.patch("os.umask", side_effect=AssertionError("the umask was set")):
+                self.assertEqual(cp._umask(), real)
             self.assertEqual(out.stat().st_mode & 0o777, 0o666 & ~cp._umask())
             mask = os.umask(0o027)
             try:
@@ -618,6 +625,12 @@ class FileTest(unittest.TestCase):
             # The run stores level 30 but has not finished it: said so, not "run with --store-losing 30".
             with self.assertRaisesRegex(KeyError, r"does not store the losing positions of level 30 \(the run "
                                                   r"stores that level but has not finished it yet"):
+                cp.read_losing_positions(out, 30)
+            # Of a run that stopped there, the hint is to continue it.
+            with h5py.File(out, "r+") as f:
+                f.attrs["status"] = "interrupted"
+            with self.assertRaisesRegex(KeyError, r"not finished it yet: the run stopped before it \(status "
+                                                  r"\"interrupted\"\); continue it with chomp sieve --resume"):
                 cp.read_losing_positions(out, 30)
 
     @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")

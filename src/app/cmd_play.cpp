@@ -114,9 +114,11 @@ std::string illegal_reason(const Rows& pos, const Rows& board, const Move& m) {
   const int rows = static_cast<int>(pos.size());
   if (m.row < 1 || m.col < 1) return "rows and columns are numbered from 1";
   const int board_rows = static_cast<int>(board.size());
-  if (m.row > board_rows || m.col > board[static_cast<std::size_t>(m.row - 1)])
-    return "tile " + move_text(m) + " is off the board, whose rows are 1.." + std::to_string(board_rows) +
-           " and columns 1.." + std::to_string(board.front());
+  if (m.row > board_rows)
+    return "tile " + move_text(m) + " is off the board, whose rows are 1.." + std::to_string(board_rows);
+  if (const int cols = board[static_cast<std::size_t>(m.row - 1)]; m.col > cols)
+    return "tile " + move_text(m) + " is off the board, whose row " + std::to_string(m.row) + " has columns 1.." +
+           std::to_string(cols);
   if (m.row > rows) return "row " + std::to_string(m.row) + " has no tiles left";
   const int len = pos[static_cast<std::size_t>(m.row - 1)];
   if (m.col > len)

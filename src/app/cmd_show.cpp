@@ -314,10 +314,10 @@ int run_show(const ShowArgs& a) {
     }().c_str());
   if (!store_note.empty()) std::printf("  %-18s %s\n", "store", store_note.c_str());
   if (part_row)
-    std::printf("  note           row %zu was written only in part (a write that failed: its store_trailer is 0, "
+    std::printf("  %-18s row %zu was written only in part (a write that failed: its store_trailer is 0, "
                 "or a column has no data for it); "
                 "it is not shown, and --resume computes level %zu again\n",
-                rows + 1, rows + 1);
+                "note", rows + 1, rows + 1);
   // A 3D table's levels count cubes, as its run printed them (the CSV and
   // JSON keep the column name `tiles`, the dataset's).
   std::printf("%6s %16s %14s %10s %10s %10s %6s %8s\n", three_d ? "cubes" : "tiles", "positions", "losing", "%losing", "ratio",
