@@ -955,6 +955,9 @@ def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:
     small_counts.csv: positions and losing for n = 1..30 from an independent
     brute-force solver."""
     path = data_dir() / "reference" / name
+    if path.suffix.lower() != ".csv":
+        tables = sorted(p.name for p in (data_dir() / "reference").glob("*.csv"))
+        raise ValueError(f"{name} is not a reference table: give one of {', '.join(tables)}")
     if not path.is_file():
         raise FileNotFoundError(f"no reference table {path} (set CHOMP_DATA_DIR to the repository's data/ "
                                 "folder, which holds reference/)")
@@ -966,8 +969,12 @@ def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:
     table = {}
     for col in rows[0]:
         values = [r[col] for r in rows]
-        if all(re.fullmatch(r"\d+", v) for v in values):
+        if all(re.fullmatch(r"\d+", v or "") for v in values):
             table[col] = np.array([int(v) for v in values], dtype=np.int64)
         else:
-            table[col] = np.array([float(v) for v in values])
+            try:
+                table[col] = np.array([float(v) for v in values])
+            except (TypeError, ValueError):
+                raise ValueError(f"the reference table {path} has a value that is not a number in column "
+                                 f"{col!r}: copy it again from the repository's data/reference/") from None
     return table

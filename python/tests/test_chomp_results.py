@@ -218,6 +218,10 @@ class OtherFilesTest(unittest.TestCase):
     def test_a_missing_reference_table_says_where_to_look(self):
         with self.assertRaisesRegex(FileNotFoundError, r"no reference table .*set CHOMP_DATA_DIR"):
             cp.read_reference("none.csv")
+        # The folder's README is no table: the tables there are named (it failed on float('- ...')).
+        with self.assertRaisesRegex(ValueError, r"README\.md is not a reference table: give one of "
+                                                r"caribou_density\.csv, small_counts\.csv"):
+            cp.read_reference("README.md")
 
     def test_a_missing_file(self):
         with tempfile.TemporaryDirectory() as tmp:
