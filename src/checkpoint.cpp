@@ -264,6 +264,17 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
                           std::to_string(store_left >> 20) + " MiB the store still needs; a resumed run marks it again";
       return false;
     }
+    // The new one is written beside the last one, which goes only once it
+    // is whole: for that moment the disk holds both.
+    if (room.available != static_cast<std::uintmax_t>(-1) && static_cast<std::uint64_t>(room.available) < needs) {
+      checkpoint_report = "did not save the progress of the window of " + levels_text(parts) + " (" +
+                          std::to_string(needs >> 20) + " MiB): its disk has " +
+                          std::to_string(static_cast<std::uint64_t>(room.available) >> 20) +
+                          " MiB free, and the new save is written beside the last one before it replaces it; "
+                          "a resumed run continues from the last one saved where it still fits, else marks the "
+                          "window again";
+      return false;
+    }
   }
   const std::string tmp = options.checkpoint + ".tmp";
   std::string error;

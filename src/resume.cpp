@@ -185,12 +185,25 @@ Resume::~Resume() = default;
 
 const ResumeState& Resume::state() const { return impl_->state; }
 
+namespace {
+
+/// A resume refused for its store: a damaged one says what to do.
+std::string store_refusal(const std::string& path, const StoreError& e) {
+  std::string what = "cannot resume " + path + ": " + e.what();
+  if (what.ends_with("(damaged file)"))
+    what += "; put back an undamaged copy of the store beside it (chomp verify checks one), or start the run "
+            "over with --force, which computes every level again";
+  return what;
+}
+
+}  // namespace
+
 std::unique_ptr<LosingStore> Resume::open_store(bool append) const {
   const ResumeState& s = impl_->state;
   try {
     return LosingStore::open(s.store_path, s.provenance.run_id, impl_->reader->stored_levels(s.levels), append);
   } catch (const StoreError& e) {
-    throw ResumeRefused("cannot resume " + impl_->reader->path() + ": " + e.what());
+    throw ResumeRefused(store_refusal(impl_->reader->path(), e));
   }
 }
 
@@ -206,7 +219,7 @@ void Resume::restore(const LosingStore& store, LevelFileWriter& out, const std::
       store.check_level(n, impl_->positions[static_cast<std::size_t>(n)]);
       if (checked) checked(n);
     } catch (const StoreError& e) {
-      throw ResumeRefused("cannot resume " + impl_->reader->path() + ": " + e.what());
+      throw ResumeRefused(store_refusal(impl_->reader->path(), e));
     }
     if (n <= out.store_losing()) out.write_losing_positions(n, impl_->reader->losing_positions(n));
     out.append(row_of(t, n));

@@ -336,7 +336,11 @@ TEST_F(DamagedFile, FlippedByteInABlockFailsItsChecksum) {
   const StoreBlock b = s->blocks(45)[0];
   flip_byte(store(), b.offset + b.bytes / 2);
   expect_refused(resume(path_), "level 45, block 0 (ranks ");
-  EXPECT_NE(resume(path_).result.err.find("fails its checksum"), std::string::npos);
+  EXPECT_NE(resume(path_).result.err.find("fails its checksum (damaged file); put back an undamaged copy of the "
+                                          "store beside it (chomp verify checks one), or start the run over with "
+                                          "--force"),
+            std::string::npos)
+      << resume(path_).result.err;
   // verify says so in level 45's row and goes on: the levels above, whose
   // moves read level 45, fail on the same block; every level has its row and
   // the summary counts them (it stopped at the first such read before).
