@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <string_view>
+#include <vector>
 #include <system_error>
 
 #include "cli_checks.hpp"
@@ -38,7 +39,44 @@ std::string start_over_command(const std::string& output, std::int64_t max_tiles
 }
 
 std::string resume_command(const std::string& output, const LevelTable& t) {
-  return start_over_command(output, t, "--resume");
+  // The latest leg's command (the last line of resume_history, after "): ",
+  // else command_line): its options that shape the run go on, so that a
+  // run given --memory-limit does not resume under the default budget.
+  const auto text = [&](const char* key) {
+    const auto it = t.text_attributes.find(key);
+    return it == t.text_attributes.end() ? std::string() : it->second;
+  };
+  std::string latest = text("command_line");
+  if (const std::string history = text("resume_history"); !history.empty()) {
+    const std::string last = history.substr(history.rfind('\n') == std::string::npos ? 0 : history.rfind('\n') + 1);
+    if (const auto at = last.find("): "); at != std::string::npos) latest = last.substr(at + 3);
+  }
+  std::vector<std::string> words;
+  for (std::istringstream in(latest); in;) {
+    std::string w;
+    if (in >> w) words.push_back(w);
+  }
+  const auto plain = [](const std::string& v) {
+    return !v.empty() && v.find_first_not_of("0123456789.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") ==
+                             std::string::npos;
+  };
+  std::string options;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string name = words[i], value;
+    if (const auto eq = name.find('='); eq != std::string::npos && name.starts_with("--"))
+      value = name.substr(eq + 1), name = name.substr(0, eq);
+    if (name == "--file-all-marks") {
+      options += " --file-all-marks";
+      continue;
+    }
+    if (name == "-t") name = "--threads";
+    if (name != "--memory-limit" && name != "--threads" && name != "--inferred-rows" && name != "--slices" &&
+        name != "--slice-from" && name != "--checkpoint-every")
+      continue;
+    if (value.empty() && i + 1 < words.size()) value = words[++i];
+    if (plain(value)) options += " " + name + " " + value;
+  }
+  return start_over_command(output, t, (options.empty() ? std::string() : options.substr(1) + " ").append("--resume").c_str());
 }
 
 std::string resume_command(const SieveArgs& a, const std::string& output, int max_tiles, int store_losing) {

@@ -58,8 +58,10 @@ std::string start_over_command(const std::string& output, const LevelTable& t, c
 std::string start_over_command(const std::string& output, std::int64_t max_tiles, int dimensions,
                                std::int64_t store_losing, const char* how = "--force");
 
-/// The same command with --resume in place of --force: what continues a
-/// run whose writer was killed.
+/// The same command with --resume in place of --force, and the latest leg's
+/// --memory-limit, --threads, --file-all-marks, --inferred-rows, --slices,
+/// --slice-from and --checkpoint-every (from resume_history, else
+/// command_line): what continues a run whose writer was killed.
 std::string resume_command(const std::string& output, const LevelTable& t);
 
 /// Checks the arguments against each other and the file system; nothing is
