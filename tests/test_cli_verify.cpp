@@ -111,7 +111,7 @@ TEST(Verify, RefusesAnUnfinishedRunUnlessAskedForItsFinishedLevels) {
   EXPECT_NE(r.err.find("is not a complete run"), std::string::npos) << r.err;
   // The resume it names is of this file (a bare `chomp sieve --resume`
   // started a new run on the default output).
-  EXPECT_NE(r.err.find(" sieve --resume --output " + path + ")"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" --output " + path + " --resume)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--finished"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find(" ok"), std::string::npos) << r.out;
   const ProcessResult finished = run_chomp({"verify", path, "--finished", "--from", "45"});

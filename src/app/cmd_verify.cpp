@@ -142,8 +142,8 @@ int run_verify(const VerifyArgs& a) {
     throw std::runtime_error(a.file + " is not a complete run (status \"" + t.status() + "\", levels 1.." +
                              std::to_string(rows) + " of " +
                              std::to_string(t.number_attributes.count("max_tiles") ? t.number_attributes.at("max_tiles") : 0) +
-                             " finished): resume it (" + shell_quote(program_path()) + " sieve --resume --output " +
-                             shell_quote(a.file) + "), or add --finished to check the levels it finished");
+                             " finished): resume it (" + resume_command(a.file, t) +
+                             "), or add --finished to check the levels it finished");
   if (!reader.has_store() || t.number_attributes.count("levels_only")) {
     if (t.number_attributes.count("levels_only")) return verify_levels_only(a, t);
     if (reader.format_version() >= 3)
