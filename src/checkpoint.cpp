@@ -270,9 +270,11 @@ bool Sieve::Impl::save_checkpoint(const detail::PassProgress& pass) {
       checkpoint_report = "did not save the progress of the window of " + levels_text(parts) + " (" +
                           std::to_string(needs >> 20) + " MiB): its disk has " +
                           std::to_string(static_cast<std::uint64_t>(room.available) >> 20) +
-                          " MiB free, and the new save is written beside the last one before it replaces it; "
-                          "a resumed run continues from the last one saved where it still fits, else marks the "
-                          "window again";
+                          " MiB free" +
+                          (old_bytes > 0 ? ", and the new save is written beside the last one before it replaces "
+                                           "it; a resumed run continues from the last one saved where it still "
+                                           "fits, else marks the window again"
+                                         : "; a resumed run marks the window again");
       return false;
     }
   }

@@ -190,9 +190,10 @@ namespace {
 /// A resume refused for its store: a damaged one says what to do.
 std::string store_refusal(const std::string& path, const StoreError& e) {
   std::string what = "cannot resume " + path + ": " + e.what();
-  if (what.ends_with("(damaged file)"))
-    what += "; put back an undamaged copy of the store beside it (chomp verify checks one), or start the run "
-            "over with --force, which computes every level again";
+  if (what.find("damaged") != std::string::npos || what.find("truncated") != std::string::npos ||
+      what.find("not a chomp store") != std::string::npos)
+    what += "; put back an undamaged copy of the store beside it (chomp verify --finished checks one), or start "
+            "the run over with --force, which computes every level again";
   return what;
 }
 

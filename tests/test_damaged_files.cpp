@@ -323,6 +323,37 @@ TEST_F(DamagedFile, TruncatedStoreIsRefused) {
   expect_refused(resume(path_), "level 40's trailer at byte");
 }
 
+// A killed run's file (status running, no writer): show gives the command
+// that continues it with the latest leg's options, read from the last line
+// of resume_history (two forms of it), else command_line; options written
+// --opt=value or as short options grouped (-qt3) come out whole, and a
+// history line of neither form carries none (not the first leg's).
+TEST(KilledRun, ShowGivesTheCommandWithTheLatestLegsOptions) {
+  ScratchDir dir;
+  const std::string path = dir.file("killed.h5");
+  copy_run(finished_run(), path);
+  RawFile(path).set_int_attribute("complete", 0);
+  set_attribute(path, "status", text_value("running"));
+  set_attribute(path, "command_line", text_value("chomp sieve -n 50 -qt3 --memory-limit=64M -o x.h5"));
+  const auto says = [&](const std::string& options) {
+    const ProcessResult r = run_chomp({"show", path});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(" --output " + path + options + " --resume continues it)"), std::string::npos)
+        << options << "\n" << r.out.substr(0, 600);
+  };
+  says(" --threads 3 --memory-limit 64M");
+  set_attribute(path, "resume_history",
+                text_value("2026-12-01T00:00:00Z: restored levels 1..20 with 2 threads (chomp 0.2.0, revision "
+                           "0123456789ab): chomp sieve -o x.h5 --resume -t 2 --file-all-marks\n"));
+  says(" --threads 2 --file-all-marks");
+  set_attribute(path, "resume_history",
+                text_value("2026-12-01T00:00:00Z: restored levels 1..20 with 1 thread: chomp sieve -o x.h5 "
+                           "--resume --slices 2 --slice-from 40 --inferred-rows 1"));
+  says(" --slices 2 --slice-from 40 --inferred-rows 1");
+  set_attribute(path, "resume_history", text_value("a line of another form -t 5"));
+  says("");
+}
+
 TEST_F(DamagedFile, StoreOfAnotherRunIsRefused) {
   ScratchDir other;
   const std::string path = other.file("other.h5");
@@ -337,8 +368,8 @@ TEST_F(DamagedFile, FlippedByteInABlockFailsItsChecksum) {
   flip_byte(store(), b.offset + b.bytes / 2);
   expect_refused(resume(path_), "level 45, block 0 (ranks ");
   EXPECT_NE(resume(path_).result.err.find("fails its checksum (damaged file); put back an undamaged copy of the "
-                                          "store beside it (chomp verify checks one), or start the run over with "
-                                          "--force"),
+                                          "store beside it (chomp verify --finished checks one), or start the run "
+                                          "over with --force"),
             std::string::npos)
       << resume(path_).result.err;
   // verify says so in level 45's row and goes on: the levels above, whose

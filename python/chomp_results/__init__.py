@@ -955,17 +955,20 @@ def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:
     small_counts.csv: positions and losing for n = 1..30 from an independent
     brute-force solver."""
     path = data_dir() / "reference" / name
-    if path.suffix.lower() != ".csv":
-        tables = sorted(p.name for p in (data_dir() / "reference").glob("*.csv"))
-        raise ValueError(f"{name} is not a reference table: give one of {', '.join(tables)}")
-    if not path.is_file():
+    tables = sorted(p.name for p in path.parent.glob("*.csv"))
+    if not tables or (not path.is_file() and path.suffix.lower() == ".csv"):
         raise FileNotFoundError(f"no reference table {path} (set CHOMP_DATA_DIR to the repository's data/ "
                                 "folder, which holds reference/)")
+    if path.suffix.lower() != ".csv" or not path.is_file():
+        raise ValueError(f"{name} is not a reference table: give one of {', '.join(tables)}")
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     if not rows:
         raise ValueError(f"the reference table {path} holds no rows: copy it again from the repository's "
                          "data/reference/")
+    if any(None in r or None in r.values() for r in rows):  # more fields, or fewer, than the header names
+        raise ValueError(f"the reference table {path} has a row whose fields do not match its header: copy it "
+                         "again from the repository's data/reference/")
     table = {}
     for col in rows[0]:
         values = [r[col] for r in rows]

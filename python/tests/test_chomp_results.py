@@ -222,6 +222,18 @@ class OtherFilesTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"README\.md is not a reference table: give one of "
                                                 r"caribou_density\.csv, small_counts\.csv"):
             cp.read_reference("README.md")
+        # A data folder without the tables says where to point, whatever the name; a table whose row has more
+        # fields than its header is named (it raised KeyError: None).
+        from unittest import mock
+
+        with tempfile.TemporaryDirectory() as tmp:
+            with mock.patch.dict(os.environ, {"CHOMP_DATA_DIR": tmp}):
+                with self.assertRaisesRegex(FileNotFoundError, r"set CHOMP_DATA_DIR"):
+                    cp.read_reference("x.txt")
+                (Path(tmp) / "reference").mkdir()
+                (Path(tmp) / "reference" / "bad.csv").write_text("tiles,positions\n1,1,9\n")
+                with self.assertRaisesRegex(ValueError, r"bad\.csv has a row whose fields do not match its header"):
+                    cp.read_reference("bad.csv")
 
     def test_a_missing_file(self):
         with tempfile.TemporaryDirectory() as tmp:

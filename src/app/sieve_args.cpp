@@ -47,9 +47,20 @@ std::string resume_command(const std::string& output, const LevelTable& t) {
     return it == t.text_attributes.end() ? std::string() : it->second;
   };
   std::string latest = text("command_line");
-  if (const std::string history = text("resume_history"); !history.empty()) {
-    const std::string last = history.substr(history.rfind('\n') == std::string::npos ? 0 : history.rfind('\n') + 1);
-    if (const auto at = last.find("): "); at != std::string::npos) latest = last.substr(at + 3);
+  if (std::string history = text("resume_history"); !history.empty()) {
+    while (!history.empty() && history.back() == '\n') history.pop_back();
+    const auto line = history.rfind('\n');
+    const std::string last = history.substr(line == std::string::npos ? 0 : line + 1);
+    // "...: restored levels 1..k with T threads (chomp V, revision R): CMD";
+    // before 2026-12-02 "... with T threads: CMD". A line of neither form
+    // (a command with a newline in it): no options, rather than the first
+    // leg's.
+    latest.clear();
+    for (const char* end : {"): ", " threads: ", " thread: "})
+      if (const auto at = last.find(end); at != std::string::npos) {
+        latest = last.substr(at + std::string(end).size());
+        break;
+      }
   }
   std::vector<std::string> words;
   for (std::istringstream in(latest); in;) {
@@ -69,7 +80,14 @@ std::string resume_command(const std::string& output, const LevelTable& t) {
       options += " --file-all-marks";
       continue;
     }
-    if (name == "-t") name = "--threads";
+    // Short options, alone or grouped, with the value joined or next:
+    // -t 2, -t2, -qt 2, -qt2.
+    if (name.size() >= 2 && name[0] == '-' && name[1] != '-') {
+      const auto t = name.find('t');
+      if (t == std::string::npos || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz", 1) < t) continue;
+      value = name.substr(t + 1);
+      name = "--threads";
+    }
     if (name != "--memory-limit" && name != "--threads" && name != "--inferred-rows" && name != "--slices" &&
         name != "--slice-from" && name != "--checkpoint-every")
       continue;
