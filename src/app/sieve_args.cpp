@@ -83,9 +83,9 @@ std::string resume_command(const std::string& output, const LevelTable& t) {
     // Short options, alone or grouped, with the value joined or next:
     // -t 2, -t2, -qt 2, -qt2.
     if (name.size() >= 2 && name[0] == '-' && name[1] != '-') {
-      const auto t = name.find('t');
-      if (t == std::string::npos || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz", 1) < t) continue;
-      value = name.substr(t + 1);
+      const auto at = name.find('t');  // -t among the flags before it
+      if (at == std::string::npos || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz", 1) < at) continue;
+      value = name.substr(at + 1);
       name = "--threads";
     }
     if (name != "--memory-limit" && name != "--threads" && name != "--inferred-rows" && name != "--slices" &&
