@@ -213,3 +213,29 @@ TEST(Show, SaysWhenARunningFileHasNoWriter) {
             std::string::npos)
       << dead.out;
 }
+
+// The provenance's command_line quotes each word a shell would split or
+// expand, so that it reads back as the words the program was given: a
+// file name with a space and a quote comes back whole from /bin/sh.
+TEST(Show, CommandLineReadsBackAsTheWordsTheProgramWasGiven) {
+  ScratchDir dir;
+  const std::string file = dir.file("a b's $HOME.h5");
+  const std::vector<std::string> args{"sieve", "-n", "5", "-q", "-t", "1", "-o", file};
+  ASSERT_EQ(run_chomp(args).exit_code, 0);
+  const std::string line = read_level_file(file).text_attributes.at("command_line");
+  EXPECT_TRUE(contains(line, " sieve -n 5 -q -t 1 -o '")) << line;  // plain words stay as typed
+  const std::string script = dir.file("words.sh");
+  {
+    std::FILE* f = std::fopen(script.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fprintf(f, "set -- %s\nshift\nprintf '%%s\\n' \"$@\"\n", line.c_str());
+    std::fclose(f);
+  }
+  std::FILE* sh = popen(("/bin/sh '" + script + "'").c_str(), "r");
+  ASSERT_NE(sh, nullptr);
+  std::string out;
+  char buffer[256];
+  while (std::fgets(buffer, sizeof buffer, sh)) out += buffer;
+  ASSERT_EQ(pclose(sh), 0) << out;
+  EXPECT_EQ(lines_of(out), args) << line;
+}

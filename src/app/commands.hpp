@@ -43,7 +43,8 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The full command line as typed, for provenance.
+/// The full command line, for provenance: the program's words joined by
+/// spaces, each quoted for a POSIX shell where it needs it.
 const std::string& command_line();
 
 }  // namespace chomp::app

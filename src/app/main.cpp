@@ -33,9 +33,12 @@ const std::string& program_path() { return g_program_path; }
 
 int main(int argc, char** argv) {
   using namespace chomp::app;
+  // Each word quoted for a POSIX shell where it needs it (a file name with
+  // a space or a quote), so that the provenance's command_line reads back
+  // as the words the program was given.
   for (int i = 0; i < argc; ++i) {
     if (i) g_command_line.push_back(' ');
-    g_command_line += argv[i];
+    g_command_line += shell_quote(argv[i]);
   }
   if (argc > 0 && argv[0][0] != '\0') g_program_path = argv[0];
   // A file size limit (ulimit -f) must fail the write with EFBIG, which is
