@@ -487,6 +487,33 @@ TEST(CliErrors, ACheckpointThatWouldCrowdTheStoreIsNotSaved) {
   expect_committed_levels(done);
 }
 
+// A disk with room for one checkpoint but not for the next written beside
+// it (a tmpfs of 22 MiB; the run to 90 in 40 MiB takes a store of about
+// 7 MiB and windows of up to 11 MiB, saved every few tenths of a second):
+// such a save is skipped and says what the disk has, the run goes on and
+// ends complete, with no half-written save left.
+TEST(CliErrors, ASaveThatWouldNotFitBesideTheLastIsSkippedAndTheRunGoesOn) {
+  ScratchDir dir;
+  const std::filesystem::path small = dir.path() / "small";
+  const SmallDisk disk(small, "22m");
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a small tmpfs (needs root)";
+  const std::string out = (small / "run.h5").string();
+  const ProcessResult r = run_chomp({"sieve", "-n", "90", "-t", "1", "--memory-limit", "40M", "--checkpoint-every",
+                                     "0.001", "--file-all-marks", "-q", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("did not save the progress of the window of levels [0-9.]+ \\([0-9]+ "
+                                                  "MiB\\): its disk has [0-9]+ MiB free, and the new save is written "
+                                                  "beside the last one before it replaces it")))
+      << r.err;
+  EXPECT_NE(r.err.find("is saved in " + (small / "run.window").string()), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(small / "run.window"));
+  EXPECT_FALSE(std::filesystem::exists(small / "run.window.tmp"));
+  const LevelTable done = read_level_file(out);
+  ASSERT_TRUE(done.complete());
+  ASSERT_EQ(done.tiles.size(), 90u);
+  expect_committed_levels(done);
+}
+
 // The issue's example: a run to 170 fits 20G, in slices; and the bucket
 // memory the plan prints grows with --threads (each thread files its own);
 // more threads than cores plan quietly (the calibration once let TBB warn).
