@@ -360,17 +360,24 @@ TEST(Resume, KillsWhileAResumeReadsTheStoreLeaveItResumable) {
 TEST(Resume, AStopBeforeTheFirstLevelLeavesNoCheckpointToThrowAway) {
   ScratchDir dir;
   const std::string out = dir.file("early.h5");
-  ChompProcess run({"sieve", "-n", kFullSize ? "100" : "90", "-t", "1", "-o", out});
-  ASSERT_TRUE(run.wait_until([&] { return run.err().find("plan: ") != std::string::npos; }, 60)) << run.err();
-  run.send(SIGINT);
-  const ProcessResult r = run.wait();
-  ASSERT_EQ(r.exit_code, 130) << r.err;
-  const bool in_level_1 = r.err.find("during level 1;") != std::string::npos;
-  RecordProperty("stopped_during_level_1", in_level_1 ? "yes" : "no");  // in 5 of 5 runs by hand: yes
-  if (in_level_1) {
-    EXPECT_FALSE(std::filesystem::exists(dir.file("early.window"))) << r.err;
-    EXPECT_EQ(r.err.find("is saved in"), std::string::npos) << r.err;
+  // The stop must land in level 1 (it did in 5 of 5 runs by hand): up to
+  // three tries, each a new run, so that the check below always runs.
+  ProcessResult r;
+  bool in_level_1 = false;
+  for (int attempt = 0; attempt < 3 && !in_level_1; ++attempt) {
+    std::filesystem::remove(out);
+    std::filesystem::remove(dir.file("early.store"));
+    std::filesystem::remove(dir.file("early.window"));
+    ChompProcess run({"sieve", "-n", kFullSize ? "100" : "90", "-t", "1", "-o", out});
+    ASSERT_TRUE(run.wait_until([&] { return run.err().find("plan: ") != std::string::npos; }, 60)) << run.err();
+    run.send(SIGINT);
+    r = run.wait();
+    ASSERT_EQ(r.exit_code, 130) << r.err;
+    in_level_1 = r.err.find("during level 1;") != std::string::npos;
   }
+  ASSERT_TRUE(in_level_1) << "no stop of three landed in level 1: " << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("early.window"))) << r.err;
+  EXPECT_EQ(r.err.find("is saved in"), std::string::npos) << r.err;
   const ProcessResult resumed = run_chomp({"sieve", "--resume", "-t", "1", "-q", "-o", out});
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(resumed.err.find("damaged"), std::string::npos) << resumed.err;
@@ -852,7 +859,9 @@ TEST(Resume, OneAndTwoThreadsWriteTheSameLevels) {
 // once, where a run prints nothing in its first 3 s.)
 TEST(Progress, ALongRunShowsLevelPercentElapsedAndEtaAndAQuietOneNothing) {
   ScratchDir dir;
-  const int max = kFullSize ? 86 : 72;
+  // A run of more than 2 s here (about 4 s to 90 on two threads): the
+  // ETA needs two rates a second apart.
+  const int max = kFullSize ? 90 : 72;
   // CHOMP_PROGRESS_QUIET=0: the line from the start (a run shows none in
   // its first seconds), every 0.2 s; so every run, fast or slow, shows it,
   // and one of more than 3 s shows its ETA.
@@ -877,9 +886,10 @@ TEST(Progress, ALongRunShowsLevelPercentElapsedAndEtaAndAQuietOneNothing) {
     return std::distance(std::sregex_iterator(err.begin(), err.end(), r), std::sregex_iterator());
   };
   EXPECT_GT(count(any), 0) << err;
-  if (seconds > 3) {
-    EXPECT_GT(count(with_eta), 0) << "a run of " << seconds << " s: " << err;
-  }
+  // A run too short to show an ETA is a test that checks nothing: it fails
+  // rather than pass without looking.
+  ASSERT_GT(seconds, 2.0) << "the run took too little time to show an ETA; raise max";
+  EXPECT_GT(count(with_eta), 0) << "a run of " << seconds << " s: " << err;
   // A quiet run, which would have shown lines from its start.
   EXPECT_EQ(run("quiet", max, "-q").find("level "), std::string::npos);
 }
