@@ -19,7 +19,10 @@ cmake --install "$build" --prefix "$prefix" > /dev/null
 test -x "$prefix/bin/chomp" || { echo "no $prefix/bin/chomp" >&2; exit 1; }
 test -s "$prefix/share/man/man1/chomp.1" || { echo "no man page" >&2; exit 1; }
 out=$(cd / && "$prefix/bin/chomp" analyze 3,2,1)
-grep -q "winning" <<< "$out" || { echo "unexpected: $out" >&2; exit 1; }
+# (3,2,1) is winning with three winning moves; "winning" alone would match a
+# wrong "losing" answer's "every move leaves a winning position".
+grep -qx "Status: winning" <<< "$out" && grep -qx "Winning moves (3):" <<< "$out" ||
+  { echo "unexpected: $out" >&2; exit 1; }
 grep -q '^\.SH "chomp sieve"' "$prefix/share/man/man1/chomp.1" || { echo "the man page lacks chomp sieve" >&2; exit 1; }
 grep -q '^\.SH "chomp divisors"' "$prefix/share/man/man1/chomp.1" || { echo "the man page lacks chomp divisors" >&2; exit 1; }
 if grep -q "$build" "$prefix/share/man/man1/chomp.1"; then echo "the man page names the build folder" >&2; exit 1; fi

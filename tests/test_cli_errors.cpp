@@ -135,7 +135,7 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "extra"}, 2, "extra"},
       {{}, 2, "subcommand"},
       {{"nosuch"}, 2, "unknown command 'nosuch'"},
-      {{""}, 2, ""},
+      {{""}, 2, "unknown command ''"},
       // positions (chomp analyze)
       {{"analyze", ""}, 2, "empty position"},
       {{"analyze", "   "}, 2, "empty position"},

@@ -151,7 +151,8 @@ TEST(AnalyzeCommand, APositionLargerThanTheMemoryLeftIsRefusedUpFront) {
   // Under the same limit, a smaller position is solved.
   const ProcessResult small = run_chomp({"analyze", "12,12,12,12,12,12,12,12,12,12,12,12"}, opts);
   EXPECT_EQ(small.exit_code, 0) << small.err;
-  EXPECT_TRUE(contains(small.out, "Status: ")) << small.out;
+  EXPECT_TRUE(contains(small.out, "Status: winning\n")) << small.out;  // a square: take (2,2)
+  EXPECT_TRUE(contains(small.out, "Winning moves (1):")) << small.out;
 }
 
 TEST(RectanglesCommand, TableCsvAndHdf5) {

@@ -215,6 +215,8 @@ TEST_F(DamagedFile, ALastRowWrittenInPartIsNotCheckedAndIsComputedAgain) {
   }
   const ProcessResult shown = run_chomp({"show", path_});
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_TRUE(contains(shown.out, ": 49 levels, status ")) << shown.out;
+  EXPECT_TRUE(contains(shown.out + shown.err, "was written only in part")) << shown.out << shown.err;
   const Outcome o = resume(path_);
   EXPECT_EQ(o.result.exit_code, 0) << o.result.err;
   EXPECT_NE(o.result.err.find("was written only in part"), std::string::npos) << o.result.err;

@@ -192,7 +192,7 @@ TEST(Grundy, TwoRowPositionsUpTo60EqualTheTwoRowProgramAndTheMemoizedMex) {
     }
 }
 
-TEST(Grundy, TwoRowValuesFollowTheObservedPatternForRowsUpTo400) {
+TEST(Grundy, TwoRowValuesFollowTheObservedPatternForRowsUpTo400AndTheEnginesTo254) {
   constexpr int kRows = 400;
   const TwoRowTable two_rows(kRows);
   for (int a = 1; a <= kRows; ++a) {
@@ -215,6 +215,14 @@ TEST(Grundy, TwoRowValuesFollowTheObservedPatternForRowsUpTo400) {
   // Value 0 only at (a, a - 1), the two-row losing positions.
   for (int a = 2; a <= kRows; ++a)
     for (int b = 1; b <= a; ++b) ASSERT_EQ(two_rows.at(a, b) == 0, b == a - 1) << a << "," << b;
+  // The engine's own values (the box 2 x 254, the largest a position's
+  // lattice path holds) follow the same pattern, not only this test's table.
+  const BoundedGrundy box(Rows{254, 254});
+  for (int a = 1; a <= 254; ++a)
+    for (int b = 0; b <= a; ++b) {
+      const Rows rows = b ? Rows{a, b} : Rows{a};
+      ASSERT_EQ(box.value(rows), b ? observed_two_row_value(a, b) : a - 1) << rows_to_string(rows);
+    }
 }
 
 TEST(Grundy, BoundedValuesEqualTheMemoizedMexInsideShapes) {

@@ -268,7 +268,7 @@ TEST(LosingStore, ForeignTruncatedAndDamagedStoresAreRefused) {
   std::filesystem::remove(path);
   refused("is missing");
   std::filesystem::create_directory(path);
-  refused("");
+  refused("is not a regular file");
 }
 
 TEST(LosingStore, StorePathsSitBesideTheResultFile) {

@@ -43,7 +43,10 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   const ProcessResult text = run_chomp({"show", file});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find(": 40 levels, status complete\n"), std::string::npos) << text.out;
+  const std::string run_id = t.text_attributes.at("run_id");
+  ASSERT_FALSE(run_id.empty());
   EXPECT_NE(text.out.find("run_id"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(run_id), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("B/losing"), std::string::npos) << text.out;
 
   const ProcessResult csv = run_chomp({"show", file, "--csv"});
@@ -74,7 +77,7 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
 
   const ProcessResult json = run_chomp({"show", file, "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  EXPECT_NE(json.out.find("\"run_id\": \""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"run_id\": \"" + run_id + "\""), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("{\"tiles\": 40, \"positions\": 37338, \"losing\": 1022,"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"hypothesis_ratio\": null"), std::string::npos) << "n = 1 has no ratio";
   EXPECT_NE(json.out.find("{\"tiles\": 40, \"positions\": 37338, \"losing\": 1022, \"losing_fraction\": 0.0273"),
