@@ -197,9 +197,14 @@ std::vector<Craft> crafts() {
   // The superblock (bytes 8..47 of a version 3 superblock, checksum
   // included) and the root group's object header: a flip fails a checksum,
   // which the message names (its version and field sizes, bytes 8..10, are
-  // read before the checksum and named as such).
+  // read before the checksum and named as such). Bytes 11..47 all reach
+  // the same checksum path, a second of HDF5's retries each: a sixth of them
+  // a run, every sixth from an offset the test's seed picks, so that runs
+  // take turns over them.
+  const std::uint64_t sixth = chomp::testing::test_seed() % 6;
   for (std::uint64_t at = 8; at < 48; ++at)
-    out.push_back({"superblock byte " + std::to_string(at) + " flipped",
+    if (at < 11 || (at - 11) % 6 == sixth)
+      out.push_back({"superblock byte " + std::to_string(at) + " flipped",
                    [at](const std::string& p) { flip_byte(p, at); },
                    at == 8 ? "bad superblock version" : at < 11 ? "bad byte number" : "checksum"});
   const haddr_t root = root_header(base);
