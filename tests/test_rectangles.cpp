@@ -7,13 +7,15 @@
 #include <filesystem>
 #include <sstream>
 
-#include <hdf5.h>
 #include <unistd.h>
 
 #include "chomp/h5_output.hpp"
 #include "chomp/rectangles.hpp"
+#include "h5_attributes.hpp"
 
 using namespace chomp;
+using chomp::testing::h5_integer_attribute;
+using chomp::testing::h5_text_attribute;
 
 namespace {
 
@@ -21,37 +23,6 @@ namespace {
 const RectangleTable& table() {
   static const RectangleTable t = solve_rectangles(12, 15);
   return t;
-}
-
-/// A root attribute of an HDF5 file read with the C API, not the
-/// project's reader: text (fixed or variable length) or a 64-bit integer.
-std::string text_attribute(const std::string& file, const char* name) {
-  std::string text;
-  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  const hid_t attr = H5Aopen(f, name, H5P_DEFAULT);
-  const hid_t type = H5Aget_type(attr);
-  if (H5Tis_variable_str(type) > 0) {
-    char* value = nullptr;
-    if (H5Aread(attr, type, &value) >= 0 && value) text = value;
-    H5free_memory(value);
-  } else {
-    std::string buffer(H5Tget_size(type), '\0');
-    if (H5Aread(attr, type, buffer.data()) >= 0) text = buffer.c_str();
-  }
-  H5Tclose(type);
-  H5Aclose(attr);
-  H5Fclose(f);
-  return text;
-}
-
-std::int64_t integer_attribute(const std::string& file, const char* name) {
-  std::int64_t value = -1;
-  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  const hid_t attr = H5Aopen(f, name, H5P_DEFAULT);
-  H5Aread(attr, H5T_NATIVE_INT64, &value);
-  H5Aclose(attr);
-  H5Fclose(f);
-  return value;
 }
 
 const RectangleResult& board(int a, int b) {
@@ -124,12 +95,12 @@ TEST(Rectangles, Hdf5RoundTripWithProvenance) {
   write_rectangles_h5(t, RectangleProvenance{"chomp rectangles --max-rows 6 --max-cols 13", 2, started}, path);
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   // The provenance, read back with HDF5's own API.
-  EXPECT_EQ(text_attribute(path, "command_line"), "chomp rectangles --max-rows 6 --max-cols 13");
-  EXPECT_EQ(integer_attribute(path, "threads"), 2);
-  EXPECT_EQ(text_attribute(path, "start_utc"), started);
-  EXPECT_EQ(text_attribute(path, "format"), "chomp rectangles");
-  EXPECT_EQ(integer_attribute(path, "max_rows"), 6);
-  EXPECT_FALSE(text_attribute(path, "git_revision").empty());
+  EXPECT_EQ(h5_text_attribute(path, "/", "command_line"), "chomp rectangles --max-rows 6 --max-cols 13");
+  EXPECT_EQ(h5_integer_attribute(path, "/", "threads"), 2);
+  EXPECT_EQ(h5_text_attribute(path, "/", "start_utc"), started);
+  EXPECT_EQ(h5_text_attribute(path, "/", "format"), "chomp rectangles");
+  EXPECT_EQ(h5_integer_attribute(path, "/", "max_rows"), 6);
+  EXPECT_FALSE(h5_text_attribute(path, "/", "git_revision").empty());
   const RectangleTable back = read_rectangles_h5(path);
   EXPECT_EQ(back.max_rows, 6);
   EXPECT_EQ(back.max_cols, 13);

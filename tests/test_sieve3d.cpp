@@ -4,7 +4,6 @@
 // positions, and `chomp sieve --dimensions 3` end to end.
 
 #include <gtest/gtest.h>
-#include <hdf5.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
@@ -22,6 +21,7 @@
 #include "chomp/sieve.hpp"
 #include "chomp/sieve3d.hpp"
 #include "chomp_process.hpp"
+#include "h5_attributes.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -327,32 +327,6 @@ TEST(Sieve3d, LevelsRestoredFromTheirRanksGiveTheSameLevelsAbove) {
   EXPECT_EQ(bad.levels_done(), 1);
 }
 
-namespace {
-
-/// The string attribute `description` of a dataset, fixed or variable length.
-std::string dataset_description(const std::string& file, const char* dataset) {
-  std::string text;
-  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  const hid_t ds = H5Dopen2(f, dataset, H5P_DEFAULT);
-  const hid_t attr = H5Aopen(ds, "description", H5P_DEFAULT);
-  const hid_t type = H5Aget_type(attr);
-  if (H5Tis_variable_str(type) > 0) {
-    char* value = nullptr;
-    if (H5Aread(attr, type, &value) >= 0 && value) text = value;
-    H5free_memory(value);
-  } else {
-    std::string buffer(H5Tget_size(type), '\0');
-    if (H5Aread(attr, type, buffer.data()) >= 0) text = buffer.c_str();
-  }
-  H5Tclose(type);
-  H5Aclose(attr);
-  H5Dclose(ds);
-  H5Fclose(f);
-  return text;
-}
-
-}  // namespace
-
 TEST(Sieve3d, CliWritesTheLevelTableWithDimensions3) {
   ScratchDir dir;
   const std::string out = dir.file("levels3d.h5");
@@ -378,11 +352,11 @@ TEST(Sieve3d, CliWritesTheLevelTableWithDimensions3) {
       EXPECT_NEAR(t.hypothesis_ratio[i], static_cast<double>(t.losing[i]) / (pl_n / std::log(pl_n)), 1e-12);
   }
   // The columns say what they hold in 3D: cubes and plane partitions.
-  EXPECT_NE(dataset_description(out, "/levels/tiles").find("cube count"), std::string::npos);
-  EXPECT_NE(dataset_description(out, "/levels/positions").find("plane partitions"), std::string::npos);
-  EXPECT_NE(dataset_description(out, "/levels/marks").find("moves examined"), std::string::npos);
-  EXPECT_NE(dataset_description(out, "/levels/hypothesis_ratio").find("PL(n) / ln PL(n)"), std::string::npos);
-  EXPECT_EQ(dataset_description(out, "/levels/losing_fraction"), "L(n) / PL(n)");
+  EXPECT_NE(h5_text_attribute(out, "/levels/tiles", "description").find("cube count"), std::string::npos);
+  EXPECT_NE(h5_text_attribute(out, "/levels/positions", "description").find("plane partitions"), std::string::npos);
+  EXPECT_NE(h5_text_attribute(out, "/levels/marks", "description").find("moves examined"), std::string::npos);
+  EXPECT_NE(h5_text_attribute(out, "/levels/hypothesis_ratio", "description").find("PL(n) / ln PL(n)"), std::string::npos);
+  EXPECT_EQ(h5_text_attribute(out, "/levels/losing_fraction", "description"), "L(n) / PL(n)");
   // The printed table has the same counts (level 3: 6 positions, 3 losing).
   char row[64];
   std::snprintf(row, sizeof row, "%6d %16d %14d ", 3, 6, 3);
