@@ -172,6 +172,9 @@ def main():
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # a fault of this script's, not a level that differs (exit 1)
+        print(f"error: could not compare ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
 
 
 def compare(args):

@@ -7,7 +7,8 @@
 #                                         a finished run says so and starts nothing)
 #   experiments/long_run.sh --stop        stop it cleanly (SIGTERM; waits, at most STOP_WAIT s, default 900)
 #   experiments/long_run.sh --status      the level it reached, the last lines of its log (or that
-#                                         the folder is gone or holds no run)
+#                                         the folder is gone or holds no run), and its levels against
+#                                         data/: exit 1 where one differs, 2 where they cannot be compared
 #
 # The run's folder is RUN_DIR (default /var/tmp/chomp-run), outside any work
 # tree, and holds one run: levels-N.h5 (the result file, named by the N it was
@@ -28,11 +29,16 @@ cd "$(dirname "$0")/.."
 
 limit=${MEMORY_LIMIT:-18G}
 
+# The pid of the folder's leg, if one runs: the pid file's process, alive
+# and running the folder's own copy of the binary (a pid the system gave
+# since to another chomp, a test's or a benchmark's, is not the run's).
 running_pid() {
   [ -f "$run_dir/pid" ] || return 1
-  local pid
+  local pid exe
   pid=$(cat "$run_dir/pid")
-  kill -0 "$pid" 2>/dev/null && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = chomp ] && echo "$pid"
+  [[ $pid =~ ^[1-9][0-9]*$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+  [ "${exe% (deleted)}" = "$(realpath "$run_dir")/chomp" ] && echo "$pid"
 }
 
 # The folder's result files, into `runs` (none where it is gone or empty).
@@ -69,7 +75,11 @@ case ${1:-} in
         sleep 1; waited=$((waited + 1))
       done
       rm -f "$run_dir/stopping"
-      echo "stopped the run (pid $pid)"
+      # How the leg ended (a clean stop, or a checkpoint that could not be
+      # saved), from the end of its log.
+      last=$(ls -t "$run_dir"/leg-*.log 2>/dev/null | head -n 1) || true
+      echo "the run (pid $pid) has ended${last:+; $last ends:}"
+      [ -z "$last" ] || tail -n 3 "$last"
     else
       echo "no run is going"
     fi
@@ -89,17 +99,25 @@ case ${1:-} in
     # Its finished levels against the committed tables (a run started
     # again is checked level by level as it comes).
     run_file=$(ls -t "$run_dir"/levels-*.h5 2>/dev/null | head -n 1) || true
-    [ -n "$run_file" ] && [ -x build/chomp ] && { python3 experiments/compare_levels.py "$run_file" || true; }
-    exit 0 ;;
+    compared=0
+    if [ -n "$run_file" ] && [ -x build/chomp ]; then
+      python3 experiments/compare_levels.py "$run_file" || compared=$?
+    fi
+    exit "$compared" ;;
 esac
 
 n=${1:-}
 [[ -z $n || $n =~ ^[1-9][0-9]*$ ]] && [ $# -le 1 ] || { echo "usage: $0 [N] | --stop | --status" >&2; exit 2; }
+mkdir -p "$run_dir"
+# One start at a time: two at once would each find no leg running. (The
+# lock's descriptor is closed for the leg and its memory logger, so that it
+# ends with this script.)
+exec 9> "$run_dir/start.lock"
+flock -n 9 || { echo "error: another $0 is starting the run in $run_dir; $0 --status shows where it is" >&2; exit 1; }
 if pid=$(running_pid); then
   echo "the run is going already (pid $pid); $0 --status shows where"
   exit 0
 fi
-mkdir -p "$run_dir"
 [ -x build/chomp ] || { echo "error: build first (scripts/build.sh)" >&2; exit 1; }
 # The folder's run, whatever N it was started with: without N it goes on to
 # the N it was started or last extended with, a larger N extends it (its
@@ -136,24 +154,35 @@ else
   n=${n:-170}
   out=$run_dir/levels-$n.h5
 fi
+version=$(build/chomp --version)
+case $version in
+  *-dirty*) echo "note: build/chomp is built from uncommitted changes ($version): the leg's log names a" \
+                 "revision that no commit holds" >&2 ;;
+esac
 cp build/chomp "$run_dir/chomp.new" && mv "$run_dir/chomp.new" "$run_dir/chomp"
-shopt -s nullglob
-logs=("$run_dir"/leg-*.log)
-legs=${#logs[@]}
+# The next leg: one above the highest log's number (a log moved aside does
+# not make a later one's number come again), never over an existing log.
+legs=0
+for f in "$run_dir"/leg-*.log; do
+  k=${f##*/leg-}; k=${k%.log}
+  [[ $k =~ ^[0-9]+$ ]] && [ "$k" -gt "$legs" ] && legs=$k
+done
 log=$run_dir/leg-$((legs + 1)).log
+[ ! -e "$log" ] || { echo "error: $log exists already; move it aside" >&2; exit 1; }
 {
   echo "# leg $((legs + 1)): $(date -u +%Y-%m-%dT%H:%M:%SZ), $("$run_dir/chomp" --version), host $(hostname)"
   echo "# nice -n 19 $run_dir/chomp sieve --max-tiles $n --output $out --resume --memory-limit $limit"
 } > "$log"
 nohup nice -n 19 "$run_dir/chomp" sieve --max-tiles "$n" --output "$out" --resume \
-  --memory-limit "$limit" >> "$log" 2>&1 < /dev/null &
+  --memory-limit "$limit" >> "$log" 2>&1 < /dev/null 9>&- &
 pid=$!
-echo "$pid" > "$run_dir/pid"
 # The leg's memory, every five minutes while it runs, for
-# experiments/long_run_table.py: "UNIX-SECONDS VmHWM-KiB VmRSS-KiB".
+# experiments/long_run_table.py: "UNIX-SECONDS VmHWM-KiB VmRSS-KiB", after a
+# line "# leg K" (which the table groups the peaks by).
+echo "# leg $((legs + 1))" >> "$run_dir/rss.log"
 nohup bash -c 'while [ -r /proc/'"$pid"'/status ]; do
   awk -v t="$(date +%s)" '"'"'/^VmHWM/ {h = $2} /^VmRSS/ {r = $2} END {if (h) print t, h, r}'"'"' /proc/'"$pid"'/status
-  sleep 300; done' >> "$run_dir/rss.log" 2>/dev/null < /dev/null &
+  sleep 300; done' >> "$run_dir/rss.log" 2>/dev/null < /dev/null 9>&- &
 # A leg refused at once (a file of another command or of 3D Chomp in the
 # folder, a damaged store) says so here, not only in its log.
 sleep 3
@@ -168,4 +197,7 @@ if ! kill -0 "$pid" 2>/dev/null; then
   echo "leg $((legs + 1)) finished at once; log: $log"
   exit 0
 fi
+# The pid file names the leg only once it is known to run: a leg refused
+# at once leaves the last one's.
+echo "$pid" > "$run_dir/pid.new" && mv "$run_dir/pid.new" "$run_dir/pid"
 echo "leg $((legs + 1)) started (pid $pid); log: $log"

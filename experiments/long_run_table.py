@@ -8,9 +8,10 @@ the run still has open) and prints, for every window of levels marked
 together: its levels, positions, marks, seconds (the window's marking plus
 each level's own scan), nanoseconds per position and per mark, the store's
 bytes per losing position at its last level and the store's size so far.
-With RUN_DIR/rss.log (written by experiments/long_run.sh: one line
-"UNIX-SECONDS VmHWM-KiB VmRSS-KiB" every few minutes), it adds the peak
-resident memory of each leg. Exit status 2, with one line `error: ...`, for
+With rss.log beside the file (written by experiments/long_run.sh: one line
+"UNIX-SECONDS VmHWM-KiB VmRSS-KiB" every five minutes, after a line
+"# leg K" for each leg from 2026-12-07 on), it adds the peak resident
+memory of the run, and of each leg whose lines are so marked. Exit status 2, with one line `error: ...`, for
 a file that is missing or not a table of `chomp sieve` (such as a file of
 `chomp grundy`), or --from beyond its levels. Only the standard library: any python3 runs it.
 """
@@ -111,13 +112,19 @@ def main():
               f"{1e9 * seconds / max(marks, 1):.2f} | {bpl} | {store / 2**30:.2f} |")
     rss = os.path.join(os.path.dirname(os.path.abspath(a.file)), "rss.log")
     if os.path.exists(rss):
-        peak = 0
+        peak, legs, leg = 0, {}, None
         with open(rss) as f:
             for line in f:
                 parts = line.split()
-                if len(parts) >= 2 and parts[1].isdigit():
+                if parts[:2] == ["#", "leg"] and len(parts) == 3:
+                    leg = parts[2]
+                elif len(parts) >= 2 and parts[1].isdigit():
                     peak = max(peak, int(parts[1]))
+                    if leg is not None:
+                        legs[leg] = max(legs.get(leg, 0), int(parts[1]))
         print(f"\npeak resident memory in {rss}: {peak / 2**20:.1f} GiB")
+        for leg, kib in legs.items():
+            print(f"  leg {leg}: {kib / 2**20:.1f} GiB")
 
 
 if __name__ == "__main__":

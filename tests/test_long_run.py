@@ -1,7 +1,8 @@
 """experiments/long_run.sh on a folder whose run is finished: nothing to resume, and no leg
 started (a leg would only spend minutes checking the stored levels); a smaller N is refused;
---status says it is not running and compares its levels, digests included, with data/; the
-same run marked unfinished gets a leg; --status on a folder that is gone or holds no run says
+--status says it is not running and compares its levels, digests included, with data/, and
+exits 1 where one differs; a pid file naming another process called chomp is not taken for the
+run's; the same run marked unfinished gets a leg, numbered one above the highest log's; --status on a folder that is gone or holds no run says
 so and how to start one.
 
 long_run.sh runs the checkout's build/chomp; where the suite's program is another (a build
@@ -54,19 +55,52 @@ with tempfile.TemporaryDirectory() as tmp:
     r = long_run("--status")
     assert r.returncode == 0 and r.stdout.startswith("not running\n") and "no run:" not in r.stdout, r.stdout + r.stderr
     assert "(20 levels): p(n), L(n), losing digests equal data/levels-" in r.stdout, r.stdout + r.stderr
-    # The same run marked unfinished (as a stop leaves it): a leg goes on with it.
+    # A pid file naming a live process called chomp that is not the folder's own binary (a pid
+    # given since to a test's or a benchmark's chomp) is not the run: --status says so.
+    fake = pathlib.Path(tmp) / "chomp"
+    fake.write_bytes(pathlib.Path("/bin/cat").read_bytes())
+    fake.chmod(0o755)
+    other = subprocess.Popen([str(fake)], stdin=subprocess.PIPE)
+    try:
+        (run_dir / "pid").write_text(f"{other.pid}\n")
+        r = long_run("--status")
+        assert r.stdout.startswith("not running\n"), r.stdout + r.stderr
+        r = long_run("--stop")
+        assert r.returncode == 0 and "no run is going" in r.stdout and other.poll() is None, r.stdout + r.stderr
+    finally:
+        other.kill()
+        other.wait()
+    # A level that differs from data/ (its digest changed by hand): --status exits 1.
     import h5py  # the notebooks' Python has it
+    copy = pathlib.Path(tmp) / "differs"
+    copy.mkdir()
+    subprocess.run(["cp", str(run_dir / "levels-20.h5"), str(run_dir / "levels-20.store"), str(copy)], check=True)
+    with h5py.File(copy / "levels-20.h5", "r+") as f:
+        digests = f["levels/losing_digest"][...]
+        digests[5] += 1 if digests[5] == 0 else -1
+        f["levels/losing_digest"][...] = digests
+    r = subprocess.run(["bash", str(SCRIPT), "--status"], capture_output=True, text=True,
+                       env=dict(env, RUN_DIR=str(copy)), timeout=60)
+    assert r.returncode == 1 and "differ" in r.stdout + r.stderr, f"rc {r.returncode}\n{r.stdout}{r.stderr}"
+    # The same run marked unfinished (as a stop leaves it): a leg goes on with it.
     with h5py.File(run_dir / "levels-20.h5", "r+") as f:
         f.attrs["complete"] = f.attrs["complete"] * 0
         f.attrs["status"] = "interrupted"
+    # Legs are numbered one above the highest log (leg 2 moved aside leaves 1 and 3: the next is 4).
+    for k in (1, 3):
+        (run_dir / f"leg-{k}.log").write_text(f"# leg {k}\n")
     r = long_run()
     what = f"long_run.sh on an unfinished run: rc {r.returncode}\n{r.stdout}{r.stderr}"
-    assert "nothing to resume" not in r.stdout and "leg 1 " in r.stdout + r.stderr, what
-    assert (run_dir / "leg-1.log").exists(), what
-    # Let the leg (a few levels at most) end before its folder goes.
-    pid = int((run_dir / "pid").read_text())
-    for _ in range(600):
-        if not pathlib.Path(f"/proc/{pid}").exists():
-            break
-        time.sleep(0.1)
+    assert "nothing to resume" not in r.stdout and "leg 4 " in r.stdout + r.stderr, what
+    assert (run_dir / "leg-4.log").exists() and (run_dir / "leg-1.log").read_text() == "# leg 1\n", what
+    # Let the leg (a few levels at most) end before its folder goes; one that ended within the
+    # script's first seconds says so, and leaves the pid file as it was.
+    if "started (pid " in r.stdout:
+        pid = int((run_dir / "pid").read_text())
+        for _ in range(600):
+            if not pathlib.Path(f"/proc/{pid}").exists():
+                break
+            time.sleep(0.1)
+    else:
+        assert "leg 4 finished at once" in r.stdout, what
 print("long_run: ok")
