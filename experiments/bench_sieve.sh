@@ -5,7 +5,7 @@
 #
 # Usage (from anywhere in the repository, after scripts/build.sh):
 #
-#   experiments/bench_sieve.sh [CSV] [N...]        default: experiments/results/bench.csv 90 100 110
+#   experiments/bench_sieve.sh [CSV [N...]]        default: experiments/results/bench.csv 90 100 110
 #
 # Each run's output (for chomp: the per-level table, the memory plan and the
 # time by phase) goes to out/bench-PROGRAM-N-THREADS.log (LOGS: another
@@ -108,6 +108,8 @@ if [ "$pin" != 0 ]; then
 fi
 cores=$(nproc)
 revision() { "$1" --version | sed 's/.*(\(.*\)).*/\1/'; }
+naive_revision=unknown
+if [ -x build/chomp ]; then naive_revision=$(revision build/chomp); fi
 
 measure() {  # program n t revision command...
   local program=$1 n=$2 t=$3 rev=$4
@@ -164,7 +166,8 @@ for ((round = 1; round <= rounds; round++)); do
     if [ "${NAIVE:-1}" = 1 ] && [ "$n" -le "$naive_max" ]; then
       tag=
       for t in $naive_threads; do
-        measure naive "$n" "$t" "$(revision "${chomps[0]}")" "$naive" "$n" "$t"
+        # (the push sieve is built in this work tree, whatever CHOMPS names)
+        measure naive "$n" "$t" "$naive_revision" "$naive" "$n" "$t"
       done
     fi
   done

@@ -57,7 +57,12 @@ if [ "${WARMUP:-1}" = 1 ]; then
   mkdir -p "$logs"
   build/chomp sieve --max-tiles $((n > 100 ? n - 10 : n)) --threads "$most" --output "$logs/warmup.h5" --force > /dev/null
 fi
-THREADS="${threads[*]}" NAIVE=0 ROUNDS=${ROUNDS:-1} experiments/bench_sieve.sh "$csv" "$n"
+# A table from an earlier call must not stand for this one if a run fails.
+rm -f "$csv.table"
+# bench_sieve.sh's settings named here, whatever the caller exported (its
+# CHOMPS or SLICES would write other logs than the table reads); PIN and
+# BESIDE go on.
+CHOMPS=build/chomp SLICES=0 THREADS="${threads[*]}" NAIVE=0 ROUNDS=${ROUNDS:-1} experiments/bench_sieve.sh "$csv" "$n"
 
 # One line per thread count: the last round's row of this N and revision,
 # and the phase times from that run's log.
