@@ -4,6 +4,8 @@
 # job: the exact table of losing positions for every tile count 1..90 (the
 # published density table), printed and written to out/levels-90.h5.
 set -euo pipefail
+# A relative PREFIX is the caller's, not the checkout's (the script works there).
+if [ -n "${PREFIX:-}" ] && [[ $PREFIX != /* ]]; then PREFIX=$PWD/$PREFIX; fi
 cd "$(dirname "$0")/.."
 case ${1:-} in
   -h|--help) sed -n '2,5p' "$0" | sed 's/^# //'; exit 0 ;;
