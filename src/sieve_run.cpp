@@ -57,6 +57,12 @@ Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
   return prov;
 }
 
+/// A step called out of the header's order: a library caller's mistake,
+/// said as one, where it would dereference a part not made yet.
+void require(bool ok, const char* step, const char* needs) {
+  if (!ok) throw std::logic_error(std::string("SieveRun::") + step + ": " + needs + " (sieve_run.hpp lists the steps in order)");
+}
+
 }  // namespace
 
 SieveRun::SieveRun(SieveRunRequest request, std::unique_ptr<Resume> resume)
@@ -76,11 +82,24 @@ void SieveRun::open_store() {
   }
 }
 
-void SieveRun::open_file() { out_.emplace(partial_, provenance_); }
+void SieveRun::open_file() {
+  require(store_ != nullptr, "open_file", "call open_store() first");
+  require(!out_, "open_file", "the file is made already");
+  out_.emplace(partial_, provenance_);
+}
 
-void SieveRun::name_file() { out_->rename_to(request_.output); }
+void SieveRun::name_file() {
+  require(!resuming_, "name_file", "a resumed run's file is named by restore(), not name_file()");
+  require(out_ && out_->path() == partial_, "name_file", "call open_file() first, once");
+  out_->rename_to(request_.output);
+}
+
+bool SieveRun::named() const { return out_ && out_->path() == request_.output; }
 
 void SieveRun::restore(const std::function<void(int n, int levels)>& checking, const std::atomic<bool>* stop) {
+  require(resume_ != nullptr, "restore", resuming_ ? "the run is restored already" : "a new run has nothing to restore");
+  require(out_.has_value(), "restore", "call open_store() and open_file() first");
+  require(request_.dimensions != 3 || sieve3d_, "restore", "a 3D run calls make_sieve3d() before restore()");
   const auto start = std::chrono::steady_clock::now();
   const int levels = resume_->state().levels;
   std::function<void(int)> load;
@@ -97,18 +116,23 @@ void SieveRun::restore(const std::function<void(int n, int levels)>& checking, c
 }
 
 Sieve& SieveRun::make_sieve(ProcessGroup* group, const std::atomic<bool>* stop) {
+  require(named(), "make_sieve", "the file is not named yet: name_file() for a new run, restore() for a resumed one");
+  require(request_.dimensions != 3, "make_sieve", "a 3D run makes its sieve with make_sieve3d()");
   sieve_ = std::make_unique<Sieve>(request_.max_tiles, *store_, request_.options, group);
   sieve_->set_stop_flag(stop);
   return *sieve_;
 }
 
 Sieve3d& SieveRun::make_sieve3d(const std::atomic<bool>* stop) {
+  require(request_.dimensions == 3, "make_sieve3d", "a 2D run makes its sieve with make_sieve()");
   sieve3d_ = std::make_unique<Sieve3d>(request_.max_tiles);
   sieve3d_->set_stop_flag(stop);
   return *sieve3d_;
 }
 
 void SieveRun::run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress) {
+  require(sieve_ || sieve3d_, "run", "call make_sieve() (or make_sieve3d()) first");
+  require(named(), "run", "the file is not named yet: name_file() for a new run, restore() for a resumed one");
   if (sieve3d_) {
     while (sieve3d_->levels_done() < request_.max_tiles) {
       LevelResult r = sieve3d_->next_level(progress);
@@ -138,9 +162,13 @@ void SieveRun::run(const std::function<void(const LevelResult&)>& on_level, cons
       progress);
 }
 
-void SieveRun::finish() { out_->finish("complete"); }
+void SieveRun::finish() {
+  require(named(), "finish", "the file is not named yet: name_file() for a new run, restore() for a resumed one");
+  out_->finish("complete");
+}
 
 bool SieveRun::stopped() {
+  if (!out_) return false;  // stopped before open_file(): no file
   if (out_->path() == partial_) {
     // Stopped while checking the old file: it is untouched.
     out_.reset();
@@ -184,6 +212,7 @@ int SieveRun::levels_done() const {
 bool SieveRun::failed(const std::exception& e) {
   const bool write_failed = dynamic_cast<const H5Error*>(&e) != nullptr;
   const bool disk_full = dynamic_cast<const StoreFull*>(&e) != nullptr;
+  if (!out_) return false;  // failed before open_file(): no file
   if (out_->path() == partial_) {
     out_.reset();
     std::error_code ec;

@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,7 +18,9 @@
 #include "chomp/losing_store.hpp"
 #include "chomp/resume.hpp"
 #include "chomp/sieve.hpp"
+#include "chomp/sieve_run.hpp"
 #include "chomp_process.hpp"
+#include "committed_data.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -145,4 +150,69 @@ TEST(Provenance, InferredMarksNameEachLegsWayAndWhereItBegan) {
   EXPECT_EQ(inferred_rows_of("rows 1-2 from level 5; none below"), 2);
   EXPECT_EQ(inferred_rows_of("row 1"), 1);
   EXPECT_EQ(inferred_rows_of("rows 1-3"), 0);  // unknown: none
+}
+
+// SieveRun, the class `chomp sieve` wraps, used as its header says: a new
+// run to 30 and its resume to 40 give the committed table's levels. Steps
+// out of order throw std::logic_error naming the step needed (they crashed,
+// or left the finished table as FILE.partial), and make no file.
+TEST(ResumeLibrary, SieveRunInItsOrderGivesTheTableAndOutOfOrderSaysWhichStepComesFirst) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  const auto request = [&](int max) {
+    return SieveRunRequest{out, store_path_for(out), max, 0, SieveOptions{}, 1, "test", 2, ""};
+  };
+  const auto says = [](const std::function<void()>& step, const std::string& needs) {
+    try {
+      step();
+      ADD_FAILURE() << "no error; expected: " << needs;
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find(needs), std::string::npos) << e.what();
+    }
+  };
+  {
+    SieveRun early(request(30), nullptr);
+    says([&] { early.open_file(); }, "call open_store() first");
+    says([&] { early.make_sieve(nullptr, nullptr); }, "the file is not named yet");
+    early.open_store();
+    says([&] { early.name_file(); }, "call open_file() first");
+    early.open_file();
+    says([&] { early.make_sieve(nullptr, nullptr); }, "name_file() for a new run");
+    says([&] { early.restore([](int, int) {}, nullptr); }, "a new run has nothing to restore");
+    says([&] { early.finish(); }, "the file is not named yet");
+    EXPECT_FALSE(early.failed(std::runtime_error("given up")));  // FILE.partial removed
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+  std::filesystem::remove(store_path_for(out));
+
+  {
+    SieveRun run(request(30), nullptr);
+    run.open_store();
+    run.open_file();
+    run.name_file();
+    says([&] { run.run([](const LevelResult&) {}, nullptr); }, "call make_sieve()");
+    run.make_sieve(nullptr, nullptr);
+    run.run([](const LevelResult&) {}, nullptr);
+    run.finish();
+  }
+  {
+    SieveRun resumed(request(40), std::make_unique<Resume>(ResumeRequest{out, 40, -1}));
+    resumed.open_store();
+    resumed.open_file();
+    says([&] { resumed.name_file(); }, "named by restore()");
+    resumed.restore([](int, int) {}, nullptr);
+    EXPECT_EQ(resumed.restored_levels(), 30);
+    resumed.make_sieve(nullptr, nullptr);
+    resumed.run([](const LevelResult&) {}, nullptr);
+    resumed.finish();
+  }
+  const LevelTable t = read_level_file(out);
+  ASSERT_TRUE(t.complete());
+  ASSERT_EQ(t.tiles.size(), 40u);
+  const LevelTable committed = read_level_file(committed_levels_file("h5"));
+  for (std::size_t i = 0; i < 40; ++i) {
+    EXPECT_EQ(t.losing[i], committed.losing[i]) << "n = " << i + 1;
+    EXPECT_EQ(t.losing_digest[i], committed.losing_digest[i]) << "n = " << i + 1;
+  }
 }

@@ -17,6 +17,10 @@
 ///     run.run(...);
 ///     run.finish();         // or stopped() / failed() when run() throws
 ///
+/// A step out of this order throws std::logic_error, naming the step it
+/// needs first (a new run whose file is never named would otherwise end as
+/// FILE.partial alone).
+///
 /// A 3D run (request.dimensions = 3, sieve3d.hpp) makes its sieve first,
 /// make_sieve3d() before restore(), which loads every trusted level's
 /// ranks from the store into it; run() then stores each new level's ranks
@@ -113,8 +117,8 @@ class SieveRun {
   /// Records status "complete" and closes the file.
   void finish();
 
-  /// After SieveInterrupted: false when the run stopped while the old file
-  /// was being checked (FILE.partial is removed; FILE is untouched); true
+  /// After SieveInterrupted: false when there is no file yet, or the run
+  /// stopped while the old file was being checked (FILE.partial is removed; FILE is untouched); true
   /// when FILE is finished with status "interrupted" (or left as a kill
   /// would leave it, status "running", when its disk, or its size limit,
   /// has no room to record the status: left_status()).
@@ -122,8 +126,8 @@ class SieveRun {
   /// The levels finished when a run stopped.
   int levels_done() const;
 
-  /// After any other failure `e`: false when the file was still
-  /// FILE.partial (it is removed); else FILE is left as `e` requires: a
+  /// After any other failure `e`: false when there was no file yet, or it
+  /// was still FILE.partial (it is removed); else FILE is left as `e` requires: a
   /// failed write leaves it as a kill would (status "running": closing would
   /// write HDF5's superblock over the failed writes), a full store disk
   /// "interrupted", anything else "failed"; but a disk with less than
@@ -144,6 +148,7 @@ class SieveRun {
   std::string partial_;
   std::string left_status_ = "running";
   void finish_or_leave(const std::string& status);
+  bool named() const;  // the file is made and named FILE
   // Declared in this order so that the sieve goes before the file and the
   // store it reads.
   std::unique_ptr<LosingStore> store_;
