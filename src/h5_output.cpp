@@ -112,6 +112,7 @@ struct LevelFileWriter::Impl {
   hsize_t rows = 0;
   int store_losing = 0;
   int inferred_rows = 0;  // as the provenance's inferred_marks says (latest way)
+  int max_tiles = 0;      // the provenance's: a "complete" file has that many rows
 
   // A row flushed is on disk before the next level is begun: H5Fflush hands
   // it to the kernel, fdatasync makes it durable, as the store's blocks are
@@ -159,6 +160,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
     }
   }
   impl_->store_losing = prov.store_losing;
+  impl_->max_tiles = prov.max_tiles;
   impl_->inferred_rows = inferred_rows_of(prov.inferred_marks);
   if (prov.store_losing > 0) {
     const std::string what = "cannot create /losing_positions in " + path;
@@ -240,6 +242,12 @@ void LevelFileWriter::rename_to(const std::string& new_path) {
 
 void LevelFileWriter::finish(const std::string& status) {
   if (!impl_->file.valid()) throw H5Error(path_ + " is already finished");
+  // A file marked complete with levels missing is refused by every reader
+  // as damaged: say so to the writer, before anything is written.
+  if (status == "complete" && impl_->rows != static_cast<hsize_t>(impl_->max_tiles))
+    throw std::logic_error("LevelFileWriter::finish(\"complete\") on " + path_ + " with levels 1.." +
+                           std::to_string(impl_->rows) + " of max_tiles " + std::to_string(impl_->max_tiles) +
+                           ": a file with levels missing is not complete (finish it as \"interrupted\")");
   // Written over in place while SWMR writing goes on: the file is never
   // open without SWMR, whose "open for writing" mark would make a file
   // killed at this moment unreadable (seen once in 300 random kills when

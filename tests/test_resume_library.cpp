@@ -216,3 +216,30 @@ TEST(ResumeLibrary, SieveRunInItsOrderGivesTheTableAndOutOfOrderSaysWhichStepCom
     EXPECT_EQ(t.losing_digest[i], committed.losing_digest[i]) << "n = " << i + 1;
   }
 }
+
+// A writer asked to finish a file "complete" with levels missing refuses
+// (every reader would call the file damaged) and writes nothing; the same
+// file finishes "interrupted", readable with its levels.
+TEST(ResumeLibrary, AFileWithLevelsMissingCannotBeFinishedComplete) {
+  ScratchDir dir;
+  const std::string path = dir.file("short.h5");
+  Provenance prov;
+  prov.max_tiles = 12;
+  prov.run_id = new_run_id();
+  prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
+  prov.inferred_marks = inferred_marks_text(inferred_rows(12, SieveOptions{}));
+  const auto store = LosingStore::create(store_path_for(path), prov.run_id);
+  LevelFileWriter out(path, prov);
+  Sieve sieve(12, *store, SieveOptions{});
+  for (int n = 1; n <= 3; ++n) save_level(out, sieve, sieve.next_level());
+  try {
+    out.finish("complete");
+    ADD_FAILURE() << "finish(\"complete\") with 3 of 12 levels was taken";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("levels 1..3 of max_tiles 12"), std::string::npos) << e.what();
+  }
+  out.finish("interrupted");
+  const LevelTable t = read_level_file(path);
+  EXPECT_EQ(t.status(), "interrupted");
+  EXPECT_EQ(t.tiles.size(), 3u);
+}

@@ -84,7 +84,11 @@ class LevelFileWriter {
  public:
   /// Creates (truncating) the file, writes the provenance with complete = 0
   /// and status "running", makes every dataset, and starts SWMR writing.
-  /// Throws H5Error.
+  /// Throws H5Error. The provenance a sieve's file needs besides the
+  /// defaults: max_tiles, run_id and store_file (the store's run id and file
+  /// name, beside this file: without them readers find no store), and
+  /// inferred_marks (inferred_marks_text of the sieve's inferred rows;
+  /// save_level, resume.hpp, refuses a mismatch). doc/LIBRARY.md has an example.
   LevelFileWriter(const std::string& path, const Provenance& provenance);
   ~LevelFileWriter();
   LevelFileWriter(const LevelFileWriter&) = delete;
@@ -92,6 +96,9 @@ class LevelFileWriter {
 
   /// Appends level n = rows() + 1's row to /levels and flushes it. Write
   /// it only once the store holds the level (LosingStore::finish_level).
+  /// A sieve's levels go through save_level (resume.hpp), which also
+  /// writes the losing positions of a store_losing file and checks the
+  /// marks; append alone checks neither.
   void append(const LevelResult& level);
 
   /// Stores the losing positions of level n <= store_losing as 64-bit lattice
@@ -103,6 +110,9 @@ class LevelFileWriter {
 
   /// Records end_utc and status (complete = 1 only for status "complete"),
   /// written over in place while SWMR writing goes on, and closes the file.
+  /// Throws std::logic_error, writing nothing, for "complete" with fewer
+  /// rows than the provenance's max_tiles (a reader would call the file
+  /// damaged): such a file is "interrupted".
   void finish(const std::string& status);
 
   /// After a failed write (a full disk): lets go of the file without
