@@ -113,6 +113,10 @@ struct LevelFileWriter::Impl {
   int store_losing = 0;
   int inferred_rows = 0;  // as the provenance's inferred_marks says (latest way)
   int max_tiles = 0;      // the provenance's: a "complete" file has that many rows
+  // The level whose losing positions were written last, and how many (the
+  // next append() of a level <= store_losing must match them).
+  int positions_level = 0;
+  std::uint64_t positions_count = 0;
 
   // A row flushed is on disk before the next level is begun: H5Fflush hands
   // it to the kernel, fdatasync makes it durable, as the store's blocks are
@@ -196,6 +200,18 @@ void LevelFileWriter::append(const LevelResult& level) {
   if (static_cast<hsize_t>(level.tiles) != impl_->rows + 1)
     throw H5Error("level " + std::to_string(level.tiles) + " cannot follow row " + std::to_string(impl_->rows) +
                   " of " + path_);
+  // A file that keeps the losing positions of levels 1..store_losing: each
+  // such level's row follows its positions, one word each (save_level,
+  // resume.hpp, writes both); a row without them read back as a level with
+  // none stored.
+  if (level.tiles <= impl_->store_losing &&
+      (impl_->positions_level != level.tiles || impl_->positions_count != level.losing))
+    throw std::logic_error(
+        "level " + std::to_string(level.tiles) + " of " + path_ + ", which keeps the losing positions of levels 1.." +
+        std::to_string(impl_->store_losing) + ": write_losing_positions(" + std::to_string(level.tiles) + ", ...) with its " +
+        std::to_string(level.losing) + " positions first" +
+        (impl_->positions_level == level.tiles ? " (" + std::to_string(impl_->positions_count) + " were written)" : "") +
+        "; save_level (resume.hpp) writes both");
   const std::string where = " of level " + std::to_string(level.tiles) + " to " + path_;
   const std::uint32_t tiles = static_cast<std::uint32_t>(level.tiles), slices = static_cast<std::uint32_t>(level.slices);
   const double fraction = level.losing_fraction(), ratio = level.hypothesis_ratio();
@@ -214,9 +230,14 @@ void LevelFileWriter::write_losing_positions(int n, std::span<const std::uint64_
   const std::string what = "cannot store the losing positions of level " + std::to_string(n) + " in " + path_;
   if (n < 1 || static_cast<std::size_t>(n) > impl_->positions.size())
     throw H5Error(what + ": the file was made for levels 1.." + std::to_string(impl_->positions.size()));
+  if (static_cast<hsize_t>(n) != impl_->rows + 1)
+    throw std::logic_error(what + ": a level's losing positions go in just before its row, and the next row is level " +
+                           std::to_string(impl_->rows + 1));
   append_values(impl_->positions[static_cast<std::size_t>(n - 1)].get(), 0, words.size(), H5T_NATIVE_UINT64,
                 words.data(), what);
   impl_->flush(what);
+  impl_->positions_level = n;
+  impl_->positions_count = words.size();
 }
 
 void LevelFileWriter::abandon() {

@@ -243,3 +243,36 @@ TEST(ResumeLibrary, AFileWithLevelsMissingCannotBeFinishedComplete) {
   EXPECT_EQ(t.status(), "interrupted");
   EXPECT_EQ(t.tiles.size(), 3u);
 }
+
+// A file that keeps the losing positions of its first levels takes a row of
+// such a level only after its positions, as many as the row counts; the
+// positions only for the next level (they used to be taken in any order,
+// and a row without them read back as a level with none stored).
+TEST(ResumeLibrary, AStoreLosingFileTakesEachRowAfterItsPositions) {
+  ScratchDir dir;
+  const std::string path = dir.file("kept.h5");
+  Provenance prov;
+  prov.max_tiles = 8;
+  prov.store_losing = 6;
+  prov.run_id = new_run_id();
+  prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
+  prov.inferred_marks = inferred_marks_text(inferred_rows(8, SieveOptions{}));
+  const auto store = LosingStore::create(store_path_for(path), prov.run_id);
+  LevelFileWriter out(path, prov);
+  Sieve sieve(8, *store, SieveOptions{});
+  save_level(out, sieve, sieve.next_level());  // level 1: its one position, then its row
+  const LevelResult two = sieve.next_level();   // L(2) = 0
+  const std::vector<std::uint64_t> made_up{3, 5, 6};
+  EXPECT_THROW(out.write_losing_positions(3, made_up), std::logic_error);  // not the next level
+  out.write_losing_positions(2, made_up);                                  // 3 words for a level of none
+  EXPECT_THROW(out.append(two), std::logic_error);
+  save_level(out, sieve, two);
+  const LevelResult three = sieve.next_level();
+  EXPECT_THROW(out.append(three), std::logic_error);  // no positions written for it
+  save_level(out, sieve, three);
+  out.finish("interrupted");
+  const LevelTable t = read_level_file(path);
+  EXPECT_EQ(t.tiles.size(), 3u);
+  LevelFileReader reader(path);
+  EXPECT_EQ(reader.losing_positions(3).size(), three.losing);
+}

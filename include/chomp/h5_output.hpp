@@ -102,7 +102,9 @@ class LevelFileWriter {
   void append(const LevelResult& level);
 
   /// Stores the losing positions of level n <= store_losing as 64-bit lattice
-  /// paths; call it before append() of that level.
+  /// paths, one word each; call it just before append() of that level
+  /// (n = rows() + 1), whose row then must count as many losing positions:
+  /// either out of order throws std::logic_error.
   void write_losing_positions(int n, std::span<const std::uint64_t> path_words);
 
   /// Moves the file to a new name (same file system) and keeps writing it.
@@ -198,7 +200,7 @@ class LevelFileReader {
   bool has_store() const;
   /// The store file's path: the store with the result file's own name
   /// (store_path_for) when it exists, else store_file resolved beside the
-  /// result file.
+  /// result file; "" for a file that names no store (has_store() false).
   std::string store_path() const;
   std::string run_id() const;
   /// What the file records of levels 1..levels in the store.
