@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` into a fresh prefix: the installed chomp runs from
-# there and answers like the built one, and its man page is in place.
+# there and answers like the built one, and its man page is in place; and
+# the installed library builds a program of one's own
+# (tests/library_consumer, find_package(chomp)) that sieves to 40 tiles.
 # Usage: install_test.sh BUILD_DIR
 set -euo pipefail
 build=$1
@@ -26,4 +28,10 @@ grep -qx "Status: winning" <<< "$out" && grep -qx "Winning moves (3):" <<< "$out
 grep -q '^\.SH "chomp sieve"' "$prefix/share/man/man1/chomp.1" || { echo "the man page lacks chomp sieve" >&2; exit 1; }
 grep -q '^\.SH "chomp divisors"' "$prefix/share/man/man1/chomp.1" || { echo "the man page lacks chomp divisors" >&2; exit 1; }
 if grep -q "$build" "$prefix/share/man/man1/chomp.1"; then echo "the man page names the build folder" >&2; exit 1; fi
-echo "installed and ran $prefix/bin/chomp"
+consumer=$prefix/consumer-build
+cmake -S "$(dirname "$0")/library_consumer" -B "$consumer" -DCMAKE_PREFIX_PATH="$prefix" > "$prefix/consumer.log" 2>&1 &&
+  cmake --build "$consumer" >> "$prefix/consumer.log" 2>&1 ||
+  { echo "a program against the installed library did not build:" >&2; tail -n 20 "$prefix/consumer.log" >&2; exit 1; }
+answer=$("$consumer/consumer" "$prefix")
+[ "$answer" = "L(40) = 1022" ] || { echo "the installed library's sieve said '$answer', not L(40) = 1022" >&2; exit 1; }
+echo "installed and ran $prefix/bin/chomp, and built and ran a program against the installed library"
