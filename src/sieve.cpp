@@ -32,8 +32,23 @@ double LevelResult::losing_fraction() const {
 
 double LevelResult::hypothesis_ratio() const { return chomp::hypothesis_ratio(positions, losing); }
 
+namespace {
+
+/// The options a library caller may give: a negative thread count or more
+/// inferred rows than two were taken silently (as every core, and as two).
+const SieveOptions& checked_options(const SieveOptions& o) {
+  if (o.threads < 0)
+    throw std::invalid_argument("SieveOptions::threads is " + std::to_string(o.threads) + ": give 0 (every core) or more");
+  if (o.inferred_rows < 0 || o.inferred_rows > 2)
+    throw std::invalid_argument("SieveOptions::inferred_rows is " + std::to_string(o.inferred_rows) +
+                                ": give 0, 1 or 2 (the first rows whose moves are inferred)");
+  return o;
+}
+
+}  // namespace
+
 Sieve::Impl::Impl(int max_tiles, LosingStore& s, const SieveOptions& o, ProcessGroup* g)
-    : table(max_tiles), store(s), options(o), max(max_tiles),
+    : table(max_tiles), store(s), options(checked_options(o)), max(max_tiles),
       states([this] {
         return detail::ThreadState(table, options.transposes, tails ? tails->rows() : 0, tuning.pool_page_blocks);
       }) {

@@ -496,3 +496,25 @@ TEST(Slices, ABudgetTooSmallForOneFirstRowIsRefusedWithTheSmallestThatWorks) {
     EXPECT_NO_THROW(plan_run(90, o)) << "the smallest budget named does not work: " << e.smallest;
   }
 }
+
+// Options a library caller may get wrong are refused by name: a negative
+// thread count and more than two inferred rows were taken silently.
+TEST(Sieve, RefusesANegativeThreadCountAndMoreThanTwoInferredRows) {
+  SieveOptions negative;
+  negative.threads = -3;
+  try {
+    Sieve s(10, negative);
+    ADD_FAILURE() << "threads = -3 was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("SieveOptions::threads is -3"), std::string::npos) << e.what();
+  }
+  for (int rows : {-1, 3}) {
+    SieveOptions o;
+    o.inferred_rows = rows;
+    EXPECT_THROW(Sieve(10, o), std::invalid_argument) << rows;
+  }
+  SieveOptions fine;
+  fine.inferred_rows = 0;
+  Sieve s(10, fine);
+  EXPECT_EQ(s.next_level().losing, 1u);  // level 1: the poisoned tile alone, losing
+}

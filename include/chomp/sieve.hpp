@@ -232,7 +232,8 @@ class Sieve {
   /// fills them from every finished level (a read of the whole store); the
   /// window's bitmap waits for the first level. Throws BudgetTooSmall when
   /// options.memory_budget cannot hold the smallest window, and
-  /// std::invalid_argument when the store holds more levels than max_tiles.
+  /// std::invalid_argument when the store holds more levels than max_tiles,
+  /// or for options.threads < 0 or options.inferred_rows outside 0..2.
   Sieve(int max_tiles, LosingStore& store, const SieveOptions& options, ProcessGroup* group = nullptr);
   ~Sieve();
   Sieve(const Sieve&) = delete;
