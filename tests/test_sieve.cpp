@@ -14,6 +14,8 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "chomp/sieve.hpp"
