@@ -233,8 +233,12 @@ void LevelFileWriter::write_losing_positions(int n, std::span<const std::uint64_
   if (static_cast<hsize_t>(n) != impl_->rows + 1)
     throw std::logic_error(what + ": a level's losing positions go in just before its row, and the next row is level " +
                            std::to_string(impl_->rows + 1));
-  append_values(impl_->positions[static_cast<std::size_t>(n - 1)].get(), 0, words.size(), H5T_NATIVE_UINT64,
-                words.data(), what);
+  // The extent is set whatever the count: a level of no losing positions
+  // written over an earlier call keeps none of its words.
+  const hid_t ds = impl_->positions[static_cast<std::size_t>(n - 1)].get();
+  const hsize_t size = words.size();
+  if (size == 0) check(H5Dset_extent(ds, &size), what);
+  append_values(ds, 0, words.size(), H5T_NATIVE_UINT64, words.data(), what);
   impl_->flush(what);
   impl_->positions_level = n;
   impl_->positions_count = words.size();
@@ -268,7 +272,9 @@ void LevelFileWriter::finish(const std::string& status) {
   if (status == "complete" && impl_->rows != static_cast<hsize_t>(impl_->max_tiles))
     throw std::logic_error("LevelFileWriter::finish(\"complete\") on " + path_ + " with levels 1.." +
                            std::to_string(impl_->rows) + " of max_tiles " + std::to_string(impl_->max_tiles) +
-                           ": a file with levels missing is not complete (finish it as \"interrupted\")");
+                           (impl_->rows < static_cast<hsize_t>(impl_->max_tiles)
+                                ? ": a file with levels missing is not complete (finish it as \"interrupted\")"
+                                : ": a complete file holds exactly max_tiles levels"));
   // Written over in place while SWMR writing goes on: the file is never
   // open without SWMR, whose "open for writing" mark would make a file
   // killed at this moment unreadable (seen once in 300 random kills when

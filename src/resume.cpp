@@ -222,8 +222,20 @@ void Resume::restore(const LosingStore& store, LevelFileWriter& out, const std::
     } catch (const StoreError& e) {
       throw ResumeRefused(store_refusal(impl_->reader->path(), e));
     }
-    if (n <= out.store_losing()) out.write_losing_positions(n, impl_->reader->losing_positions(n));
-    out.append(row_of(t, n));
+    const LevelResult row = row_of(t, n);
+    if (n <= out.store_losing()) {
+      // The file's own copy of the level's losing positions, one a losing
+      // position: fewer or more than its row counts is damage to the file.
+      const std::vector<std::uint64_t> words = impl_->reader->losing_positions(n);
+      if (words.size() != row.losing)
+        throw ResumeRefused("cannot resume " + impl_->reader->path() + ": its /losing_positions/level_" +
+                            (n < 10 ? "00" : n < 100 ? "0" : "") + std::to_string(n) + " holds " +
+                            std::to_string(words.size()) + " positions, but level " + std::to_string(n) + " has " +
+                            std::to_string(row.losing) + " losing ones (damaged file); restore a copy of it, or "
+                            "start the run over with --force");
+      out.write_losing_positions(n, words);
+    }
+    out.append(row);
   }
 }
 

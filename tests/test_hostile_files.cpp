@@ -173,6 +173,11 @@ std::vector<Craft> crafts() {
                  lp_named, true});
   out.push_back({lp_named + " claiming more rows than p(7)", [=](const std::string& p) { set_extent(p, lp, 16); },
                  lp_named, true});
+  // Fewer or more rows than level 7's L(7) = 3 losing positions, within
+  // p(7): the rows themselves are paths, but not the level's.
+  out.push_back({lp_named + " cut to 2 of its 3 rows", [=](const std::string& p) { set_extent(p, lp, 2); },
+                 lp_named, true});
+  out.push_back({lp_named + " grown to 5 rows", [=](const std::string& p) { set_extent(p, lp, 5); }, lp_named, true});
   out.push_back({lp_named + " in one chunk of 2^28 rows",
                  [=](const std::string& p) {
                    replace_dataset(p, lp, H5T_STD_U64LE, {4}, {H5S_UNLIMITED}, hsize_t{1} << 28, true, false);

@@ -274,5 +274,6 @@ TEST(ResumeLibrary, AStoreLosingFileTakesEachRowAfterItsPositions) {
   const LevelTable t = read_level_file(path);
   EXPECT_EQ(t.tiles.size(), 3u);
   LevelFileReader reader(path);
+  EXPECT_TRUE(reader.losing_positions(2).empty());  // the made-up words are gone
   EXPECT_EQ(reader.losing_positions(3).size(), three.losing);
 }

@@ -98,7 +98,9 @@ class LevelFileWriter {
   /// it only once the store holds the level (LosingStore::finish_level).
   /// A sieve's levels go through save_level (resume.hpp), which also
   /// writes the losing positions of a store_losing file and checks the
-  /// marks; append alone checks neither.
+  /// marks; append alone does not check the marks, and throws
+  /// std::logic_error for a level <= store_losing whose positions were not
+  /// written just before it (write_losing_positions).
   void append(const LevelResult& level);
 
   /// Stores the losing positions of level n <= store_losing as 64-bit lattice
@@ -112,9 +114,9 @@ class LevelFileWriter {
 
   /// Records end_utc and status (complete = 1 only for status "complete"),
   /// written over in place while SWMR writing goes on, and closes the file.
-  /// Throws std::logic_error, writing nothing, for "complete" with fewer
-  /// rows than the provenance's max_tiles (a reader would call the file
-  /// damaged): such a file is "interrupted".
+  /// Throws std::logic_error, writing nothing, for "complete" with other
+  /// than the provenance's max_tiles rows (a reader would call the file
+  /// damaged): a file with levels missing is "interrupted".
   void finish(const std::string& status);
 
   /// After a failed write (a full disk): lets go of the file without
