@@ -1354,7 +1354,8 @@ def recede_reading(A: Analysis) -> dict | None:
 #: standard deviations it lies from each kind's mean).  Not since 2026-12-07: a referee's reading showed that
 #: with 24 copies a kind the standard scores extrapolate Gaussian tails the copies cannot vouch for, and that the
 #: in-sample Δχ² the hint rested on came from levels 60..100 (it is about 0, or of the other sign, in windows
-#: from n = 100 on) and shrank under other weights; a value beyond both kinds says that the copies' noise does
+#: from n = 100 on, `dchi2_by_window`) and, by that referee's own fits (not this module's), fell to 17.1 under
+#: the other jitter model and to 4.4 with AR(1) errors; a value beyond both kinds says that the copies' noise does
 #: not describe the data, not which truth is nearer.  The readings still compute it (`how`), for the tests.
 STATE_HINTS = False
 

@@ -54,12 +54,12 @@ def full_seeds(test):
     return run
 
 
-@functools.lru_cache(maxsize=1)
 def fit_model_chi2(A: F.Analysis, key: str, start: int) -> float:
     """The χ² of model `key` refitted on the levels n >= start of A's table."""
     return F.fit_model(F.MODEL[key], A.series, A.jitter, start).chi2
 
 
+@functools.lru_cache(maxsize=1)
 def committed_analysis() -> F.Analysis:
     """The committed table's analysis with the verdict's seeds (call it under `full_seeds`)."""
     assert F.CALIBRATION_SEEDS == FULL_SEEDS
