@@ -176,6 +176,11 @@ log=$run_dir/leg-$((legs + 1)).log
 nohup nice -n 19 "$run_dir/chomp" sieve --max-tiles "$n" --output "$out" --resume \
   --memory-limit "$limit" >> "$log" 2>&1 < /dev/null 9>&- &
 pid=$!
+# The pid file names the new leg at once (were this script stopped in the
+# seconds below, --stop and --status would still find it); a leg refused
+# at once gives the last leg's pid back.
+previous=$(cat "$run_dir/pid" 2>/dev/null) || previous=
+echo "$pid" > "$run_dir/pid.new" && mv "$run_dir/pid.new" "$run_dir/pid"
 # The leg's memory, every five minutes while it runs, for
 # experiments/long_run_table.py: "UNIX-SECONDS VmHWM-KiB VmRSS-KiB", after a
 # line "# leg K" (which the table groups the peaks by).
@@ -190,6 +195,7 @@ if ! kill -0 "$pid" 2>/dev/null; then
   status=0
   wait "$pid" || status=$?
   if [ "$status" != 0 ]; then
+    if [ -n "$previous" ]; then echo "$previous" > "$run_dir/pid"; else rm -f "$run_dir/pid"; fi
     echo "error: leg $((legs + 1)) ended at once (exit status $status); $log ends:" >&2
     tail -n 3 "$log" >&2
     exit 1
@@ -197,7 +203,4 @@ if ! kill -0 "$pid" 2>/dev/null; then
   echo "leg $((legs + 1)) finished at once; log: $log"
   exit 0
 fi
-# The pid file names the leg only once it is known to run: a leg refused
-# at once leaves the last one's.
-echo "$pid" > "$run_dir/pid.new" && mv "$run_dir/pid.new" "$run_dir/pid"
 echo "leg $((legs + 1)) started (pid $pid); log: $log"

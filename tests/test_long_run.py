@@ -93,10 +93,11 @@ with tempfile.TemporaryDirectory() as tmp:
     what = f"long_run.sh on an unfinished run: rc {r.returncode}\n{r.stdout}{r.stderr}"
     assert "nothing to resume" not in r.stdout and "leg 4 " in r.stdout + r.stderr, what
     assert (run_dir / "leg-4.log").exists() and (run_dir / "leg-1.log").read_text() == "# leg 1\n", what
-    # Let the leg (a few levels at most) end before its folder goes; one that ended within the
-    # script's first seconds says so, and leaves the pid file as it was.
+    # The pid file names the leg; let it (a few levels at most) end before its folder goes (one
+    # that ended within the script's first seconds says so).
+    pid = int((run_dir / "pid").read_text())
     if "started (pid " in r.stdout:
-        pid = int((run_dir / "pid").read_text())
+        assert f"started (pid {pid})" in r.stdout, what
         for _ in range(600):
             if not pathlib.Path(f"/proc/{pid}").exists():
                 break
