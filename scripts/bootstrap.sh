@@ -34,7 +34,7 @@ $sudo cmake --install build --prefix "$prefix" > /dev/null
 # sudo install's back, or the user's next `cmake --install build` (the
 # test suite's among them) cannot write it.
 if [ -n "$sudo" ]; then $sudo chown "$(id -u):$(id -g)" build/install_manifest.txt; fi
-echo "installed $prefix/bin/chomp (and its man page)"
+echo "installed $prefix/bin/chomp (and its man page), and the library: $prefix/include/chomp, $prefix/lib/libchomp.a, $prefix/lib/cmake/chomp (doc/LIBRARY.md)"
 if [ "$(command -v chomp || true)" != "$prefix/bin/chomp" ]; then
   echo "note: $prefix/bin is not first on your PATH for chomp; add it (export PATH=\"$prefix/bin:\$PATH\")," \
        "or run $prefix/bin/chomp"

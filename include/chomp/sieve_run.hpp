@@ -17,9 +17,9 @@
 ///     run.run(...);
 ///     run.finish();         // or stopped() / failed() when run() throws
 ///
-/// A step out of this order throws std::logic_error, naming the step it
-/// needs first (a new run whose file is never named would otherwise end as
-/// FILE.partial alone).
+/// A step called before a step it needs throws std::logic_error naming that
+/// step (a new run whose file is never named would otherwise end as
+/// FILE.partial alone); calling a step twice is not guarded.
 ///
 /// A 3D run (request.dimensions = 3, sieve3d.hpp) makes its sieve first,
 /// make_sieve3d() before restore(), which loads every trusted level's
@@ -117,8 +117,9 @@ class SieveRun {
   /// Records status "complete" and closes the file.
   void finish();
 
-  /// After SieveInterrupted: false when there is no file yet, or the run
-  /// stopped while the old file was being checked (FILE.partial is removed; FILE is untouched); true
+  /// After SieveInterrupted: false when there is no file yet (a store that
+  /// open_store() made stays), or the run stopped while the old file was
+  /// being checked (FILE.partial is removed; FILE is untouched); true
   /// when FILE is finished with status "interrupted" (or left as a kill
   /// would leave it, status "running", when its disk, or its size limit,
   /// has no room to record the status: left_status()).
