@@ -607,8 +607,11 @@ std::string LevelFileReader::run_id() const {
 
 std::vector<StoredLevel> LevelFileReader::stored_levels(int levels) const {
   const LevelTable& t = impl_->table;
+  if (levels < 0 || static_cast<std::size_t>(levels) > t.tiles.size())
+    throw std::out_of_range("stored_levels(" + std::to_string(levels) + ") of " + path_ + ", which holds levels 1.." +
+                            std::to_string(t.tiles.size()));
   std::vector<StoredLevel> out;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(levels) && i < t.tiles.size(); ++i)
+  for (std::size_t i = 0; i < static_cast<std::size_t>(levels); ++i)
     out.push_back(StoredLevel{t.store_trailer[i], t.losing[i], t.losing_digest[i]});
   return out;
 }

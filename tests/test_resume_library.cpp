@@ -242,6 +242,10 @@ TEST(ResumeLibrary, AFileWithLevelsMissingCannotBeFinishedComplete) {
   const LevelTable t = read_level_file(path);
   EXPECT_EQ(t.status(), "interrupted");
   EXPECT_EQ(t.tiles.size(), 3u);
+  // Its store records: three, and no more than the file holds.
+  const LevelFileReader reader(path);
+  EXPECT_EQ(reader.stored_levels(3).size(), 3u);
+  EXPECT_THROW(reader.stored_levels(4), std::out_of_range);
 }
 
 // A file that keeps the losing positions of its first levels takes a row of

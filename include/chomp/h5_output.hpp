@@ -205,7 +205,8 @@ class LevelFileReader {
   /// result file; "" for a file that names no store (has_store() false).
   std::string store_path() const;
   std::string run_id() const;
-  /// What the file records of levels 1..levels in the store.
+  /// What the file records of levels 1..levels in the store; throws
+  /// std::out_of_range for more levels than the file holds.
   std::vector<StoredLevel> stored_levels(int levels) const;
 
   /// The stored losing positions of level n (lattice path words); empty if
