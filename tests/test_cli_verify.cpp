@@ -210,3 +210,28 @@ TEST(Verify, RefusesFilesWithoutAStoreAndLevelsPastTheEnd) {
   EXPECT_EQ(backwards.exit_code, 2);
   EXPECT_NE(backwards.err.find("--to 20 is below --from 30"), std::string::npos) << backwards.err;
 }
+
+// The file's own copy of the losing positions (--store-losing) is checked
+// against the store as a set: one word changed to another level-7 position
+// that is winning fails level 7, naming the dataset; the other levels pass.
+TEST(Verify, ComparesTheFilesStoredLosingPositionsWithTheStore) {
+  ScratchDir dir;
+  const std::string path = dir.file("kept.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "20", "--store-losing", "10", "-q", "-o", path}).exit_code, 0);
+  ASSERT_EQ(run_chomp({"verify", path}).exit_code, 0);
+  {
+    RawFile raw(path);
+    auto words = raw.read<std::uint64_t>("losing_positions/level_007", H5T_NATIVE_UINT64);
+    ASSERT_EQ(words.size(), 3u);  // L(7) = 3
+    words[0] = LatticePath::from_rows(Rows{7}).word();  // a single row of 7: winning (take all but the poison)
+    raw.write("losing_positions/level_007", H5T_NATIVE_UINT64, words);
+  }
+  const ProcessResult r = run_chomp({"verify", path});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::vector<std::string> row = verify_row(r.out, 7);
+  ASSERT_FALSE(row.empty()) << r.out;
+  EXPECT_NE(row.back(), "ok") << r.out;
+  EXPECT_NE(r.out.find("/losing_positions/level_007 holds 3 positions that are not the store's 3 losing ones"),
+            std::string::npos) << r.out;
+  for (int n : {6, 8, 10}) EXPECT_EQ(verify_row(r.out, n).back(), "ok") << r.out;
+}

@@ -156,6 +156,8 @@ int run_verify(const VerifyArgs& a) {
                              "); verify the file the run itself wrote, with its store beside it");
   }
   const int to = last_level_to_check(a, rows);
+  const auto kept = t.number_attributes.find("store_losing");
+  const std::int64_t store_losing = kept == t.number_attributes.end() ? 0 : kept->second;
   const int threads = worker_threads(a.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
   const PartitionTable table(rows);
@@ -234,6 +236,26 @@ int run_verify(const VerifyArgs& a) {
             ++three_checked;
           }
           problem = three_row_problem(stored, three_rows[i]);
+        }
+        if (problem.empty() && n <= store_losing) {
+          // The file's own copy of the level's losing positions (what a
+          // resume copies and the Python package reads): the store's, as a set.
+          std::vector<std::uint64_t> in_file, in_store;
+          try {
+            in_file = reader.losing_positions(n);
+          } catch (const H5Error& e) {
+            in_file.assign(1, ~std::uint64_t{0});  // no path of the level: reported below, with the count
+            problem = e.what();
+          }
+          for (const std::uint64_t rank : store->all(n))
+            in_store.push_back(LatticePath::from_rows(table.unrank(n, rank)).word());
+          std::sort(in_file.begin(), in_file.end());
+          std::sort(in_store.begin(), in_store.end());
+          if (problem.empty() && in_file != in_store)
+            problem = "/losing_positions/" + std::string(n < 10 ? "level_00" : n < 100 ? "level_0" : "level_") +
+                      std::to_string(n) + " holds " + std::to_string(in_file.size()) +
+                      " positions that are not the store's " + std::to_string(in_store.size()) +
+                      " losing ones (damaged file)";
         }
       } catch (const StoreError& e) {
         problem = e.what();
@@ -322,8 +344,10 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
              "    losing exactly when no move leads to a position stored as losing, from\n"
              "    its moves, not the sieve's extensions (reads the levels below too);\n"
              "  three rows: the stored losing positions of at most three rows are exactly\n"
-             "    those of three-rowed Chomp solved on its own (independent; that family only).\n"
-             "A levels-only copy (no store) gets the last check alone, on the positions of\n"
+             "    those of three-rowed Chomp solved on its own (independent; that family only);\n"
+             "  a run with --store-losing K: the losing positions the file keeps for levels\n"
+             "    1..K are the store's (the file's integrity).\n"
+             "A levels-only copy (no store) gets the three-row check alone, on the positions of\n"
              "at most three rows it records; --every, --moves, --no-moves, --seed and\n"
              "--threads set the store's checks and do nothing there.\n"
              "Exit code 1 names the first failing position of each level that fails, and\n"
