@@ -27,14 +27,22 @@ using namespace chomp::testing;
 
 namespace {
 
-/// In-process: a run to max_tiles stopped after `levels` levels, with its
-/// store beside it.
-void write_interrupted_run(const std::string& path, int max_tiles, int levels) {
+/// The provenance of a new run to max_tiles written to `path` with default
+/// options, as doc/LIBRARY.md says: its store's id and name, its marks.
+Provenance new_run_provenance(const std::string& path, int max_tiles, int store_losing = 0) {
   Provenance prov;
   prov.max_tiles = max_tiles;
+  prov.store_losing = store_losing;
   prov.run_id = new_run_id();
   prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
   prov.inferred_marks = inferred_marks_text(inferred_rows(max_tiles, SieveOptions{}));
+  return prov;
+}
+
+/// In-process: a run to max_tiles stopped after `levels` levels, with its
+/// store beside it.
+void write_interrupted_run(const std::string& path, int max_tiles, int levels) {
+  const Provenance prov = new_run_provenance(path, max_tiles);
   const auto store = LosingStore::create(store_path_for(path), prov.run_id);
   LevelFileWriter out(path, prov);
   Sieve sieve(max_tiles, *store, SieveOptions{});
@@ -223,11 +231,7 @@ TEST(ResumeLibrary, SieveRunInItsOrderGivesTheTableAndOutOfOrderSaysWhichStepCom
 TEST(ResumeLibrary, AFileWithLevelsMissingCannotBeFinishedComplete) {
   ScratchDir dir;
   const std::string path = dir.file("short.h5");
-  Provenance prov;
-  prov.max_tiles = 12;
-  prov.run_id = new_run_id();
-  prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
-  prov.inferred_marks = inferred_marks_text(inferred_rows(12, SieveOptions{}));
+  const Provenance prov = new_run_provenance(path, 12);
   const auto store = LosingStore::create(store_path_for(path), prov.run_id);
   LevelFileWriter out(path, prov);
   Sieve sieve(12, *store, SieveOptions{});
@@ -255,12 +259,7 @@ TEST(ResumeLibrary, AFileWithLevelsMissingCannotBeFinishedComplete) {
 TEST(ResumeLibrary, AStoreLosingFileTakesEachRowAfterItsPositions) {
   ScratchDir dir;
   const std::string path = dir.file("kept.h5");
-  Provenance prov;
-  prov.max_tiles = 8;
-  prov.store_losing = 6;
-  prov.run_id = new_run_id();
-  prov.store_file = std::filesystem::path(store_path_for(path)).filename().string();
-  prov.inferred_marks = inferred_marks_text(inferred_rows(8, SieveOptions{}));
+  const Provenance prov = new_run_provenance(path, 8, 6);
   const auto store = LosingStore::create(store_path_for(path), prov.run_id);
   LevelFileWriter out(path, prov);
   Sieve sieve(8, *store, SieveOptions{});
