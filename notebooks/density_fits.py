@@ -3265,7 +3265,9 @@ def committed_facts(A: Analysis) -> list:
                      + "; ".join(f"{m} of the {len(zeros)} limit-0 models from {MODEL[k].label}" for k, m in per_fixed)
                      + f"), n = {far} all {zx['pairs']}; " if near == RUN_TO else
                      f"n = {far} would separate {zx['by_far']} of the {zx['pairs']} pairs of a {C} fit and a leading "
-                     f"limit-0 model, most of them; ")
+                     f"limit-0 model, most of them"
+                     + (" (not " + "; ".join(f"{MODEL[a].label} and {MODEL[b].label}" for a, b in zx["never"]) + ")"
+                        if zx["never"] else "") + "; ")
                     + f"n = {far} would separate {zf['by_far']} of the {zf['pairs']} pairs of a limit-0 and a "
                       f"free-limit model (Δχ² >= {SEPARATION_CHI2:g}; a count, not a fact checked; the threshold "
                       f"takes the levels' jitter as independent, which their autocorrelated residuals make "
