@@ -105,6 +105,8 @@ std::string level_name(int n) {
 
 }  // namespace
 
+std::string losing_positions_dataset(int n) { return "/losing_positions/" + level_name(n); }
+
 struct LevelFileWriter::Impl {
   Handle file;                    // declared first: closed after the datasets
   std::vector<Handle> columns;    // /levels datasets, in columns() order

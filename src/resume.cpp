@@ -228,8 +228,7 @@ void Resume::restore(const LosingStore& store, LevelFileWriter& out, const std::
       // position: fewer or more than its row counts is damage to the file.
       const std::vector<std::uint64_t> words = impl_->reader->losing_positions(n);
       if (words.size() != row.losing)
-        throw ResumeRefused("cannot resume " + impl_->reader->path() + ": its /losing_positions/level_" +
-                            (n < 10 ? "00" : n < 100 ? "0" : "") + std::to_string(n) + " holds " +
+        throw ResumeRefused("cannot resume " + impl_->reader->path() + ": its " + losing_positions_dataset(n) + " holds " +
                             std::to_string(words.size()) + " positions, but level " + std::to_string(n) + " has " +
                             std::to_string(row.losing) + " losing ones (damaged file); restore a copy of it, or "
                             "start the run over with --force");

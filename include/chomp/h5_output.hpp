@@ -225,6 +225,9 @@ class LevelFileReader {
 /// the level was not stored.
 std::vector<std::uint64_t> read_losing_positions(const std::string& path, int n);
 
+/// The dataset that holds level n's losing positions: "/losing_positions/level_007".
+std::string losing_positions_dataset(int n);
+
 /// Reads a result file; throws H5Error if it is missing, unreadable or not a
 /// result file of a known format version.
 LevelTable read_level_file(const std::string& path);

@@ -240,22 +240,19 @@ int run_verify(const VerifyArgs& a) {
         if (problem.empty() && n <= store_losing) {
           // The file's own copy of the level's losing positions (what a
           // resume copies and the Python package reads): the store's, as a set.
-          std::vector<std::uint64_t> in_file, in_store;
           try {
-            in_file = reader.losing_positions(n);
+            std::vector<std::uint64_t> in_file = reader.losing_positions(n), in_store;
+            for (const std::uint64_t rank : store->all(n))
+              in_store.push_back(LatticePath::from_rows(table.unrank(n, rank)).word());
+            std::sort(in_file.begin(), in_file.end());
+            std::sort(in_store.begin(), in_store.end());
+            if (in_file != in_store)
+              problem = losing_positions_dataset(n) + " holds " + std::to_string(in_file.size()) +
+                        " positions that are not the store's " + std::to_string(in_store.size()) +
+                        " losing ones (damaged file)";
           } catch (const H5Error& e) {
-            in_file.assign(1, ~std::uint64_t{0});  // no path of the level: reported below, with the count
             problem = e.what();
           }
-          for (const std::uint64_t rank : store->all(n))
-            in_store.push_back(LatticePath::from_rows(table.unrank(n, rank)).word());
-          std::sort(in_file.begin(), in_file.end());
-          std::sort(in_store.begin(), in_store.end());
-          if (problem.empty() && in_file != in_store)
-            problem = "/losing_positions/" + std::string(n < 10 ? "level_00" : n < 100 ? "level_0" : "level_") +
-                      std::to_string(n) + " holds " + std::to_string(in_file.size()) +
-                      " positions that are not the store's " + std::to_string(in_store.size()) +
-                      " losing ones (damaged file)";
         }
       } catch (const StoreError& e) {
         problem = e.what();
