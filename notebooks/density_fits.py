@@ -406,6 +406,30 @@ MODELS = tuple(Model(f, lim) for f in FAMILIES for lim in LIMITS
                if (lim != "zero" or f.theta_names) and not (f.key == "p_pow" and lim == "free"))
 MODEL = {m.key: m for m in MODELS}
 
+#: Series of four parameters: c plus the first three terms of one series.  A referee (2026-12-07) found that such
+#: fits describe these levels better than any model of at most three parameters; they are kept out of MODELS (the
+#: ranking, drift, ranges and the calibration's truths stay the three-parameter ones) and reported beside them:
+#: their limits by window (`Analysis.four_term`) and, on n >= SERIES_FROM, among the calibration copies' own
+#: four-term limits (`four_term_reading`).
+SERIES_FAMILIES = (
+    Family("ln_n3", "a/ln n + b/ln² n + d/ln³ n",
+           lambda t, n, lnp: [np.log(n) ** -1.0, np.log(n) ** -2.0, np.log(n) ** -3.0], decays="1/ln n to third order"),
+    Family("ln_p3", "a/ln p + b/ln² p + d/ln³ p", lambda t, n, lnp: [lnp ** -1.0, lnp ** -2.0, lnp ** -3.0],
+           decays="the PNT series to third order"),
+    Family("sqrt_n3", "a/√n + b/n + d/n^1.5", lambda t, n, lnp: [n ** -0.5, 1.0 / n, n ** -1.5],
+           decays="1/sqrt(n) to third order"),
+)
+SERIES_MODELS = tuple(Model(f, "free") for f in SERIES_FAMILIES)
+SERIES_MODEL = {m.key: m for m in SERIES_MODELS}
+#: Each series by its variable, for sentences that list the three.
+SERIES_SHORT = {"ln_n3:free": "1/ln n", "ln_p3:free": "1/ln p", "sqrt_n3:free": "1/√n"}
+#: The series the README's short paragraph gives figures for (the findings give all three): the prime number
+#: theorem's own series, in 1/ln p.
+SERIES_SHOWN = "ln_p3:free"
+
+#: The window n >= SERIES_FROM on which the data's four-term limits are set against the calibration copies'.
+SERIES_FROM = 100
+
 
 @dataclass
 class Fit:
@@ -554,7 +578,12 @@ def fit_model(model: Model, s: Series, jitter: Jitter, start: int = FIT_CUT, end
     J = fit.gradient(n) * w[:, None]
     norms = np.linalg.norm(J, axis=0)
     norms[norms == 0] = 1
-    cov = np.linalg.pinv((J / norms).T @ (J / norms), rcond=1e-12) / np.outer(norms, norms)
+    # (J'J)^-1 from the singular values of J itself: J'J squares J's condition number, which for the four-term
+    # series on late windows (about 2e6) passes 1e12, where a pseudo-inverse of J'J drops a direction and
+    # reports the limit's s.e. a hundred times too small.
+    _, sv, vt = np.linalg.svd(J / norms, full_matrices=False)
+    keep = sv > sv[0] * 1e-12
+    cov = (vt[keep].T / sv[keep] ** 2) @ vt[keep] / np.outer(norms, norms)
     fit.cov = cov * max(1.0, fit.chi2_dof)
     fit.rho = lag1(weighted_residuals(fit, s)[1])
     return fit
@@ -1104,6 +1133,15 @@ class Analysis:
     def cumulative(self) -> Cumulative:
         return self._once("cumulative", lambda: cumulative_ratio(self.levels))
 
+    # series of four parameters, outside the model set
+    @property
+    def four_term(self) -> dict:
+        """key -> [Fit or None for each start of WINDOW_STARTS] of the SERIES_MODELS (empty without a jitter)."""
+        def compute():
+            return {m.key: [fit_model(m, self.series, self.jitter, st) for st in WINDOW_STARTS]
+                    for m in SERIES_MODELS} if self.jitter else {}
+        return self._once("four_term", compute)
+
     # limit ranges (profiles) of the free-limit models
     @property
     def ranges(self) -> dict:
@@ -1167,9 +1205,10 @@ class Analysis:
         test rejects the true curve (true_rejected), the true curve's chi^2/dof
         (true_chi2dof), the median lag-1 rho of the free-limit fits' residuals
         (resid_rho), and the two truths' worst rms ratio and in-sample chi^2
-        difference (fixed minus zero: twin_ratio, twin_dchi2), and how far the
+        difference (fixed minus zero: twin_ratio, twin_dchi2), how far the
         fixed truth's form, refitted, moves its turn out as the last levels are
-        added (`turn_recede`).  Empty without a
+        added (`turn_recede`), and the limits of the SERIES_MODELS on
+        n >= SERIES_FROM (series_limits, one list per copy, NaN where none fits).  Empty without a
         ranking or either truth, or when this analysis is itself a copy."""
         def compute():
             kf, kz = self.fixed_in_sample, self.zero_in_sample
@@ -1183,7 +1222,8 @@ class Analysis:
                           for seed in CALIBRATION_SEEDS]
                 c = {"key": key, "turn": turnaround(fit), "rho": rho, "scale": scale,
                      "sigs": [], "true_rms": [], "best_rms": [], "upper": [], "true_rejected": [],
-                     "true_chi2dof": [], "resid_rho": [], "twin_ratio": [], "twin_dchi2": [], "turn_recede": []}
+                     "true_chi2dof": [], "resid_rho": [], "twin_ratio": [], "twin_dchi2": [], "turn_recede": [],
+                     "series_limits": []}
                 for B in copies:
                     ok = bool(B.rank) and key in B.rank
                     c["sigs"].append(signature(B))
@@ -1197,6 +1237,8 @@ class Analysis:
                     c["twin_ratio"].append(B.worst_rms(kf) / B.worst_rms(kz) if both else np.nan)
                     c["twin_dchi2"].append(B.fits[kf].chi2 - B.fits[kz].chi2)
                     c["turn_recede"].append(turn_recede(B, kf) if bool(B.rank) and kf in B.rank else np.nan)
+                    sf = [fit_model(sm, B.series, B.jitter, SERIES_FROM) for sm in SERIES_MODELS]
+                    c["series_limits"].append([np.nan if f is None else f.limit for f in sf])
                 out[kind] = c
             return out
         return self._once("calibration", compute)
@@ -1326,6 +1368,147 @@ def dchi2_by_window(A: Analysis) -> list:
         if ff is not None and fz is not None:
             out.append((st, float(ff.chi2 - fz.chi2)))
     return out
+
+
+def four_term_reading(A: Analysis) -> dict | None:
+    """The four-term series' limits on n >= SERIES_FROM against the calibration
+    copies': key -> {'limit': the data's, 'copies': kind -> the copies' limits
+    (NaN dropped), 'below' and 'above': kind -> how many copies lie at or below,
+    at or above the data's}.  None without a calibration that holds them."""
+    cal = A.calibration
+    if not cal or any("series_limits" not in c for c in cal.values()):
+        return None
+    i = WINDOW_STARTS.index(SERIES_FROM)
+    out = {}
+    for j, m in enumerate(SERIES_MODELS):
+        f = A.four_term.get(m.key, [None] * len(WINDOW_STARTS))[i]
+        if f is None:
+            continue
+        copies = {kind: np.array([row[j] for row in c["series_limits"]], float) for kind, c in cal.items()}
+        copies = {kind: v[np.isfinite(v)] for kind, v in copies.items()}
+        out[m.key] = {"limit": f.limit, "copies": copies,
+                      "below": {kind: int(np.sum(v <= f.limit)) for kind, v in copies.items()},
+                      "above": {kind: int(np.sum(v >= f.limit)) for kind, v in copies.items()}}
+    return out or None
+
+
+def _series_pass_from(A: Analysis) -> int | None:
+    """The first window start from which every four-term series passes χ² (`acceptable`) on every later window."""
+    starts = list(WINDOW_STARTS)
+    for i, st in enumerate(starts):
+        if all(fl[k] is not None and acceptable(fl[k]) for fl in A.four_term.values() for k in range(i, len(starts))):
+            return st
+    return None
+
+
+def four_term_text(A: Analysis, claim, short: bool) -> str:
+    """The four-term series in words: where they pass χ² (and how many three-parameter fits do there), how their
+    limits move with the window (the drift test of the three-parameter models, `drift_direction`), and, with a
+    calibration, where the data's limits on n >= SERIES_FROM fall among the copies'.  short: the README's
+    sentence, with figures for SERIES_SHOWN alone.  '' without a fit on every window."""
+    C = CONJECTURED
+    if not A.four_term or not all(all(f is not None for f in fl) for fl in A.four_term.values()):
+        return ""
+    if short:
+        return _four_term_short(A, claim)
+    text = ("Series of four parameters (c + three terms in 1/ln n, 1/ln p or 1/√n; outside the model set)" if short
+            else "Series of four parameters (c + a/x + b/x² + d/x³ with x = ln n or ln p, and c + a/√n + b/n + "
+                 "d/n^1.5; outside the model set)")
+    st = _series_pass_from(A)
+    if st is not None:
+        i = WINDOW_STARTS.index(st)
+        three = [fl[i] for fl in A.drift.values() if fl[i] is not None]
+        npass = sum(acceptable(f) for f in three)
+        chis = [fl[i].chi2_dof for fl in A.four_term.values()]
+        text += claim(f" pass χ² on every window from n >= {st}"
+                      + ("" if short else f" (χ²/dof {_f(min(chis), 2)} to {_f(max(chis), 2)} there)")
+                      + f", where {_words(npass, len(three))} of the {len(three)} three-parameter fits do",
+                      all(acceptable(fl[k]) for fl in A.four_term.values() for k in range(i, len(WINDOW_STARTS)))
+                      and (st == WINDOW_STARTS[0] or not all(acceptable(fl[i - 1]) for fl in A.four_term.values()))
+                      and npass == sum(acceptable(fit_model(MODEL[k], A.series, A.jitter, st)) for k in A.drift
+                                       if A.drift[k][i] is not None))
+    else:
+        text += " do not pass χ² on every later window from any start"
+    shown = [k for k in A.four_term if not short or k == SERIES_SHOWN]
+    first, last = WINDOW_STARTS[0], WINDOW_STARTS[-1]
+    down = [k for k, fl in A.four_term.items() if drift_direction(fl) == "down"]
+    up = [k for k, fl in A.four_term.items() if drift_direction(fl) == "up"]
+    moves = []
+    for d, fs in (("down", down), ("up", up)):
+        if fs:
+            moves.append(claim(f"{_list(SERIES_SHORT[k] for k in fs) if len(fs) < len(A.four_term) else 'all three'} "
+                               f"drift {d} by {DRIFT_Z:g} inflated s.e. or more",
+                               all(drift_direction([fit_model(SERIES_MODEL[k], A.series, A.jitter, w)
+                                                    for w in WINDOW_STARTS]) == d for k in fs)))
+    text += ("; " + " and ".join(moves) if moves else f"; no limit drifts by {DRIFT_Z:g} inflated s.e.")
+    text += (f" (from n >= {first} to n >= {last}: "
+             + "; ".join(f"{_f(A.four_term[k][0].limit, 3)} to {_f(A.four_term[k][-1].limit, 3)}"
+                         + ("" if short else f" in {SERIES_SHORT[k]}") for k in shown)
+             + (f" in {SERIES_SHORT[SERIES_SHOWN]}" if short else "") + ")")
+    if moves:
+        text += ", so they do not estimate the limit either"
+    rd = four_term_reading(A)
+    if rd and all(len(r["copies"].get(kind, ())) for r in rd.values() for kind in ("fixed", "zero")):
+        overlap = all(max(r["copies"]["fixed"].min(), r["copies"]["zero"].min())
+                      <= min(r["copies"]["fixed"].max(), r["copies"]["zero"].max()) for r in rd.values())
+        outside = [k for k, r in rd.items() if (r["below"]["fixed"] == 0 and r["below"]["zero"] == 0)
+                   or (r["above"]["fixed"] == 0 and r["above"]["zero"] == 0)]
+        text += (f". Fitted on n >= {SERIES_FROM} to the calibration copies, they give "
+                 + ("overlapping limits for both truths" if overlap else "limits that differ with the truth")
+                 + " (" + "; ".join(f"{_f(rd[k]['copies']['fixed'].min(), 3)} to {_f(rd[k]['copies']['fixed'].max(), 3)} "
+                                    f"for {C} and {_f(rd[k]['copies']['zero'].min(), 3)} to "
+                                    f"{_f(rd[k]['copies']['zero'].max(), 3)} for 0, the data's {_f(rd[k]['limit'], 3)}"
+                                    + f", in {SERIES_SHORT[k]}" for k in shown if k in rd) + ")")
+        if overlap:
+            text += claim(": these limits do not separate the two truths", overlap)
+        if outside:
+            text += claim(f"; the data's lie beyond every copy of both kinds"
+                          + ("" if len(outside) == len(rd) else f" for {_list(SERIES_SHORT[k] for k in outside)}")
+                          + ", another sign that the copies do not describe these levels",
+                          all(np.all(np.sign(rd[k]["copies"]["fixed"] - rd[k]["limit"])
+                                     == np.sign(rd[k]["copies"]["fixed"][0] - rd[k]["limit"]))
+                              and np.all(np.sign(rd[k]["copies"]["zero"] - rd[k]["limit"])
+                                         == np.sign(rd[k]["copies"]["fixed"][0] - rd[k]["limit"]))
+                              for k in outside))
+    return text + "."
+
+
+def _four_term_short(A: Analysis, claim) -> str:
+    """`four_term_text`'s sentence for the README: the same findings, figures for SERIES_SHOWN alone."""
+    C, k = CONJECTURED, SERIES_SHOWN
+    fl = A.four_term[k]
+    st = _series_pass_from(A)
+    text = "Four-parameter series (c + three terms in 1/ln n, 1/ln p or 1/√n)"
+    if st is not None:
+        i = WINDOW_STARTS.index(st)
+        three = [f[i] for f in A.drift.values() if f[i] is not None]
+        npass = sum(acceptable(f) for f in three)
+        text += claim(f" pass χ² from n >= {st}, where {_words(npass, len(three))} of the three-parameter fits do",
+                      all(acceptable(f[j]) for f in A.four_term.values() for j in range(i, len(WINDOW_STARTS)))
+                      and npass == sum(acceptable(fit_model(MODEL[m], A.series, A.jitter, st)) for m in A.drift
+                                       if A.drift[m][i] is not None))
+    down = [m for m, f in A.four_term.items() if drift_direction(f) == "down"]
+    up = [m for m, f in A.four_term.items() if drift_direction(f) == "up"]
+    if down or up:
+        d = "down" if len(down) >= len(up) else "up"
+        fs = down if d == "down" else up
+        text += claim((", but " if st is not None else " ") + ("all" if len(fs) == len(A.four_term) else
+                                                              f"{len(fs)} of {len(A.four_term)}") + f" drift {d}",
+                      all(drift_direction([fit_model(SERIES_MODEL[m], A.series, A.jitter, w)
+                                           for w in WINDOW_STARTS]) == d for m in fs))
+    text += (f" ({SERIES_SHORT[k]}: {_f(fl[0].limit, 3)} from n >= {WINDOW_STARTS[0]}, {_f(fl[-1].limit, 3)} from "
+             f"{WINDOW_STARTS[-1]})")
+    rd = four_term_reading(A)
+    if rd and k in rd and all(len(rd[k]["copies"].get(kind, ())) for kind in ("fixed", "zero")):
+        cf, cz, lim = rd[k]["copies"]["fixed"], rd[k]["copies"]["zero"], rd[k]["limit"]
+        overlap = max(cf.min(), cz.min()) <= min(cf.max(), cz.max())
+        side = ("below all" if np.all(cf > lim) and np.all(cz > lim) else
+                "above all" if np.all(cf < lim) and np.all(cz < lim) else "among them")
+        text += (f", and fitted to copies of either truth give {'overlapping' if overlap else 'different'} "
+                 f"limits ({_f(cf.min(), 3)} to {_f(cf.max(), 3)} and {_f(cz.min(), 3)} to {_f(cz.max(), 3)} "
+                 f"on n >= {SERIES_FROM}; the data's {_f(lim, 3)}, {side})"
+                 + (": no evidence either way" if overlap else ""))
+    return text + "."
 
 
 def _first_small(by_window: list) -> int | None:
@@ -1721,6 +1904,9 @@ def verdict(A: Analysis) -> Verdict:
                 ftext += claim(f"; {_list(MODEL[k].label for k in zero_ok)} allow{'s' if len(zero_ok) == 1 else ''} "
                                f"a limit of 0", all(not _excludes(A, k, 0.0) for k in zero_ok))
         paras.append(ftext + ".")
+    four = four_term_text(A, claim, short=False)
+    if four:
+        paras.append("**Four-term series.** " + four)
 
     # ---- out of sample
     results_bits = {}
@@ -2339,6 +2525,9 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                     f"{max(m.n_params for m in MODELS)} parameters: the range, like the ranking, is relative to them)"
                     + (claim(f"; {len(down)} of {len(free_keys)} drift down by {DRIFT_Z:g} inflated s.e. or more",
                              all(_refit_shift(A, k) <= -DRIFT_Z for k in down)) if down else "") + ".")
+        four = four_term_text(A, claim, short=True) if cal else ""
+        if four:
+            text.append(four)
     if cal:
         ctext, against_fixed, against_zero, same = calibration_text(A)
         full = calibration_matches(A)
@@ -2938,6 +3127,28 @@ def report_ranges(A: Analysis) -> str:
         if r is not None:
             lines.append(f"{MODEL[k].label:<28} {r.text():>24}  {'yes' if r.contains(CONJECTURED) else 'no':>12}"
                          f"  {'yes' if r.contains(0.0) else 'no':>10}")
+    return "\n".join(lines)
+
+
+def report_four_term(A: Analysis) -> str:
+    """The four-term series (SERIES_MODELS) on every window: limit, its s.e. inflated for the residuals'
+    autocorrelation, χ²/dof and whether it passes χ²; then the calibration copies' limits on n >= SERIES_FROM."""
+    if not A.four_term:
+        return "Four-term series: cannot estimate (no jitter model)."
+    lines = [f"{'series':<30} {'window':>7} {'limit':>9} {'s.e.':>7} {'χ²/dof':>7} {'99%':>4}"]
+    for k, fl in A.four_term.items():
+        for st, f in zip(WINDOW_STARTS, fl):
+            lines.append(f"{SERIES_MODEL[k].label:<30} {'>= ' + str(st):>7} " + (
+                "  too few levels" if f is None else
+                f"{f.limit:9.4f} {f.se_limit * f.inflation:7.4f} {f.chi2_dof:7.2f} {'yes' if acceptable(f) else 'no':>4}"))
+    rd = four_term_reading(A)
+    if rd:
+        lines.append(f"On n >= {SERIES_FROM}, the same fits to the calibration copies (min, median, max; copies at or "
+                     f"below the data's limit):")
+        for k, r in rd.items():
+            lines.append(f"  {SERIES_MODEL[k].label:<30} data {r['limit']:.4f}; " + "; ".join(
+                f"{kind} {v.min():.4f}, {np.median(v):.4f}, {v.max():.4f} ({r['below'][kind]} of {len(v)})"
+                for kind, v in r["copies"].items() if len(v)))
     return "\n".join(lines)
 
 

@@ -251,6 +251,28 @@ class FitTest(unittest.TestCase):
         self.assertLess(abs(f.limit - 0.25), 3 * f.se_limit)
         self.assertLess(f.chi2_dof, 2)
 
+    def test_four_term_series_recover_limit_and_se(self):
+        # an exact four-term curve gives back its limit; and the limit's s.e. on a late window, where the design's
+        # columns are nearly collinear (1/ln n, 1/ln² n, 1/ln³ n over n = 120..153), equals the s.e. of a weighted
+        # least-squares fit computed here from a QR factorisation: the fit's covariance once came from a
+        # pseudo-inverse of J'J that dropped a direction there and made this s.e. a hundred times too small
+        curve = {"ln_p3:free": lambda n, lnp: 0.21 + 0.3 / lnp - 2.0 / lnp ** 2 + 5.0 / lnp ** 3,
+                 "ln_n3:free": lambda n, lnp: 0.21 + 0.3 / np.log(n) - 2.0 / np.log(n) ** 2 + 5.0 / np.log(n) ** 3,
+                 "sqrt_n3:free": lambda n, lnp: 0.21 + 0.3 / np.sqrt(n) - 2.0 / n + 5.0 / n ** 1.5}
+        for key, model in F.SERIES_MODEL.items():
+            with self.subTest(series=key):
+                exact = F.Series.from_levels(synthetic_levels(curve[key], jitter=0))
+                self.assertAlmostEqual(F.fit_model(model, exact, self.jitter).limit, 0.21, delta=2e-4)
+                f = F.fit_model(model, self.noisy, self.jitter, start=120)
+                m = self.noisy.n >= 120
+                w = 1 / self.jitter.sigma(self.noisy.n[m])
+                X = model.design(np.zeros(0), self.noisy.n[m], self.noisy.lnp[m]) * w[:, None]
+                _, R = np.linalg.qr(X)
+                Rinv = np.linalg.solve(R, np.eye(R.shape[0]))
+                se = math.sqrt((Rinv @ Rinv.T)[0, 0] * max(1.0, f.chi2_dof))
+                self.assertAlmostEqual(f.se_limit / se, 1.0, places=6)
+                self.assertFalse(f.at_bound)
+
     def test_free_exponent_recovers_delta(self):
         s = F.Series.from_levels(synthetic_levels(lambda n, lnp: 0.35 * lnp ** -0.07))
         f = F.fit_model(F.MODEL["pow_ln_p:zero"], s, F.fit_jitter(s))
@@ -475,8 +497,9 @@ class VerdictTest(unittest.TestCase):
         self.assertNotIn("lack what these data show", v.results)
         # 360 before the miss ratio's and Δχ²'s ranges were given, 430 before the counts and standard scores of
         # the copies, the measure the best predictor is ranked by and how far apart the two truths lie, 490 before
-        # the Δχ² by window and the caveats on the model set and the calibrated limits
-        self.assertLess(len(v.results.split()), 530)
+        # the Δχ² by window and the caveats on the model set and the calibrated limits, 530 before the series of
+        # four parameters
+        self.assertLess(len(v.results.split()), 580)
         # the drift z-scores are inflated for the residuals' autocorrelation, which is large
         self.assertTrue(all(A.drift[k][0].rho > 0.3 for k in A.drift
                             if F.MODEL[k].limit == "free" and A.drift[k][0] is not None))
@@ -651,6 +674,30 @@ class VerdictTest(unittest.TestCase):
             self.assertNotIn("calibrated hint", v.results)
         else:
             self.assertNotIn("Δχ² leans against", v.results)
+        # the four-term series: the data's limits on n >= SERIES_FROM refitted here, set against the copies' own
+        i, beyond = F.WINDOW_STARTS.index(F.SERIES_FROM), []
+        for j, (key, model) in enumerate(F.SERIES_MODEL.items()):
+            lim = F.fit_model(model, A.series, A.jitter, F.SERIES_FROM).limit
+            self.assertAlmostEqual(A.four_term[key][i].limit, lim)
+            cf, cz = (np.array([row[j] for row in cal[k]["series_limits"]], dtype=float) for k in ("fixed", "zero"))
+            self.assertEqual((len(cf), len(cz)), (m, m))
+            # the findings give the figures of all three series, the README's paragraph those of one
+            self.assertIn(f"{F._f(cf.min(), 3)} to {F._f(cf.max(), 3)} for 0.286 and {F._f(cz.min(), 3)} to "
+                          f"{F._f(cz.max(), 3)} for 0, the data's {F._f(lim, 3)}, in {F.SERIES_SHORT[key]}", v.findings)
+            low, high = (np.all(cf > lim) and np.all(cz > lim)), (np.all(cf < lim) and np.all(cz < lim))
+            beyond.append(low or high)
+            if key == F.SERIES_SHOWN:
+                side = "below all" if low else "above all" if high else "among them"
+                self.assertIn(f"({F._f(cf.min(), 3)} to {F._f(cf.max(), 3)} and {F._f(cz.min(), 3)} to "
+                              f"{F._f(cz.max(), 3)} on n >= {F.SERIES_FROM}; the data's {F._f(lim, 3)}, {side})",
+                              v.results)
+        # 'beyond every copy' is said of all three series, or names those it holds for
+        if all(beyond):
+            self.assertIn("the data's lie beyond every copy of both kinds, another sign", v.findings)
+        elif any(beyond):
+            self.assertIn("the data's lie beyond every copy of both kinds for ", v.findings)
+        else:
+            self.assertNotIn("beyond every copy of both kinds", v.findings)
         # how far apart the two truths lie on these levels (a referee's recomputation gave 0.81 σ at 170)
         apart = A.truths_apart()
         n = A.series.n[A.series.n >= F.FIT_CUT]
