@@ -580,10 +580,17 @@ def fit_model(model: Model, s: Series, jitter: Jitter, start: int = FIT_CUT, end
     norms[norms == 0] = 1
     # (J'J)^-1 from the singular values of J itself: J'J squares J's condition number, which for the four-term
     # series on late windows (about 2e6) passes 1e12, where a pseudo-inverse of J'J drops a direction and
-    # reports the limit's s.e. a hundred times too small.
+    # reports the limit's s.e. a hundred times too small.  A direction J itself does not determine (singular value
+    # below 1e-12 of the largest, none in the models here) leaves the parameters it moves undetermined: their
+    # variance is infinite, not dropped.
     _, sv, vt = np.linalg.svd(J / norms, full_matrices=False)
     keep = sv > sv[0] * 1e-12
     cov = (vt[keep].T / sv[keep] ** 2) @ vt[keep] / np.outer(norms, norms)
+    if not keep.all():
+        loose = np.any(np.abs(vt[~keep]) > 1e-8, axis=0)
+        cov[loose, :] = np.nan
+        cov[:, loose] = np.nan
+        cov[loose, loose] = np.inf
     fit.cov = cov * max(1.0, fit.chi2_dof)
     fit.rho = lag1(weighted_residuals(fit, s)[1])
     return fit

@@ -273,6 +273,16 @@ class FitTest(unittest.TestCase):
                 self.assertAlmostEqual(f.se_limit / se, 1.0, places=6)
                 self.assertFalse(f.at_bound)
 
+    def test_undetermined_parameters_have_infinite_variance(self):
+        # two equal columns: c is determined, their two coefficients only as a sum; a covariance that dropped the
+        # loose direction would give both a small s.e.
+        twin = F.Model(F.Family("twin", "a/ln p + b/ln p", lambda t, n, lnp: [1 / lnp, 1 / lnp]), "free")
+        f = F.fit_model(twin, self.noisy, self.jitter)
+        one = F.fit_model(F.MODEL["ln_p:free"], self.noisy, self.jitter)
+        self.assertAlmostEqual(f.limit, one.limit, places=9)
+        self.assertAlmostEqual(f.se_limit, one.se_limit, places=9)
+        self.assertTrue(np.all(np.isinf(np.diag(f.cov)[1:])))
+
     def test_series_on_a_four_term_truth(self):
         # a truth that is itself a four-term series gives its own limit back, fitted without jitter
         model = F.SERIES_MODEL[F.SERIES_SHOWN]
