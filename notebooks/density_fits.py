@@ -338,6 +338,7 @@ class Family:
     theta_names: tuple = ()
     theta_bounds: tuple = ()          # ((lo, hi), ...)
     decays: str = ""                  # how the correction dies, for the notebook's table
+    variable: str = ""                # a series' variable, for sentences that list several (SERIES_FAMILIES)
 
 
 def _powers(theta, n, lnp):
@@ -413,16 +414,15 @@ MODEL = {m.key: m for m in MODELS}
 #: four-term limits (`four_term_reading`).
 SERIES_FAMILIES = (
     Family("ln_n3", "a/ln n + b/ln² n + d/ln³ n",
-           lambda t, n, lnp: [np.log(n) ** -1.0, np.log(n) ** -2.0, np.log(n) ** -3.0], decays="1/ln n to third order"),
+           lambda t, n, lnp: [np.log(n) ** -1.0, np.log(n) ** -2.0, np.log(n) ** -3.0], variable="1/ln n"),
     Family("ln_p3", "a/ln p + b/ln² p + d/ln³ p", lambda t, n, lnp: [lnp ** -1.0, lnp ** -2.0, lnp ** -3.0],
-           decays="the PNT series to third order"),
-    Family("sqrt_n3", "a/√n + b/n + d/n^1.5", lambda t, n, lnp: [n ** -0.5, 1.0 / n, n ** -1.5],
-           decays="1/sqrt(n) to third order"),
+           variable="1/ln p"),
+    Family("sqrt_n3", "a/√n + b/n + d/n^1.5", lambda t, n, lnp: [n ** -0.5, 1.0 / n, n ** -1.5], variable="1/√n"),
 )
 SERIES_MODELS = tuple(Model(f, "free") for f in SERIES_FAMILIES)
 SERIES_MODEL = {m.key: m for m in SERIES_MODELS}
 #: Each series by its variable, for sentences that list the three.
-SERIES_SHORT = {"ln_n3:free": "1/ln n", "ln_p3:free": "1/ln p", "sqrt_n3:free": "1/√n"}
+SERIES_SHORT = {m.key: m.family.variable for m in SERIES_MODELS}
 #: The series the README's short paragraph gives figures for (the findings give all three): the prime number
 #: theorem's own series, in 1/ln p.
 SERIES_SHOWN = "ln_p3:free"
@@ -578,9 +578,10 @@ def fit_model(model: Model, s: Series, jitter: Jitter, start: int = FIT_CUT, end
     J = fit.gradient(n) * w[:, None]
     norms = np.linalg.norm(J, axis=0)
     norms[norms == 0] = 1
-    # (J'J)^-1 from the singular values of J itself: J'J squares J's condition number, which for the four-term
-    # series on late windows (about 2e6) passes 1e12, where a pseudo-inverse of J'J drops a direction and
-    # reports the limit's s.e. a hundred times too small.  A direction J itself does not determine (singular value
+    # (J'J)^-1 from the singular values of J itself: J'J squares J's condition number, which for the 1/ln n
+    # series on n >= 120 and 130 (2.0e6 and 3.8e6) passes 1e12, where a pseudo-inverse of J'J dropped a direction
+    # and reported the limit's s.e. 110 and 144 times too small (as it did for the fits whose exponent sits on
+    # its bound, whose c and a are nearly one direction).  A direction J itself does not determine (singular value
     # below 1e-12 of the largest, none in the models here) leaves the parameters it moves undetermined: their
     # variance is infinite, not dropped.
     _, sv, vt = np.linalg.svd(J / norms, full_matrices=False)
@@ -1391,10 +1392,10 @@ def series_on_truth(A: Analysis, fit: Fit) -> list:
 def four_term_reading(A: Analysis, start: int = SERIES_FROM) -> dict | None:
     """The four-term series' limits on n >= start against the calibration's: key -> {'limit': the data's,
     'se': its s.e., inflated for the residuals' autocorrelation; 'copies': kind -> the copies' limits (NaN
-    dropped); 'below' and 'above': kind -> how many copies lie at or below, at or above the data's; 'truth':
+    dropped); 'below': kind -> how many copies lie at or below the data's; 'truth':
     kind -> the limit fitted on n >= SERIES_FROM to the truth itself; 'drift': kind -> how many copies drift as
     the data do (`drift_direction`; None when the data do not drift)}.  None without a calibration that holds
-    them."""
+    them, or when no series fits on n >= start."""
     cal = A.calibration
     if not cal or any("series_limits" not in c for c in cal.values()):
         return None
@@ -1409,7 +1410,6 @@ def four_term_reading(A: Analysis, start: int = SERIES_FROM) -> dict | None:
         d = drift_direction(A.four_term[m.key])
         out[m.key] = {"limit": f.limit, "se": f.se_limit * f.inflation, "copies": copies,
                       "below": {kind: int(np.sum(v <= f.limit)) for kind, v in copies.items()},
-                      "above": {kind: int(np.sum(v >= f.limit)) for kind, v in copies.items()},
                       "truth": {kind: float(c["series_truth"][j]) for kind, c in cal.items()},
                       "drift": {kind: sum(row[j] == d for row in c["series_drift"]) if d else None
                                 for kind, c in cal.items()}}
@@ -1446,9 +1446,9 @@ def _three_pass_from(A: Analysis) -> int | None:
     return None
 
 
-def _pass_words(A: Analysis, claim, st: int) -> str:
+def _pass_words(A: Analysis, claim, st: int, aside: str = "") -> str:
     """Where the four-term series pass χ², against the models of at most three parameters, as a claim
-    recomputed from fresh fits."""
+    recomputed from fresh fits; `aside` follows the window."""
     t = _three_pass_from(A)
     i = WINDOW_STARTS.index(st)
     fresh = {k: [fit_model(SERIES_MODEL[k], A.series, A.jitter, w) for w in WINDOW_STARTS] for k in A.four_term}
@@ -1458,9 +1458,9 @@ def _pass_words(A: Analysis, claim, st: int) -> str:
     def three_pass(w):
         return any(f is not None and acceptable(f) for f in (fit_model(MODEL[k], A.series, A.jitter, w) for k in A.drift))
 
-    text = f" pass χ² on every window from n >= {st}"
+    text = f" pass χ² on every window from n >= {st}{aside}"
     if t is not None and t <= st:
-        return claim(text + f", as some models of at most three parameters do from n >= {t}",
+        return claim(text + f", as some models of at most three parameters do on n >= {t}",
                      series_hold and three_pass(t) and not any(three_pass(w) for w in WINDOW_STARTS if w < t))
     return claim(text + f", where none of the {len(A.drift)} models of at most three parameters does"
                  + (f" before n >= {t}" if t is not None else " on any window"),
@@ -1476,7 +1476,12 @@ def _truth_words(A: Analysis, claim, keys) -> str:
         return ""
     same = [k for k in keys if abs(rd[k]["truth"]["fixed"] - rd[k]["truth"]["zero"]) < rd[k]["se"]]
     idx = {m.key: j for j, m in enumerate(SERIES_MODELS)}
-    fresh = {kind: series_on_truth(A, A.fits[c["key"]]) for kind, c in A.calibration.items()}
+    # recomputed from the truth's curve itself (no counts, no rounding), not through synthetic_copy
+    m = A.series.n >= SERIES_FROM
+    fresh = {}
+    for kind, c in A.calibration.items():
+        T = dataclasses.replace(A.series, r=np.where(m, A.fits[c["key"]].predict(A.series.n), A.series.r))
+        fresh[kind] = [fit_model(sm, T, A.jitter, SERIES_FROM).limit for sm in SERIES_MODELS]
     if len(keys) == 1:
         k = keys[0]
         text = (f"the {SERIES_SHORT[k]} series, fitted on n >= {SERIES_FROM} to the two calibration truths "
@@ -1489,7 +1494,7 @@ def _truth_words(A: Analysis, claim, keys) -> str:
     if len(same) == len(keys):
         text += (f" (apart by less than the data's own s.e.): {'their' if len(keys) > 1 else 'its'} c is a "
                  f"fitting constant, not an estimate of the limit")
-    return claim(text, all(abs(fresh[kind][idx[k]] - rd[k]["truth"][kind]) < 1e-9
+    return claim(text, all(abs(fresh[kind][idx[k]] - rd[k]["truth"][kind]) < 5e-4
                            for k in keys for kind in ("fixed", "zero"))
                  and all(abs(fresh["fixed"][idx[k]] - fresh["zero"][idx[k]]) < rd[k]["se"] for k in same))
 
@@ -1513,8 +1518,8 @@ def four_term_text(A: Analysis, claim, short: bool) -> str:
         fs = down if len(down) >= len(up) else up
         if fs:
             d = "down" if fs is down else "up"
-            text += claim(f", but {'all' if len(fs) == len(A.four_term) else f'{len(fs)} of {len(A.four_term)}'} "
-                          f"drift {d}",
+            text += claim(f"{', but' if st is not None else ';'} "
+                          f"{'all' if len(fs) == len(A.four_term) else f'{len(fs)} of {len(A.four_term)}'} drift {d}",
                           all(drift_direction([fit_model(SERIES_MODEL[m], A.series, A.jitter, w)
                                                for w in WINDOW_STARTS]) == d for m in fs))
         fl = A.four_term[k]
@@ -1525,7 +1530,7 @@ def four_term_text(A: Analysis, claim, short: bool) -> str:
             "d/n^1.5; outside the model set)")
     if st is not None:
         chis = [fl[WINDOW_STARTS.index(st)].chi2_dof for fl in A.four_term.values()]
-        text += _pass_words(A, claim, st) + f" (χ²/dof {_f(min(chis), 2)} to {_f(max(chis), 2)} at n >= {st})"
+        text += _pass_words(A, claim, st, f" (χ²/dof {_f(min(chis), 2)} to {_f(max(chis), 2)} there)")
     else:
         text += " do not pass χ² on every window from any start"
     moves = []
@@ -1572,13 +1577,15 @@ def four_term_text(A: Analysis, claim, short: bool) -> str:
     if beyond or drifting:
         text += (": over these levels the data bend as neither fitted truth does, another sign that the copies do "
                  "not describe them")
-    if st is not None:
-        cchi = [float(np.median(c["true_chi2dof"])) for c in A.calibration.values()]
-        chis = [fl[WINDOW_STARTS.index(st)].chi2_dof for fl in A.four_term.values()]
-        text += (f". The copies' jitter comes from the residuals of the three-parameter truths (the truths' χ²/dof "
+    cchi = [float(np.median(c["true_chi2dof"])) for c in A.calibration.values()]
+    chis = [fl[WINDOW_STARTS.index(st)].chi2_dof for fl in A.four_term.values()] if st is not None else []
+    if chis and min(cchi) > max(chis) + 0.5:
+        text += claim(f". The copies' jitter comes from the residuals of the three-parameter truths (the truths' χ²/dof "
                  f"on their copies, median {_f(min(cchi), 2)} to {_f(max(cchi), 2)}), wider than what the four-term "
                  f"series leave on the data (χ²/dof {_f(min(chis), 2)} to {_f(max(chis), 2)}): much of those "
-                 f"residuals is a smooth misfit that four terms absorb, so the copies are noisier than the data")
+                 f"residuals is a smooth misfit that four terms absorb, so the copies are noisier than the data",
+                 all(min(float(np.median(c["true_chi2dof"])) for c in A.calibration.values()) > f[WINDOW_STARTS.index(st)]
+                     .chi2_dof + 0.5 for f in A.four_term.values()))
     return text + "."
 
 
@@ -3214,10 +3221,12 @@ def report_four_term(A: Analysis) -> str:
                 f"{f.limit:9.4f} {f.se_limit * f.inflation:7.4f} {f.chi2_dof:7.2f} {'yes' if acceptable(f) else 'no':>4}"))
     rd = four_term_reading(A)
     if rd:
-        lines.append(f"On n >= {SERIES_FROM}, the same fits to the calibration copies (min, median, max; copies at or "
-                     f"below the data's limit):")
+        lines.append(f"On n >= {SERIES_FROM}, the same fits to the calibration's truths themselves, without jitter, and "
+                     f"to its copies (min, median, max; copies at or below the data's limit):")
         for k, r in rd.items():
-            lines.append(f"  {SERIES_MODEL[k].label:<30} data {r['limit']:.4f}; " + "; ".join(
+            lines.append(f"  {SERIES_MODEL[k].label:<30} data {r['limit']:.4f}; truths {r['truth']['fixed']:.4f} "
+                         f"(0.286), {r['truth']['zero']:.4f} (0)")
+            lines.append(f"  {'':<30} copies: " + "; ".join(
                 f"{kind} {v.min():.4f}, {np.median(v):.4f}, {v.max():.4f} ({r['below'][kind]} of {len(v)})"
                 for kind, v in r["copies"].items() if len(v)))
     return "\n".join(lines)
