@@ -2985,6 +2985,42 @@ def plot_drift(ax, A: Analysis, target: float = CONJECTURED):
     ax.legend(fontsize=7, loc="lower left")
 
 
+def plot_four_term(ax, A: Analysis, target: float = CONJECTURED):
+    """Each four-term series' fitted limit (± 2 s.e., inflated for the residuals' autocorrelation) against the
+    window start; at n >= SERIES_FROM, the range of the same fits to the calibration's copies of each truth
+    (bars to the right of the data's point) and the limit fitted to each truth itself (crosses), where
+    calibrated.  Series whose limit is below 0 on every window (no density can be) are left to the table."""
+    rd = four_term_reading(A) or {}
+    shown = {k: fl for k, fl in A.four_term.items() if not all(f is not None and f.limit < 0 for f in fl)}
+    for i, (k, fl) in enumerate(shown.items()):
+        colour = f"C{i + 1}"
+        pts = [(st + (i - 1) * 1.2, f) for st, f in zip(WINDOW_STARTS, fl) if f is not None]
+        if not pts:
+            continue
+        xs, cs, es = zip(*[(x, f.limit, 2 * f.se_limit * f.inflation) for x, f in pts])
+        ax.errorbar(xs, cs, yerr=es, fmt="o-", color=colour, ms=4, capsize=2, lw=1, label=SERIES_MODEL[k].label)
+        if k in rd:
+            x = SERIES_FROM + 4 + 4 * i
+            for dx, kind, ls in ((0.0, "fixed", "-"), (1.5, "zero", ":")):
+                v = rd[k]["copies"].get(kind)
+                if v is not None and len(v):
+                    ax.plot([x + dx, x + dx], [v.min(), v.max()], ls, color=colour, lw=3, alpha=0.5)
+                    ax.plot([x + dx], [rd[k]["truth"][kind]], "x", color=colour, ms=6)
+    if rd:
+        ax.plot([], [], "-", color="0.4", lw=3, alpha=0.5, label=f"copies of the {target} truth: range of their fits")
+        ax.plot([], [], ":", color="0.4", lw=3, alpha=0.5, label="copies of the limit-0 truth: range")
+        ax.plot([], [], "x", color="0.4", label="fitted to the truth itself, without jitter")
+    ax.axhline(target, color="k", ls="--", lw=1, label=f"conjectured {target}")
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_xlabel("fit window starts at n = (and runs to the last level)")
+    ax.set_ylabel("fitted limit c (± 2 inflated s.e.)")
+    left = [SERIES_SHORT[k] for k in A.four_term if k not in shown]
+    ax.set_title("Series of four parameters: the fitted limit by window"
+                 + (f" ({', '.join(left)}: below 0 throughout, in the table)" if left else ""), fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+
+
 def plot_profiles(ax, A: Analysis, target: float = CONJECTURED):
     """Delta chi^2 of each family against its fixed limit c (profile)."""
     keys = [k for k, r in A.ranges.items() if r is not None]
