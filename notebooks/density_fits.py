@@ -1438,6 +1438,11 @@ def _series_pass_from(A: Analysis) -> int | None:
     return None
 
 
+def _refit_series_drift(A: Analysis, key: str) -> str | None:
+    """drift_direction of four-term series `key` from fresh fits of every window (as _refit_shift for MODELS)."""
+    return drift_direction([fit_model(SERIES_MODEL[key], A.series, A.jitter, w) for w in WINDOW_STARTS])
+
+
 def _three_pass_from(A: Analysis) -> int | None:
     """The first window start on which some model of MODELS (at most three parameters) passes χ²."""
     for i, st in enumerate(WINDOW_STARTS):
@@ -1520,8 +1525,7 @@ def four_term_text(A: Analysis, claim, short: bool) -> str:
             d = "down" if fs is down else "up"
             text += claim(f"{', but' if st is not None else ';'} "
                           f"{'all' if len(fs) == len(A.four_term) else f'{len(fs)} of {len(A.four_term)}'} drift {d}",
-                          all(drift_direction([fit_model(SERIES_MODEL[m], A.series, A.jitter, w)
-                                               for w in WINDOW_STARTS]) == d for m in fs))
+                          all(_refit_series_drift(A, m) == d for m in fs))
         fl = A.four_term[k]
         text += f" ({SERIES_SHORT[k]}: {_f(fl[0].limit, 3)} from n >= {first}, {_f(fl[-1].limit, 3)} from {last})"
         truth = _truth_words(A, claim, [k]) if A.calibration else ""
@@ -1538,8 +1542,7 @@ def four_term_text(A: Analysis, claim, short: bool) -> str:
         if fs:
             moves.append(claim(f"{_list(SERIES_SHORT[k] for k in fs) if len(fs) < len(A.four_term) else 'all three'} "
                                f"drift {d} by {DRIFT_Z:g} inflated s.e. or more",
-                               all(drift_direction([fit_model(SERIES_MODEL[k], A.series, A.jitter, w)
-                                                    for w in WINDOW_STARTS]) == d for k in fs)))
+                               all(_refit_series_drift(A, k) == d for k in fs)))
     negative = [k for k, fl in A.four_term.items() if all(f.limit < 0 for f in fl)]
     text += ("; " + " and ".join(moves) if moves else f"; no limit drifts by {DRIFT_Z:g} inflated s.e.")
     text += (f" (from n >= {first} to n >= {last}: "
