@@ -108,6 +108,7 @@ struct ProcessOptions {
   long long file_size_limit = -1;    ///< RLIMIT_FSIZE in bytes, or -1
   long long address_space_limit = -1;  ///< RLIMIT_AS in bytes, or -1
   std::string stdin_path;            ///< standard input ("" = /dev/null)
+  std::string stdout_path;           ///< standard output ("" = a file that out() reads)
 };
 
 /// A running `chomp` with its stdout and stderr going to files, so that a
@@ -142,7 +143,8 @@ class ChompProcess {
       const int in = open(opts.stdin_path.empty() ? "/dev/null" : opts.stdin_path.c_str(), O_RDONLY);
       if (in < 0) _exit(126);
       dup2(in, 0);
-      const int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int out = opts.stdout_path.empty() ? open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644)
+                                               : open(opts.stdout_path.c_str(), O_WRONLY);
       const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (out < 0 || err < 0) _exit(126);
       dup2(out, 1);

@@ -229,6 +229,32 @@ TEST(CliErrors, UnwritablePathsFailCleanly) {
   std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
 }
 
+// Standard output on a full disk: a table redirected to a file (`chomp show
+// FILE --csv > table.csv`) that could not be written whole is an error,
+// exit 1 with one line that says so, not exit 0 beside a truncated file.
+// The commands print through iostreams (show) and printf (analyze) alike.
+TEST(CliErrors, StandardOutputThatCannotBeWrittenIsAnError) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  ScratchDir dir;
+  const std::string levels = dir.file("levels.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "12", "-q", "-o", levels}).exit_code, 0);
+  ProcessOptions full;
+  full.stdout_path = "/dev/full";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"show", levels, "--csv"}, {"show", levels, "--json"}, {"analyze", "3,2,1", "--json"},
+        {"analyze", "4,4,2"}, {"count", "--rows", "3", "--cols", "4"}, {"divisors", "12"}}) {
+    const ProcessResult r = run_chomp(args, full);
+    EXPECT_EQ(r.exit_code, 1) << args[0] << ' ' << args.back() << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "chomp: error: cannot write standard output (No space left on device)")) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    // The same command with somewhere to write succeeds: the error is the
+    // output's, not the command's.
+    const ProcessResult ok = run_chomp(args);
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+    EXPECT_FALSE(ok.out.empty());
+  }
+}
+
 // A build without MPI started by mpirun or srun as several processes runs
 // the whole sieve in each: what independent runs of one srun step want, so
 // it is not refused, but each process says so and what to do for one run

@@ -4,7 +4,10 @@
 /// stopped by SIGINT, SIGTERM or SIGUSR1 exits 128 + the signal's number).
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
@@ -30,6 +33,23 @@ const std::string& command_line() { return g_command_line; }
 const std::string& program_path() { return g_program_path; }
 
 }  // namespace chomp::app
+
+namespace {
+/// A command's exit code, once what it printed has reached standard
+/// output: a table redirected to a full disk (`chomp show FILE --csv >
+/// table.csv`) must not end with exit 0 and a truncated file that looks
+/// whole. Both streams are flushed (the commands print through iostreams
+/// and printf alike) and a failure of either is an error of its own.
+int finish_output(int code) {
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return code;
+  const int err = errno;
+  std::cerr << "chomp: error: cannot write standard output" << (err ? std::string(" (") + std::strerror(err) + ")" : "")
+            << ": what was printed is incomplete; check the disk or the pipe it goes to and run again\n";
+  return code == 0 ? 1 : code;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace chomp::app;
@@ -119,7 +139,7 @@ int main(int argc, char** argv) {
   chomp::show_hdf5_errors(debug);
   try {
     for (auto& [sub, action] : actions)
-      if (sub->parsed()) return action();
+      if (sub->parsed()) return finish_output(action());
   } catch (const UsageError& e) {
     std::cerr << "chomp: " << e.what() << '\n';
     return 2;
