@@ -225,6 +225,17 @@ TEST(CliErrors, UnwritablePathsFailCleanly) {
               r.err.find("Permission denied") != std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("(check that its folder exists and this user may write there)"), std::string::npos) << r.err;
+  // rectangles writes its files only once the box is solved (minutes at
+  // 18 x 18): it looks at their folder first.
+  for (const char* option : {"-o", "--csv"}) {
+    const std::string out = (locked / "r.h5").string();
+    const ProcessResult rr = run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "4", "-q", option, out});
+    EXPECT_EQ(rr.exit_code, 1) << rr.err;
+    EXPECT_TRUE(contains(rr.err, std::string("cannot write in the folder of ") + (option[1] == 'o' ? "--output " : "--csv ") +
+                                     out + ": "))
+        << rr.err;
+    EXPECT_TRUE(contains(rr.err, "(give a folder this user may write to)")) << rr.err;
+  }
   if (mounted) umount(locked.c_str());
   std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
 }

@@ -35,8 +35,9 @@ struct RectanglesArgs {
   int threads = 0;
 };
 
-/// Refuses an output that is a folder, in a folder that is missing, or
-/// that exists without --force: before the box is solved, not after.
+/// Refuses an output that is a folder, in a folder that is missing or
+/// that this user may not write to, or that exists without --force: before
+/// the box is solved, not after.
 void refuse_existing(const std::string& path, bool force, const char* option) {
   if (path.empty()) return;
   std::error_code ec;
@@ -46,6 +47,7 @@ void refuse_existing(const std::string& path, bool force, const char* option) {
   if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)) && !force)
     throw UsageError("output file " + printable(path) + " already exists; pass --force to overwrite it or choose "
                      "another " + option);
+  refuse_unwritable_folder(path, option);
 }
 
 /// The file a name will write: symbolic links followed (a dangling one

@@ -59,6 +59,14 @@ void refuse_missing_folder(const std::string& path, const std::string& option) {
                               ") or give another " + option));
 }
 
+void refuse_unwritable_folder(const std::string& path, const std::string& option) {
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  if (access(folder.c_str(), W_OK | X_OK) == 0) return;
+  throw std::runtime_error("cannot write in the folder of " + option + " " + printable(path, 200) + ": " +
+                           std::strerror(errno) + " (give a folder this user may write to)");
+}
+
 void refuse_files_in_use(std::initializer_list<std::string> paths, const std::string& advice) {
   for (const std::string& path : paths)
     if (RunLock::held_elsewhere(path))

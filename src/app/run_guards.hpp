@@ -46,6 +46,12 @@ class RunLock {
 /// said before any work, not at the first write.
 void refuse_missing_folder(const std::string& path, const std::string& option);
 
+/// Throws std::runtime_error naming `option`, the path and the system's
+/// reason where this process may not create a file in the folder of
+/// `path` (permissions, a read-only mount): for a command that writes its
+/// file only at its end, said before the work, not after it.
+void refuse_unwritable_folder(const std::string& path, const std::string& option);
+
 void refuse_files_in_use(std::initializer_list<std::string> paths, const std::string& advice);
 
 // ---- Memory -----------------------------------------------------------------
