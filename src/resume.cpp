@@ -51,7 +51,7 @@ std::vector<std::uint64_t> position_counts(int dimensions, int max) {
 /// What continues a file of `dimensions` (refusing a file of the other).
 std::string continued_by(std::int64_t dimensions) {
   if (dimensions == 3) return "continue it with chomp sieve --dimensions 3 --resume";
-  if (dimensions == 2) return "continue it with chomp sieve --resume (without --dimensions 3)";
+  if (dimensions == 2) return "continue it without --dimensions 3: chomp sieve --resume";
   return "which chomp sieve --resume does not continue";
 }
 
@@ -80,7 +80,8 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
   if (const std::int64_t file_dims = number_attribute(t, "dimensions", 2); file_dims != dims)
     throw ResumeMismatch(cannot + "it is a table of " + std::to_string(file_dims) +
                          "D Chomp (root attribute dimensions = " + std::to_string(file_dims) + "), not " +
-                         std::to_string(dims) + "D; " + continued_by(file_dims));
+                         std::to_string(dims) + "D; " + continued_by(file_dims),
+                         file_dims == 2 || file_dims == 3 ? static_cast<int>(file_dims) : 0);
   const std::int64_t format = number_attribute(t, "format_version", 0);
   if (cubes && format == kFormatVersion && !reader.has_store())
     throw ResumeRefused(cannot + "it was written by a 3D run that kept its losing positions in memory only "

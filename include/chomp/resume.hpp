@@ -38,10 +38,17 @@ namespace chomp {
 
 /// The file cannot be resumed with the parameters asked for (a smaller
 /// --max-tiles, another --store-losing, the other --dimensions): a usage
-/// problem, the file is fine.
+/// problem, the file is fine. For the other --dimensions, file_dimensions()
+/// is the file's (else 0) and the message ends with the command that
+/// continues it, less its --output, which a caller may append.
 class ResumeMismatch : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ResumeMismatch(const std::string& what, int file_dimensions = 0)
+      : std::runtime_error(what), file_dimensions_(file_dimensions) {}
+  int file_dimensions() const { return file_dimensions_; }
+
+ private:
+  int file_dimensions_;
 };
 
 /// The file cannot be resumed at all: not a chomp result, an unknown

@@ -170,7 +170,9 @@ std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
     try {
       resume = std::make_unique<Resume>(request);
     } catch (const ResumeMismatch& e) {
-      throw UsageError(e.what());
+      // The command that continues a file of the other dimensions, whole:
+      // without its --output it would go to the default file.
+      throw UsageError(std::string(e.what()) + (e.file_dimensions() ? " --output " + shell_quote(a.output) : ""));
     }
     // A resumed run writes the store with its output's name (the one it
     // locks): a file copied or renamed without its store names another
