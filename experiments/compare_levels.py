@@ -10,7 +10,8 @@ p(n), L(n), the marks and the losing digests agree (the largest table that holds
 one compared; its marks, like the run's, are those of an engine that decides
 canonical positions only, from 6220284 on; a run that inferred the marks of
 moves of its first rows from bits, root attribute inferred_marks = "row 1"
-or "rows 1-2", has no marks to compare and is compared on p(n) and L(n)).
+or "rows 1-2", has no marks to compare and is compared on p(n) and L(n);
+so is a committed table whose header says inferred_marks).
 The losing digest (doc/FILE_FORMAT.md, a sum of a 64-bit mix of each
 losing rank) is read from the table's own losing_digest column (tables of
 format 3), else from its HDF5 file beside it, levels-N.h5, through `chomp
@@ -24,7 +25,7 @@ comes; 2, with one line `error: ...`, when a file is missing or not a table
 of `chomp sieve` (such as a file of `chomp grundy`, as the run or beside a
 table), the run is a 3D one (root attribute dimensions = 3), a table is cut
 short (a row, its last newline, levels missing), an HDF5 file beside a table
-is not the one its CSV was written from, or DATA holds no committed table.
+is not the one its CSV was written from, the run has no finished level, or DATA holds no committed table.
 Only the standard library: any python3 runs it.
 """
 
@@ -35,7 +36,7 @@ import re
 import subprocess
 import sys
 
-from levels_csv import format_version, parse_levels  # beside this script
+from levels_csv import format_version, header_value, parse_levels  # beside this script
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -108,9 +109,11 @@ def committed(data, chomp):
         except UnicodeDecodeError:
             raise ValueError(f"{f} is not a CSV table") from None
         # A table of format 1 (the engines before 6220284, such as
-        # levels-100.csv) counted a mark for every extension: its marks are
-        # not this engine's, and are not compared.
-        old_marks = format_version(text) == 1
+        # levels-100.csv) counted a mark for every extension, and one of a
+        # run that inferred its first rows' moves (header inferred_marks)
+        # fewer: neither's marks are comparable with a run's, and are not
+        # compared.
+        old_marks = format_version(text) == 1 or header_value(text, "inferred_marks") not in (None, "none")
         rows = read_csv(text, f)
         mine = [n for n in rows if n not in out]  # the levels this table supplies
         h5 = f.with_suffix(".h5")
@@ -193,6 +196,8 @@ def compare(args):
                          "compares 2D runs with data/levels-N.csv (compare its `chomp show --csv` with "
                          "data/levels3d-N.csv)")
     run = read_csv(table_text, args.file)
+    if not run:
+        raise ValueError(f"{args.file} has no finished level yet: nothing to compare (wait for its first level)")
     shown = digests(about)  # (its CSV has them too, where the file has digests)
     for n, row in run.items():
         row["digest"] = row["losing_digest"] or shown.get(n)

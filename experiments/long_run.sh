@@ -8,7 +8,8 @@
 #   experiments/long_run.sh --stop        stop it cleanly (SIGTERM; waits, at most STOP_WAIT s, default 900)
 #   experiments/long_run.sh --status      the level it reached, the last lines of its log (or that
 #                                         the folder is gone or holds no run), and its levels against
-#                                         data/: exit 1 where one differs, 2 where they cannot be compared
+#                                         data/: exit 1 where one differs, 2 where they cannot be
+#                                         compared (build/chomp not built among the reasons)
 #
 # The run's folder is RUN_DIR (default /var/tmp/chomp-run), outside any work
 # tree, and holds one run: levels-N.h5 (the result file, named by the N it was
@@ -102,6 +103,9 @@ case ${1:-} in
     compared=0
     if [ -n "$run_file" ] && [ -x build/chomp ]; then
       python3 experiments/compare_levels.py "$run_file" || compared=$?
+    elif [ -n "$run_file" ]; then
+      echo "its levels not compared with data/: build/chomp is not built (scripts/build.sh)"
+      compared=2
     fi
     exit "$compared" ;;
 esac

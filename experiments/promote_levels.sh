@@ -73,6 +73,12 @@ elif [ "$k" -gt "$p" ]; then
   # The run's last finished level (chomp show reads a file the run has open).
   last=$("$chomp" show "$run" --csv | awk -F, '$1 ~ /^[0-9]+$/ {n = $1} END {print n + 0}')
   [ "$k" -le "$last" ] || die "the run has finished levels 1..$last only; wait for level $k or promote $last"
+  # The committed tables' marks count every move examined: a run that
+  # inferred its first rows' moves from bits counted fewer, and its table
+  # would make every later run's marks differ from data/.
+  way=$("$chomp" show "$run" --json | "$python" -c 'import json, sys; print(json.load(sys.stdin)["attributes"].get("inferred_marks", "none"))')
+  [ "$way" = none ] || die "the run inferred the marks of its first rows' moves (inferred_marks = $way): its marks are" \
+    "not every move, as the committed tables' are; promote a run made with chomp sieve --file-all-marks"
 
   mkdir -p "$out_dir"
   report=$out_dir/verify-$((p + 1))-$k.txt

@@ -123,6 +123,30 @@ with tempfile.TemporaryDirectory() as tmp:
     assert same.returncode == 0, same.stdout + same.stderr
     assert "(20 levels): p(n), L(n), losing digests equal data/levels-20.csv" in same.stdout, same.stdout
     assert "marks not compared: the run inferred" in same.stdout, same.stdout
+    # A committed table of such a run (its header says inferred_marks) has fewer marks than a run that filed
+    # every move: its marks are not compared either, and do not read as levels that differ.
+    m = next(l for l in lines if l.startswith("tiles,")).split(",").index("marks")
+    fewer = first_levels(20, lambda f: f[:m] + [str(int(f[m]) // 2)] + f[m + 1:] if f[0] != "1" else f)
+    (data / "levels-20.csv").write_text(fewer.replace("tiles,", "# inferred_marks: rows 1-2\ntiles,", 1))
+    table_inferred = compare(run, data)
+    assert table_inferred.returncode == 0, table_inferred.stdout + table_inferred.stderr
+    assert "(20 levels): p(n), L(n), losing digests equal data/levels-20.csv" in table_inferred.stdout, \
+        table_inferred.stdout
+    (data / "levels-20.csv").write_text(first_levels(20))
+    # A run with no finished level yet (its columns empty, as just after its start): nothing was compared, and
+    # exit 0 would read as a clean comparison to long_run.sh --status and promote_levels.sh.
+    import h5py
+    empty = tmp / "empty.h5"
+    shutil.copyfile(inferred, empty)
+    shutil.copyfile(inferred.with_suffix(".store"), empty.with_suffix(".store"))
+    with h5py.File(empty, "r+") as f:
+        for column in f["levels"].values():
+            column.resize((0,) + column.shape[1:])
+        f.attrs["complete"] = 0
+    none = compare(empty, data)
+    assert none.returncode == 2 and none.stdout == "", none.stdout + none.stderr
+    assert none.stderr == f"error: {empty} has no finished level yet: nothing to compare (wait for its first " \
+        "level)\n", none.stderr
     # A file of `chomp grundy` (which chomp show reads too), a missing file, a CSV, a committed table that is
     # not a levels table: refused, nothing compared.
     grundy = ROOT / "data" / "grundy-80.h5"

@@ -55,6 +55,15 @@ with tempfile.TemporaryDirectory() as tmp:
     r = long_run("--status")
     assert r.returncode == 0 and r.stdout.startswith("not running\n") and "no run:" not in r.stdout, r.stdout + r.stderr
     assert "(20 levels): p(n), L(n), losing digests equal data/levels-" in r.stdout, r.stdout + r.stderr
+    # A checkout with no build/chomp (the script alone, copied): the levels are not compared, and --status says
+    # so with exit 2, not 0 as if they had been.
+    bare = pathlib.Path(tmp) / "bare"
+    (bare / "experiments").mkdir(parents=True)
+    subprocess.run(["cp", str(SCRIPT), str(bare / "experiments")], check=True)
+    r = subprocess.run(["bash", str(bare / "experiments" / "long_run.sh"), "--status"], capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert r.returncode == 2 and "its levels not compared with data/: build/chomp is not built" in r.stdout, \
+        f"rc {r.returncode}\n{r.stdout}{r.stderr}"
     # A pid file naming a live process called chomp that is not the folder's own binary (a pid
     # given since to a test's or a benchmark's chomp) is not the run: --status says so.
     fake = pathlib.Path(tmp) / "chomp"

@@ -4,8 +4,9 @@ finished levels only once they check. On a run to 40 and a committed table
 of levels 1..30: promoting 36 verifies levels 31..36, writes the levels-only
 copy of 1..36 and its CSV, and removes the table it replaces; a committed
 table that disagrees with the run, a store that fails `chomp verify`, a
-level the run has not finished, one below the committed table and a
-malformed one are refused, with data/ left as it was.
+level the run has not finished, one below the committed table, a
+malformed one and a run whose marks leave out the moves it inferred are
+refused, with data/ left as it was.
 
     CHOMP_BIN=build/chomp /usr/bin/python3 tests/test_promote_levels.py
 """
@@ -32,7 +33,9 @@ class PromoteLevels(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.run_file = Path(cls.tmp.name) / "run.h5"
-        r = subprocess.run([CHOMP, "sieve", "-n", "40", "-o", str(cls.run_file), "-q"], capture_output=True, text=True)
+        # Every move filed, as the committed tables' marks count them.
+        r = subprocess.run([CHOMP, "sieve", "-n", "40", "-o", str(cls.run_file), "-q", "--file-all-marks"],
+                           capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         # The committed table the promotion replaces: levels 1..30 of the same run.
         cls.committed = Path(cls.tmp.name) / "committed"
@@ -131,6 +134,23 @@ class PromoteLevels(unittest.TestCase):
         r = self.promote("036", data)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("must be a level number", r.stderr)
+        self.assertEqual(sorted(p.name for p in data.iterdir()), ["levels-30.csv", "levels-30.h5"])
+
+    def test_a_run_that_inferred_marks_is_refused(self):
+        # The default sieve infers its first two rows' moves and counts
+        # fewer marks: committed, its table would make every later run's
+        # marks differ from data/.
+        data = self.fresh_data("data-inferred")
+        inferred = Path(self.tmp.name) / "inferred.h5"
+        r = subprocess.run([CHOMP, "sieve", "-n", "34", "-o", str(inferred), "-q"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        env = dict(PY_ENV, CHOMP=CHOMP, DATA=str(data), NOTEBOOKS="0", OUT=str(Path(self.tmp.name) / "out"),
+                   MOVES="50", PYTHON=sys.executable)
+        r = subprocess.run(["bash", str(SCRIPT), "33", str(inferred)], capture_output=True, text=True, env=env,
+                           cwd=ROOT)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("inferred_marks = rows 1-2", r.stderr)
+        self.assertIn("chomp sieve --file-all-marks", r.stderr)
         self.assertEqual(sorted(p.name for p in data.iterdir()), ["levels-30.csv", "levels-30.h5"])
 
 
