@@ -39,7 +39,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from sieve_table import open_h5, open_sieve_table  # beside this script
+from sieve_table import import_chomp_results, open_h5, open_sieve_table  # beside this script
 
 
 def fail(message) -> int:
@@ -92,6 +92,14 @@ def main() -> int:
                 finished -= 1
     except (KeyError, RuntimeError, OSError, ValueError, UnicodeError) as e:  # h5py's errors of a damaged file
         return fail(f"{args.run}: the file is damaged where the copy reads it ({e})")
+    # A row a killed writer left without the chunk of some column reads as
+    # a whole row of zeros in that column, with every column's length: the
+    # finished levels are those the package's reader counts (it checks each
+    # column's chunk index, as the program does).
+    try:
+        finished = min(finished, len(import_chomp_results().read_levels(args.run, require_complete=False).tiles))
+    except ValueError as e:
+        return fail(f"{args.run}: {e}")
     if args.through is None:
         if not complete:
             return fail(f"{args.run} is not a complete run (attribute complete != 1); "
