@@ -325,6 +325,10 @@ class Levels:
             f"run:           {a.get('start_utc', '?')} .. {a.get('end_utc', '?')} on {a.get('host', '?')}, "
             f"{a.get('threads', '?')} threads; status {a.get('status', '?')}",
             f"libraries:     HDF5 {a.get('hdf5_version', '?')}, oneTBB {a.get('tbb_version', '?')}",
+            # A 3D table, and a snapshot of levels of a longer run, say so: the command line is the run's.
+            *([f"dimensions:    {a['dimensions']} (positions are plane partitions)"]
+              if a.get("dimensions", 2) != 2 else []),
+            *([f"snapshot:      {a['snapshot_of_run']}"] if a.get("snapshot_of_run") else []),
             *([f"edits:         {a['edits']}"] if a.get("edits") else []),
         ])
 
@@ -526,7 +530,8 @@ def _refuse_other_kind(f, path) -> None:
         kind = OTHER_FORMATS.get(fmt)
         raise NotATableError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
                              f"\"{fmt}\" marks a file of " + (f"`{kind}`" if kind else "another command") +
-                             " (`chomp show` prints it; doc/FILE_FORMAT.md says what it holds)")
+                             " (" + ("`chomp show` prints it; " if fmt == "chomp-grundy" else "") +
+                             "doc/FILE_FORMAT.md says what it holds)")
 
 
 def _check_table(f, path) -> dict:

@@ -132,7 +132,8 @@ class OtherFilesTest(unittest.TestCase):
 
     def test_a_grundy_file_is_named(self):
         for name in ("grundy-80.h5", "grundy-100.h5"):
-            with self.assertRaisesRegex(ValueError, r'format = "chomp-grundy" marks a file of `chomp grundy`'):
+            with self.assertRaisesRegex(ValueError, r'format = "chomp-grundy" marks a file of `chomp grundy` '
+                                                    r'\(`chomp show` prints it;'):
                 cp.read_levels(cp.data_dir() / name)
 
     @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
@@ -145,6 +146,10 @@ class OtherFilesTest(unittest.TestCase):
                             "-o", str(out), "-q", "-t", "1"], check=True, capture_output=True)
             with self.assertRaisesRegex(ValueError, r'format = "chomp rectangles" marks a file of `chomp rectangles`'):
                 cp.read_levels(out)
+            # `chomp show` reads sieve and Grundy files, not this one: the message does not send the user there.
+            with self.assertRaises(ValueError) as refused:
+                cp.read_levels(out)
+            self.assertNotIn("chomp show", str(refused.exception))
 
     def test_an_installed_package_finds_data_from_notebooks(self):
         # Installed (not a checkout's python/), used from the checkout's
@@ -582,6 +587,14 @@ class FileTest(unittest.TestCase):
         # provenance and its CSV; one as the program wrote it has no such line.
         edited = cp.read_levels(cp.data_dir() / "run-170" / "levels-156.h5")
         self.assertIn("edits:         2026-12-02, by hand", edited.provenance())
+        # It is a snapshot of levels 1..156 of a run to 170, whose command line it keeps: it says so.
+        self.assertIn("snapshot:      levels 1..156, each finished and final, copied at 2026-12-02T03:05:27Z "
+                      "from a run to 170 tiles", edited.provenance())
+        self.assertNotIn("snapshot", levels.provenance())
+        self.assertNotIn("dimensions", levels.provenance())
+        # A table of 3D Chomp says so (its counts are of plane partitions).
+        self.assertIn("dimensions:    3 (positions are plane partitions)",
+                      cp.read_levels(cp.data_dir() / "levels3d-40.h5").provenance())
         buf = io.StringIO()
         cp.to_csv(edited, buf)
         self.assertIn("\n# edits: 2026-12-02, by hand", buf.getvalue())
