@@ -66,11 +66,19 @@ threads=${THREADS:-"1 2"}
 naive_threads=${NAIVE_THREADS:-$threads}
 naive_max=${NAIVE_MAX:-110}
 read -r -a chomps <<< "${CHOMPS:-build/chomp}"
-[ ${#chomps[@]} -gt 0 ] || { echo "error: CHOMPS names no binary" >&2; exit 1; }
+[ ${#chomps[@]} -gt 0 ] || { echo "error: CHOMPS names no binary" >&2; exit 2; }
 rounds=${ROUNDS:-1}
 read -r -a slice_counts <<< "${SLICES:-0}"
 slice_from=${SLICE_FROM:-1}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be a positive number, not '$rounds'" >&2; exit 1; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be a positive number, not '$rounds'" >&2; exit 2; }
+# A NAIVE_MAX that is not a number would fail every test of it below and
+# skip every run of the push sieve without a word.
+[[ $naive_max =~ ^[1-9][0-9]*$ ]] || { echo "error: NAIVE_MAX must be a level number, not '$naive_max'" >&2; exit 2; }
+pin=${PIN:-1}
+case $pin in
+  0 | 1 | last) ;;
+  *) echo "error: PIN must be 0, 1 or last, not '$pin'" >&2; exit 2 ;;
+esac
 naive=build/benchmarks/chomp_naive_sieve
 for chomp in "${chomps[@]}"; do
   [ -x "$chomp" ] || { echo "error: $chomp is not a program: build first (scripts/build.sh)" >&2; exit 1; }
@@ -80,7 +88,7 @@ if [ "${NAIVE:-1}" = 1 ] && [ ! -x "$naive" ]; then
   exit 1
 fi
 for t in $threads ${NAIVE_THREADS:-}; do
-  [[ $t =~ ^[1-9][0-9]*$ ]] || { echo "error: THREADS and NAIVE_THREADS are thread counts, not '$t'" >&2; exit 1; }
+  [[ $t =~ ^[1-9][0-9]*$ ]] || { echo "error: THREADS and NAIVE_THREADS are thread counts, not '$t'" >&2; exit 2; }
 done
 command -v /usr/bin/time >/dev/null || { echo "error: /usr/bin/time is needed (Debian package 'time')" >&2; exit 1; }
 source experiments/alone.sh  # no other chomp at work, unless BESIDE=1
@@ -94,11 +102,6 @@ if [ "$(head -n 1 "$csv")" != "$header" ]; then
   echo "error: $csv has other columns than \"$header\"; give a new file" >&2
   exit 1
 fi
-pin=${PIN:-1}
-case $pin in
-  0 | 1 | last) ;;
-  *) echo "error: PIN must be 0, 1 or last, not '$pin'" >&2; exit 1 ;;
-esac
 # The CPUs this script may use, one per line (from its affinity list, e.g. "0-3,8").
 allowed=()
 if [ "$pin" != 0 ]; then

@@ -12,7 +12,8 @@ import os
 import re
 import sys
 
-from sieve_table import open_sieve_table  # beside this script
+from compare_levels import runs  # beside this script
+from sieve_table import open_sieve_table
 
 
 def read_result(path):
@@ -42,6 +43,9 @@ def read_table(path):
                     theirs[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a text table (one level a line: n p(n) L(n))") from None
+    if not theirs:
+        raise ValueError(f"{path} has no line \"n p(n) L(n)\" (three whole numbers, whitespace or commas between): "
+                         "is it the table of counts?")
     return theirs
 
 
@@ -67,7 +71,7 @@ def main() -> int:
     for n in differ:
         print(f"level {n}: {result} has p = {ours[n][0]}, L = {ours[n][1]}; {table} has "
               f"p = {theirs[n][0]}, L = {theirs[n][1]}")
-    print(f"levels {both[0]}..{both[-1]} ({len(both)} in both): "
+    print(f"levels {runs(both)} ({len(both)} in both): "
           + ("all agree" if not differ else f"{len(differ)} differ"))
     return 1 if differ else 0
 

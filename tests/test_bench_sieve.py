@@ -60,6 +60,19 @@ with tempfile.TemporaryDirectory() as tmp:
             return subprocess.run([*wrap, "bash", str(ROOT / "experiments" / name), *map(str, args)],
                                   capture_output=True, text=True, env=dict(env, **extra), timeout=120)
 
+        # A setting that is not a number is refused as a bad command line is (exit 2, one line), before
+        # anything is timed or written; NAIVE_MAX's used to skip every push-sieve run without a word.
+        for key, value, says in (("ROUNDS", "two", "ROUNDS must be a positive number, not 'two'"),
+                                 ("THREADS", "0", "thread counts, not '0'"),
+                                 ("PIN", "2", "PIN must be 0, 1 or last, not '2'"),
+                                 ("NAIVE_MAX", "1e2", "NAIVE_MAX must be a level number, not '1e2'"),
+                                 ("CHOMPS", " ", "CHOMPS names no binary")):
+            r = script("bench_sieve.sh", table, N, **{key: value})
+            what = f"{key}={value}: rc {r.returncode}\n{r.stdout}{r.stderr}"
+            assert r.returncode == 2 and r.stderr == f"error: {says}\n" if key != "THREADS" else \
+                r.returncode == 2 and says in r.stderr and r.stderr.count("\n") == 1, what
+            assert not table.exists() and not logs.exists(), what
+
         runs = [("bench_sieve.sh", table, N)]
         if (ROOT / "build" / "chomp").exists():
             runs.append(("thread_scaling.sh", N))

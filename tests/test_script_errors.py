@@ -154,8 +154,12 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("compare_public_table.py", tmp, public, says=f"error: {tmp} is a folder, not a result file")
     refused("compare_public_table.py", RESULT, tmp, says=f"error: {tmp} is a folder, not a table")
     refused("compare_public_table.py", THREE_D, public, says=f"{THREE_D} is a table of 3D Chomp")
+    # A text file with no level line is not read as "no level in both" (exit 1, "they differ").
+    prose = tmp / "prose.txt"
+    prose.write_text("levels of Chomp\nn, p(n), L(n)\n")
+    refused("compare_public_table.py", RESULT, prose, says=f"{prose} has no line \"n p(n) L(n)\"")
     r = script("compare_public_table.py", RESULT, public)
-    assert r.returncode == 0 and "levels 1..60 (3 in both): all agree" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0 and "levels 1, 12, 60 (3 in both): all agree" in r.stdout, r.stdout + r.stderr
 
     # long_run_table.py reads through chomp show, which reads a grundy file too.
     refused("long_run_table.py", GRUNDY, "--chomp", CHOMP, says=SAYS_GRUNDY)
