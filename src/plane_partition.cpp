@@ -163,7 +163,7 @@ Heights apply_move(const Heights& h, Cube c) {
 
 std::vector<Cube> moves_3d(const Heights& h) {
   std::vector<Cube> out = cubes_of(h);
-  out.erase(out.begin());  // (1,1,1) sorts first
+  if (!out.empty()) out.erase(out.begin());  // (1,1,1) sorts first; the empty board has no cube
   return out;
 }
 

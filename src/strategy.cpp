@@ -70,6 +70,9 @@ bool is_simple_losing(std::span<const int> rows) {
 }
 
 std::vector<Move> stubborn_moves(const BoundedSolver& solver, std::span<const int> rows) {
+  // The position itself is checked first (InvalidPosition naming it), not
+  // the first position a move leaves.
+  static_cast<void>(solver.is_losing(rows));
   std::vector<Move> best;
   std::size_t fewest = SIZE_MAX;
   for (const Move& m : delaying_moves(rows)) {
@@ -100,6 +103,11 @@ class Player : public Strategy {
   explicit Player(std::uint64_t seed) : rng_(seed) {}
 
  protected:
+  /// The empty board (the poisoned tile taken) has no move to choose.
+  static void require_a_move(std::span<const int> rows) {
+    if (rows.empty()) throw InvalidPosition("the board is empty (the poisoned tile was taken): no move to choose");
+  }
+
   Move pick(const std::vector<Move>& moves) {
     std::uniform_int_distribution<std::size_t> d(0, moves.size() - 1);
     return moves[d(rng_)];
@@ -137,6 +145,7 @@ class Easy : public Player {
   using Player::Player;
   Level level() const override { return Level::easy; }
   Move choose(std::span<const int> rows) override {
+    require_a_move(rows);
     const std::vector<Move> wins = simple_wins(rows);
     return pick(wins.empty() ? legal_moves(rows) : wins);
   }
@@ -147,6 +156,7 @@ class Medium : public Player {
   using Player::Player;
   Level level() const override { return Level::medium; }
   Move choose(std::span<const int> rows) override {
+    require_a_move(rows);
     const std::vector<Move> wins = simple_wins(rows);
     if (!wins.empty()) return pick(wins);
     std::vector<Move> safe;
@@ -163,6 +173,7 @@ class Hard : public Player {
   Level level() const override { return Level::hard; }
 
   Move choose(std::span<const int> rows) override {
+    require_a_move(rows);
     if (known_.contains(rows)) return solved_move(known_, rows);
     std::vector<Move> moves = legal_moves(rows);
     std::shuffle(moves.begin(), moves.end(), rng_);
@@ -216,7 +227,10 @@ class Perfect : public Player {
  public:
   Perfect(int rows, int cols, std::uint64_t seed) : Player(seed), solver_(BoundedSolver::box(rows, cols)) {}
   Level level() const override { return Level::perfect; }
-  Move choose(std::span<const int> rows) override { return solved_move(solver_, rows); }
+  Move choose(std::span<const int> rows) override {
+    require_a_move(rows);
+    return solved_move(solver_, rows);
+  }
 
  private:
   BoundedSolver solver_;

@@ -58,6 +58,8 @@ TEST(PlanePartition, MalformedTextIsRefusedWithAReason) {
 TEST(PlanePartition, MovesTakeEveryCubeAtOrBeyondTheChosenOne) {
   const Heights h = parse_heights("3,2/2,1");
   EXPECT_EQ(moves_3d(h).size(), 7u);  // 8 cubes less the poisoned one
+  EXPECT_TRUE(moves_3d(Heights{}).empty());          // the empty board
+  EXPECT_TRUE(moves_3d(parse_heights("1")).empty());  // the poisoned cube alone
   EXPECT_EQ(apply_move(h, {1, 1, 2}), (Heights{{1, 1}, {1, 1}}));
   EXPECT_EQ(apply_move(h, {2, 1, 1}), (Heights{{3, 2}}));
   EXPECT_EQ(apply_move(h, {1, 2, 1}), (Heights{{3}, {2}}));

@@ -121,6 +121,30 @@ TEST(Strategy, PerfectMovesAreTheWinningMoves) {
   EXPECT_THROW(make_strategy(Level::perfect, 16, 16, 1), std::length_error);
 }
 
+// The empty board (the poisoned tile taken) has no move: every level says
+// so (it used to pick from an empty list), and a solver's stubborn moves
+// name the position they were asked about, not one a move leaves.
+TEST(Strategy, NoMoveFromTheEmptyBoardAndPositionsOutsideAreNamed) {
+  for (const Level level : {Level::easy, Level::medium, Level::hard, Level::perfect}) {
+    auto player = make_strategy(level, 4, 7, 1);
+    try {
+      static_cast<void>(player->choose(Rows{}));
+      ADD_FAILURE() << level_name(level) << " chose a move on the empty board";
+    } catch (const InvalidPosition& e) {
+      EXPECT_NE(std::string(e.what()).find("the board is empty"), std::string::npos) << e.what();
+    }
+    // (3,1) is won by (1,3), which leaves the equal-armed L (2,1): every level takes that simple win.
+    EXPECT_EQ(player->choose(Rows{3, 1}), (Move{1, 3})) << level_name(level);
+  }
+  const BoundedSolver s = BoundedSolver::box(5, 5);
+  try {
+    static_cast<void>(stubborn_moves(s, Rows{9}));
+    ADD_FAILURE() << "9 is not inside 5 x 5";
+  } catch (const InvalidPosition& e) {
+    EXPECT_NE(std::string(e.what()).find("position 9 does not fit inside 5,5,5,5,5"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Strategy, EasyAndMediumTakeSimpleWins) {
   // From 5,1 the move (1,3) leaves 2,1 (two rows), and (2,1)... the only
   // simple wins; every seed must find one.

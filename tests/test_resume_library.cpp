@@ -200,6 +200,8 @@ TEST(ResumeLibrary, SieveRunInItsOrderGivesTheTableAndOutOfOrderSaysWhichStepCom
     run.open_file();
     run.name_file();
     says([&] { run.run([](const LevelResult&) {}, nullptr); }, "call make_sieve()");
+    says([&] { static_cast<void>(run.sieve()); }, "SieveRun::sieve() before make_sieve()");
+    says([&] { static_cast<void>(run.sieve3d()); }, "SieveRun::sieve3d() before make_sieve3d()");
     run.make_sieve(nullptr, nullptr);
     run.run([](const LevelResult&) {}, nullptr);
     run.finish();

@@ -77,7 +77,8 @@ std::vector<Cube> cubes_of(const Heights& h);
 /// Throws InvalidPosition if c is not on the board.
 Heights apply_move(const Heights& h, Cube c);
 
-/// Every legal move except taking the poisoned cube (1,1,1), sorted.
+/// Every legal move except taking the poisoned cube (1,1,1), sorted (none
+/// for the empty board or the poisoned cube alone).
 std::vector<Cube> moves_3d(const Heights& h);
 
 /// The six permutations of the axes, as the coordinate order each puts
@@ -89,8 +90,9 @@ const std::array<std::array<int, 3>, 6>& axis_permutations();
 /// (c[p[0]], c[p[1]], c[p[2]]).
 Heights permute_axes(const Heights& h, const std::array<int, 3>& p);
 
-/// The smallest of the six images (by heights_to_string order on the
-/// height matrices compared as vectors); equal for symmetric positions.
+/// The smallest of the six images, their height matrices compared as
+/// vectors of rows (lexicographically, not as heights_to_string's text);
+/// equal for symmetric positions.
 Heights canonical_3d(const Heights& h);
 
 /// A flat position (one layer) from a 2D staircase, and back; flat_rows

@@ -39,6 +39,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "chomp/h5_output.hpp"
@@ -104,14 +105,22 @@ class SieveRun {
   Sieve& make_sieve(ProcessGroup* group, const std::atomic<bool>* stop);
   /// A 3D run's sieve (before restore()), stopped when *stop is raised.
   Sieve3d& make_sieve3d(const std::atomic<bool>* stop);
-  const Sieve3d& sieve3d() const { return *sieve3d_; }
+  /// Throws std::logic_error before make_sieve3d().
+  const Sieve3d& sieve3d() const {
+    if (!sieve3d_) throw std::logic_error("SieveRun::sieve3d() before make_sieve3d()");
+    return *sieve3d_;
+  }
   /// Computes the remaining levels, each saved (losing positions, then its
   /// row) before on_level is called. A 3D level's seconds include storing
   /// its ranks.
   void run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress);
   /// Seconds of the levels this run computed (their own and their windows').
   double compute_seconds() const { return compute_seconds_; }
-  const Sieve& sieve() const { return *sieve_; }
+  /// Throws std::logic_error before make_sieve().
+  const Sieve& sieve() const {
+    if (!sieve_) throw std::logic_error("SieveRun::sieve() before make_sieve()");
+    return *sieve_;
+  }
   bool has_sieve() const { return sieve_ != nullptr; }
 
   /// Records status "complete" and closes the file.

@@ -70,7 +70,8 @@ std::vector<Move> delaying_moves(std::span<const int> rows);
 bool is_simple_losing(std::span<const int> rows);
 
 /// For a losing position, the delaying moves that leave the opponent the
-/// fewest winning moves (the best practical chance), in row order.
+/// fewest winning moves (the best practical chance), in row order. Throws
+/// InvalidPosition when `rows` is not a position inside the solver's board.
 std::vector<Move> stubborn_moves(const BoundedSolver& solver, std::span<const int> rows);
 
 /// A computer player.
@@ -78,7 +79,8 @@ class Strategy {
  public:
   virtual ~Strategy() = default;
   virtual Level level() const = 0;
-  /// The move to play from a non-empty position of the board.
+  /// The move to play from a non-empty position of the board. Throws
+  /// InvalidPosition for the empty board (no move is left).
   virtual Move choose(std::span<const int> rows) = 0;
 };
 
