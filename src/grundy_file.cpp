@@ -26,6 +26,22 @@ constexpr const char* kFormat = "chomp-grundy";
 void write_grundy_file(const std::string& path, int max_tiles, const std::vector<GrundyLevel>& levels,
                        const GrundyProvenance& prov, const std::string& status) {
   const bool complete = status == "complete";
+  // What read_grundy_file would refuse as damaged is refused here, before
+  // anything is written (rows cut to max_tiles values, a level out of place,
+  // a status no reader or resume knows).
+  if (max_tiles < 1 || max_tiles > kMaxTiles)
+    throw std::invalid_argument("write_grundy_file: max_tiles is " + std::to_string(max_tiles) + "; 1.." +
+                                std::to_string(kMaxTiles));
+  if (levels.size() > static_cast<std::size_t>(max_tiles))
+    throw std::invalid_argument("write_grundy_file: " + std::to_string(levels.size()) + " levels for max_tiles " +
+                                std::to_string(max_tiles));
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    if (levels[l].tiles != static_cast<int>(l) + 1)
+      throw std::invalid_argument("write_grundy_file: row " + std::to_string(l + 1) + " holds level " +
+                                  std::to_string(levels[l].tiles) + "; the rows are levels 1, 2, ... in order");
+  if (status != "complete" && status != "interrupted" && status != "failed" && status != "running")
+    throw std::invalid_argument("write_grundy_file: status \"" + status +
+                                "\"; it is complete, interrupted, failed or running (doc/FILE_FORMAT.md)");
   if (complete && levels.size() != static_cast<std::size_t>(max_tiles))
     throw std::logic_error("write_grundy_file: a complete file holds every level 1.." + std::to_string(max_tiles));
   using h5::check;
@@ -215,6 +231,9 @@ GrundyFile read_grundy_file(const std::string& path) {
 }
 
 GrundyResumeState check_grundy_resume(const std::string& path, int requested_max_tiles) {
+  if (requested_max_tiles < 0 || requested_max_tiles > kMaxTiles)
+    throw std::invalid_argument("check_grundy_resume: requested_max_tiles is " + std::to_string(requested_max_tiles) +
+                                "; 0 (the file's) or 1.." + std::to_string(kMaxTiles));
   const std::string cannot = "cannot resume " + path + ": ";
   GrundyFile f;
   try {
@@ -254,6 +273,9 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
                          std::to_string(s.max_tiles) + "); omit --max-tiles to finish it as started");
   s.complete = number("complete", 0) == 1;
   s.status = text("status");
+  if (s.status != "complete" && s.status != "interrupted" && s.status != "failed" && s.status != "running")
+    throw ResumeRefused(cannot + "its status \"" + s.status +
+                        "\" is none of complete, interrupted, failed or running (damaged file)");
 
   // Every row as the engine would write it, or the file is refused.
   const std::size_t rows = f.tiles.size();

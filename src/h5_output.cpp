@@ -25,6 +25,7 @@
 #include <tuple>
 #include <utility>
 
+#include "chomp/plane_partition.hpp"
 #include "chomp/ranking.hpp"
 #include "config.hpp"
 #include "h5_provenance.hpp"
@@ -139,6 +140,14 @@ struct LevelFileWriter::Impl {
 
 LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov)
     : impl_(std::make_unique<Impl>()), path_(path) {
+  // What every reader refuses as damaged is refused here, before the file
+  // is made: the reader's bounds (read_level_file).
+  if (prov.dimensions != 2 && prov.dimensions != 3)
+    throw std::invalid_argument("LevelFileWriter: Provenance::dimensions is " + std::to_string(prov.dimensions) +
+                                "; 2 (tiles) or 3 (cubes)");
+  if (const int largest = prov.dimensions == 3 ? kMaxCubes : kMaxTiles; prov.max_tiles < 1 || prov.max_tiles > largest)
+    throw std::invalid_argument("LevelFileWriter: Provenance::max_tiles is " + std::to_string(prov.max_tiles) +
+                                "; a " + std::to_string(prov.dimensions) + "D run's is 1.." + std::to_string(largest));
   {
     Handle fapl = h5::latest_format_access();
     impl_->file = check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
@@ -202,6 +211,9 @@ void LevelFileWriter::append(const LevelResult& level) {
   if (static_cast<hsize_t>(level.tiles) != impl_->rows + 1)
     throw H5Error("level " + std::to_string(level.tiles) + " cannot follow row " + std::to_string(impl_->rows) +
                   " of " + path_);
+  if (level.tiles > impl_->max_tiles)
+    throw std::logic_error("LevelFileWriter::append: level " + std::to_string(level.tiles) + " is beyond max_tiles " +
+                           std::to_string(impl_->max_tiles) + " of " + path_ + " (a reader would call it damaged)");
   // A file that keeps the losing positions of levels 1..store_losing: each
   // such level's row follows its positions, one word each (save_level,
   // resume.hpp, writes both); a row without them read back as a level with
@@ -269,6 +281,9 @@ void LevelFileWriter::rename_to(const std::string& new_path) {
 
 void LevelFileWriter::finish(const std::string& status) {
   if (!impl_->file.valid()) throw H5Error(path_ + " is already finished");
+  if (status != "complete" && status != "interrupted" && status != "failed" && status != "running")
+    throw std::invalid_argument("LevelFileWriter::finish(\"" + status + "\") on " + path_ +
+                                ": the status is complete, interrupted, failed or running (doc/FILE_FORMAT.md)");
   // A file marked complete with levels missing is refused by every reader
   // as damaged: say so to the writer, before anything is written.
   if (status == "complete" && impl_->rows != static_cast<hsize_t>(impl_->max_tiles))

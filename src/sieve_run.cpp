@@ -27,6 +27,9 @@ namespace {
 /// build: its revision goes with it).
 Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
   Provenance prov;
+  if (r.dimensions != 2 && r.dimensions != 3)
+    throw std::invalid_argument("SieveRunRequest::dimensions is " + std::to_string(r.dimensions) +
+                                "; 2 (tiles) or 3 (cubes)");
   const int threads = r.options.threads;
   if (resume) {
     prov = resume->state().provenance;

@@ -318,6 +318,18 @@ TEST(GrundyResume, RefusesASieveFileAndAFileWhoseCountsDiffer) {
   prov.command_line = "chomp grundy -n 20 -o changed.h5";
   prov.threads = 1;
   prov.start_utc = "2026-01-01T00:00:00Z";
+  // Calls that would write a file every reader calls damaged are refused,
+  // the file left as it was (here: not made).
+  EXPECT_THROW(write_grundy_file(changed, 17, levels, prov, "interrupted"), std::invalid_argument);  // 18 levels
+  EXPECT_THROW(write_grundy_file(changed, 20, levels, prov, "bogus"), std::invalid_argument);
+  EXPECT_THROW(write_grundy_file(changed, 0, {}, prov, "interrupted"), std::invalid_argument);
+  std::vector<GrundyLevel> shuffled = levels;
+  std::swap(shuffled[3], shuffled[4]);
+  EXPECT_THROW(write_grundy_file(changed, 20, shuffled, prov, "interrupted"), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(changed));
+  EXPECT_FALSE(std::filesystem::exists(changed + ".tmp"));
+  EXPECT_THROW(check_grundy_resume(changed, 256), std::invalid_argument);
+  EXPECT_THROW(check_grundy_resume(changed, -3), std::invalid_argument);
   write_grundy_file(changed, 20, levels, prov, "interrupted");
   const std::string changed_bytes = read_text(changed);
   const ProcessResult refused = run_chomp({"grundy", "--resume", "-q", "-o", changed});

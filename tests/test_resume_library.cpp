@@ -282,3 +282,49 @@ TEST(ResumeLibrary, AStoreLosingFileTakesEachRowAfterItsPositions) {
   EXPECT_TRUE(reader.losing_positions(2).empty());  // the made-up words are gone
   EXPECT_EQ(reader.losing_positions(3).size(), three.losing);
 }
+
+// A provenance or a call that would leave a file every reader calls damaged
+// is refused by the writer itself, before the file is made or the row
+// written: max_tiles 0, dimensions 5, a level past max_tiles, a status no
+// reader knows. Each used to write such a file without a word.
+TEST(ResumeLibrary, TheWriterRefusesWhatReadersWouldCallDamaged) {
+  ScratchDir dir;
+  const std::string path = dir.file("hand.h5");
+  const auto refused = [&](Provenance prov, const std::string& says) {
+    try {
+      LevelFileWriter out(path, prov);
+      ADD_FAILURE() << "no error; expected: " << says;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(path)) << says;
+  };
+  Provenance prov = new_run_provenance(path, 3);
+  prov.max_tiles = 0;
+  refused(prov, "Provenance::max_tiles is 0; a 2D run's is 1..255");
+  prov.max_tiles = 3;
+  prov.dimensions = 5;
+  refused(prov, "Provenance::dimensions is 5; 2 (tiles) or 3 (cubes)");
+  prov.dimensions = 3;
+  prov.max_tiles = 64;
+  refused(prov, "a 3D run's is 1..63");
+
+  const Provenance three = new_run_provenance(path, 3);
+  const auto store = LosingStore::create(store_path_for(path), three.run_id);
+  {
+    LevelFileWriter out(path, three);
+    Sieve sieve(5, *store, SieveOptions{});
+    for (int n = 1; n <= 3; ++n) save_level(out, sieve, sieve.next_level());
+    try {
+      out.append(sieve.next_level());
+      ADD_FAILURE() << "level 4 appended to a file of max_tiles 3";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find("level 4 is beyond max_tiles 3"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(out.finish("bogus"), std::invalid_argument);
+    out.finish("complete");  // the refusals wrote nothing: the file is whole
+  }
+  const LevelTable t = read_level_file(path);
+  EXPECT_TRUE(t.complete());
+  EXPECT_EQ(t.tiles.size(), 3u);
+}

@@ -71,7 +71,8 @@ std::uint64_t count_subpositions(std::span<const int> shape);
 /// saturated (printing UINT64_MAX would read as a real count).
 std::string positions_text(std::uint64_t count);
 
-/// The a x b box as a shape: a rows of length b.
+/// The a x b box as a shape: a rows of length b. Throws InvalidPosition
+/// for fewer than one row or column, or rows + columns past kMaxPathSteps.
 Rows box_shape(int rows, int cols);
 
 /// True when every row of `rows` fits under the same row of `shape`.

@@ -95,7 +95,8 @@ class GrundyTable {
 
   int max_tiles() const;
   const PartitionTable& ranking() const;
-  /// The values of level n (1 <= n <= max_tiles), index = rank.
+  /// The values of level n, index = rank; throws std::invalid_argument
+  /// for n outside 1..max_tiles.
   std::span<const std::uint8_t> level(int n) const;
   /// The value of a position with 1..max_tiles tiles; throws
   /// InvalidPosition for a malformed, empty or too large position.

@@ -61,7 +61,11 @@ struct GrundyProvenance {
 
 /// Writes levels 1..levels.size() (in order) of a run to max_tiles with a
 /// status (the table above), whole, to PATH.tmp and then renamed over PATH.
-/// Throws H5Error, and std::logic_error for "complete" without every level.
+/// Throws H5Error, std::logic_error for "complete" without every level, and
+/// std::invalid_argument, writing nothing, for max_tiles outside
+/// 1..kMaxTiles, more levels than max_tiles, rows that are not levels 1, 2,
+/// ... in order, or a status other than complete, interrupted, failed or
+/// running.
 void write_grundy_file(const std::string& path, int max_tiles, const std::vector<GrundyLevel>& levels,
                        const GrundyProvenance& prov, const std::string& status = "complete");
 
@@ -102,7 +106,8 @@ struct GrundyResumeState {
 /// takes the file's. Throws ResumeRefused (resume.hpp) when the file
 /// cannot be resumed (not a Grundy file, another format_version, rows that
 /// contradict the engine: damaged) and ResumeMismatch when
-/// requested_max_tiles is below the file's max_tiles.
+/// requested_max_tiles is below the file's max_tiles; std::invalid_argument
+/// for requested_max_tiles outside 0..kMaxTiles.
 GrundyResumeState check_grundy_resume(const std::string& path, int requested_max_tiles);
 
 /// The file keeps counts, not values, so a resumed run computes the saved

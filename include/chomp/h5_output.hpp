@@ -88,7 +88,10 @@ class LevelFileWriter {
   /// defaults: max_tiles, run_id and store_file (the store's run id and file
   /// name, beside this file: without them readers find no store), and
   /// inferred_marks (inferred_marks_text of the sieve's inferred rows;
-  /// save_level, resume.hpp, refuses a mismatch). doc/LIBRARY.md has an example.
+  /// save_level, resume.hpp, refuses a mismatch). Throws
+  /// std::invalid_argument, making no file, for dimensions other than 2 or 3
+  /// or max_tiles outside 1..kMaxTiles (kMaxCubes in 3D). doc/LIBRARY.md
+  /// says when to write a file by hand; tests/test_resume_library.cpp does.
   LevelFileWriter(const std::string& path, const Provenance& provenance);
   ~LevelFileWriter();
   LevelFileWriter(const LevelFileWriter&) = delete;
@@ -100,7 +103,8 @@ class LevelFileWriter {
   /// writes the losing positions of a store_losing file and checks the
   /// marks; append alone does not check the marks, and throws
   /// std::logic_error for a level <= store_losing whose positions were not
-  /// written just before it (write_losing_positions).
+  /// written just before it (write_losing_positions) and for a level beyond
+  /// the provenance's max_tiles.
   void append(const LevelResult& level);
 
   /// Stores the losing positions of level n <= store_losing as 64-bit lattice
@@ -116,7 +120,9 @@ class LevelFileWriter {
   /// written over in place while SWMR writing goes on, and closes the file.
   /// Throws std::logic_error, writing nothing, for "complete" with other
   /// than the provenance's max_tiles rows (a reader would call the file
-  /// damaged): a file with levels missing is "interrupted".
+  /// damaged): a file with levels missing is "interrupted"; and
+  /// std::invalid_argument for a status other than "complete",
+  /// "interrupted", "failed" or "running".
   void finish(const std::string& status);
 
   /// After a failed write (a full disk): lets go of the file without

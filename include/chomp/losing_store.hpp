@@ -117,7 +117,9 @@ struct BlockCursor {
 
 class LosingStore {
  public:
-  /// Creates the file (replacing one there) for a new run.
+  /// Creates the file (replacing one there) for a new run. Throws
+  /// std::invalid_argument for a run id that is not new_run_id()'s 32
+  /// characters (a caller's mistake, not a StoreError of the file).
   static std::unique_ptr<LosingStore> create(const std::string& path, const std::string& run_id);
   /// Whether the file at `path` holds a store header and nothing after it:
   /// a store just created, whose run ended (a kill) before it finished a

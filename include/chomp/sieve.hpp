@@ -86,7 +86,8 @@ struct SieveOptions {
   /// Worker threads (oneTBB arena); 0: every core.
   int threads = 0;
   /// Bytes the sieve may hold: bitmaps, buckets, buffers and the store's
-  /// index (not the program around it). 0: no budget, config.hpp's sizes.
+  /// index (not the program around it). 0: no budget, the engine's
+  /// built-in sizes (src/config.hpp in the source tree).
   std::uint64_t memory_budget = 0;
   /// Decide canonical positions only and take the others as their
   /// transposes; false: decide every position (to compare with).

@@ -85,7 +85,9 @@ class Strategy {
 };
 
 /// The player of a level for a rows x cols board. Throws std::length_error
-/// when the level is perfect and the board exceeds kPerfectMaxPositions.
+/// when the level is perfect and the board exceeds kPerfectMaxPositions,
+/// and InvalidPosition for a board hard or perfect cannot solve (fewer
+/// than one row or column); easy and medium need no board and take any.
 std::unique_ptr<Strategy> make_strategy(Level level, int rows, int cols, std::uint64_t seed);
 
 /// A game in progress: the position after each move, for undo.
