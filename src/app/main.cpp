@@ -3,6 +3,9 @@
 /// subcommands and maps failures to exit codes (2 usage, 1 runtime; a run
 /// stopped by SIGINT, SIGTERM or SIGUSR1 exits 128 + the signal's number).
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -39,12 +42,16 @@ namespace {
 /// output: a table redirected to a full disk (`chomp show FILE --csv >
 /// table.csv`) must not end with exit 0 and a truncated file that looks
 /// whole. Both streams are flushed (the commands print through iostreams
-/// and printf alike) and a failure of either is an error of its own.
+/// and printf alike) and a failure of either is an error of its own, but
+/// for a pipe: a reader that went away (`chomp sieve ... | head`, where the
+/// run ignores SIGPIPE and finishes its files) chose to read no more.
 int finish_output(int code) {
   std::cout.flush();
   const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
   if (!failed) return code;
   const int err = errno;
+  struct stat st {};
+  if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return code;
   std::cerr << "chomp: error: cannot write standard output" << (err ? std::string(" (") + std::strerror(err) + ")" : "")
             << ": what was printed is incomplete; check the disk or the pipe it goes to and run again\n";
   return code == 0 ? 1 : code;
