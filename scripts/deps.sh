@@ -7,7 +7,7 @@ case ${1:-} in
 esac
 
 packages=(
-  build-essential cmake git pkg-config
+  build-essential cmake git pkg-config time
   libtbb-dev libhdf5-dev hdf5-tools zlib1g-dev libcli11-dev libgtest-dev libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib jupyter-nbconvert python3-ipykernel
   python3-venv python3-pip python3-setuptools

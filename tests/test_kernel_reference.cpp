@@ -64,8 +64,8 @@ bool canonical(const Rows& rows) { return rows.front() >= static_cast<int>(rows.
 
 }  // namespace
 
-/// The kernels the sieve uses: every extension (a run with --no-transposes
-/// decides every position); canonical positions only (--file-all-marks:
+/// The kernels the sieve uses: every extension (a library run with
+/// SieveOptions::transposes = false decides every position); canonical positions only (--file-all-marks:
 /// a source whose first row is shorter than its first column makes only
 /// top-corner blocks that make its first row at least its first column);
 /// and the default, canonical positions only with the moves of the first

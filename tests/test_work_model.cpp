@@ -98,7 +98,8 @@ TEST(WorkModel, VisitsPriceWindowsOfOneLevelAsMeasured) {
 TEST(WorkModel, SourceMarksFollowTheMeasuredAverage) {
   // What a pass's progress counts an item for: every losing position of
   // level 70 - d decoded and extended into level 70 alone (canonical
-  // extensions, as the sieve makes them), the entries per source against
+  // extensions, as a --file-all-marks sieve makes them: the default one
+  // also leaves the first two rows' moves to their bits), the entries per source against
   // model_source_marks(d), which was fitted to levels 70..90 (3.7 entries a
   // source at d = 1, 4.6 at 10, 10.8 at 20, 28.8 at 30 here), and far below
   // p(d), the bound on them that orders the items.

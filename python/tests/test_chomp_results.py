@@ -102,6 +102,10 @@ class DecoderTest(unittest.TestCase):
                 self.assertEqual(cp.decode_path(word), rows)
                 self.assertEqual(cp.transpose(cp.transpose(rows)), rows)
                 self.assertEqual(sum(cp.transpose(rows)), n)
+                # Column j's height: the rows longer than j, counted by hand (the identity passes the two
+                # checks above; this one it does not).
+                self.assertEqual(cp.transpose(rows), tuple(len([r for r in rows if r >= j])
+                                                           for j in range(1, rows[0] + 1)))
                 words.add(word)
             self.assertEqual(len(words), cp.partition_numbers(n)[n])
 

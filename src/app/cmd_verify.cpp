@@ -168,10 +168,9 @@ int run_verify(const VerifyArgs& a) {
       throw StoreMissing(std::string(e.what()) + " with " + start_over_command(a.file, t));
     }
   }();
-  // Files of the engine that takes positions whose first row is shorter
-  // than their first column as transposes (format 3) are closed under
-  // transposition by construction.
-  const bool transposes_independent = reader.format_version() < 3;
+  // Only files with a store come here (format 3 on): their engine takes
+  // positions whose first row is shorter than their first column as
+  // transposes, so they are closed under transposition by construction.
   const bool moves = !a.no_moves;
   // A seed drawn for each run unless one is given, so that runs again look
   // at other positions; it is printed, so that a sample can be repeated.
@@ -283,10 +282,8 @@ int run_verify(const VerifyArgs& a) {
   std::fprintf(stderr, "  transposition: %llu losing positions' transposes are losing too (%s) [%s]\n",
                static_cast<unsigned long long>(transposed_total),
                every_transpose ? "every one" : a.every ? ("one in " + std::to_string(a.every)).c_str() : "a sample",
-               transposes_independent
-                   ? "independent of the engine: this file's engine never used transposition"
-                   : "NOT independent: this file's engine decides positions with first row >= first column and "
-                     "takes the others as their transposes");
+               "NOT independent: this file's engine decides positions with first row >= first column and "
+               "takes the others as their transposes");
   if (moves)
     std::fprintf(stderr,
                  "  the rule: %llu positions (losing ones and ranks of each level, %s) are losing exactly when no "
