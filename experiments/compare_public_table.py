@@ -6,14 +6,15 @@ are ignored), such as files/130.txt of https://github.com/anematode/chomp
 The table is not part of this repository: download it first.
 
 Usage: /usr/bin/python3 experiments/compare_public_table.py RESULT.h5 TABLE
-Exit code 0 when every level both hold agrees, 1 otherwise, 2 for a file it cannot read.
+Exit code 0 when every level both hold agrees, 1 when one differs, 2 with one line `error: ...` for a
+file it cannot read or when no level is in both (nothing was compared).
 """
 import os
 import re
 import sys
 
 from compare_levels import runs  # beside this script
-from sieve_table import open_sieve_table
+from sieve_table import open_sieve_table  # beside this script
 
 
 def read_result(path):
@@ -54,7 +55,7 @@ def main() -> int:
         print(__doc__.strip())
         return 0
     if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-2], file=sys.stderr)
+        print(next(line for line in __doc__.splitlines() if line.startswith("Usage:")), file=sys.stderr)
         return 2
     result, table = sys.argv[1], sys.argv[2]
     try:
@@ -65,8 +66,8 @@ def main() -> int:
         return 2
     both = sorted(set(ours) & set(theirs))
     if not both:
-        print(f"no level is in both {result} and {table}", file=sys.stderr)
-        return 1
+        print(f"error: no level is in both {result} and {table}: nothing was compared", file=sys.stderr)
+        return 2
     differ = [n for n in both if ours[n] != theirs[n]]
     for n in differ:
         print(f"level {n}: {result} has p = {ours[n][0]}, L = {ours[n][1]}; {table} has "

@@ -14,7 +14,9 @@
 #     position and rank, from the positions' own moves: independent of the
 #     engine), and `compare_levels.py` (every finished level of the run
 #     against every committed table); either failing stops the script with
-#     nothing in data/ changed;
+#     nothing in data/ changed, and so does a run whose marks leave out the
+#     moves it inferred (root attribute inferred_marks other than "none":
+#     long_run.sh's legs pass --file-all-marks);
 #  2. writes the levels-only copy of levels 1..K and its CSV beside data/,
 #     checks the copy with `chomp verify` (its three-row sample), and only
 #     then moves them to data/levels-K.h5 and .csv and removes data/levels-P.*

@@ -39,9 +39,9 @@ void write_grundy_file(const std::string& path, int max_tiles, const std::vector
     if (levels[l].tiles != static_cast<int>(l) + 1)
       throw std::invalid_argument("write_grundy_file: row " + std::to_string(l + 1) + " holds level " +
                                   std::to_string(levels[l].tiles) + "; the rows are levels 1, 2, ... in order");
-  if (status != "complete" && status != "interrupted" && status != "failed" && status != "running")
-    throw std::invalid_argument("write_grundy_file: status \"" + status +
-                                "\"; it is complete, interrupted, failed or running (doc/FILE_FORMAT.md)");
+  if (!h5::known_status(status))
+    throw std::invalid_argument("write_grundy_file: status \"" + status + "\"; it is " + h5::kKnownStatuses +
+                                " (doc/FILE_FORMAT.md)");
   if (complete && levels.size() != static_cast<std::size_t>(max_tiles))
     throw std::logic_error("write_grundy_file: a complete file holds every level 1.." + std::to_string(max_tiles));
   using h5::check;
@@ -273,9 +273,9 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
                          std::to_string(s.max_tiles) + "); omit --max-tiles to finish it as started");
   s.complete = number("complete", 0) == 1;
   s.status = text("status");
-  if (s.status != "complete" && s.status != "interrupted" && s.status != "failed" && s.status != "running")
-    throw ResumeRefused(cannot + "its status \"" + s.status +
-                        "\" is none of complete, interrupted, failed or running (damaged file)");
+  if (!h5::known_status(s.status))
+    throw ResumeRefused(cannot + "its status \"" + s.status + "\" is none of " + h5::kKnownStatuses +
+                        " (damaged file)");
 
   // Every row as the engine would write it, or the file is refused.
   const std::size_t rows = f.tiles.size();

@@ -142,9 +142,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
     : impl_(std::make_unique<Impl>()), path_(path) {
   // What every reader refuses as damaged is refused here, before the file
   // is made: the reader's bounds (read_level_file).
-  if (prov.dimensions != 2 && prov.dimensions != 3)
-    throw std::invalid_argument("LevelFileWriter: Provenance::dimensions is " + std::to_string(prov.dimensions) +
-                                "; 2 (tiles) or 3 (cubes)");
+  h5::require_dimensions(prov.dimensions, "LevelFileWriter: Provenance");
   if (const int largest = prov.dimensions == 3 ? kMaxCubes : kMaxTiles; prov.max_tiles < 1 || prov.max_tiles > largest)
     throw std::invalid_argument("LevelFileWriter: Provenance::max_tiles is " + std::to_string(prov.max_tiles) +
                                 "; a " + std::to_string(prov.dimensions) + "D run's is 1.." + std::to_string(largest));
@@ -281,9 +279,9 @@ void LevelFileWriter::rename_to(const std::string& new_path) {
 
 void LevelFileWriter::finish(const std::string& status) {
   if (!impl_->file.valid()) throw H5Error(path_ + " is already finished");
-  if (status != "complete" && status != "interrupted" && status != "failed" && status != "running")
-    throw std::invalid_argument("LevelFileWriter::finish(\"" + status + "\") on " + path_ +
-                                ": the status is complete, interrupted, failed or running (doc/FILE_FORMAT.md)");
+  if (!h5::known_status(status))
+    throw std::invalid_argument("LevelFileWriter::finish(\"" + status + "\") on " + path_ + ": the status is " +
+                                h5::kKnownStatuses + " (doc/FILE_FORMAT.md)");
   // A file marked complete with levels missing is refused by every reader
   // as damaged: say so to the writer, before anything is written.
   if (status == "complete" && impl_->rows != static_cast<hsize_t>(impl_->max_tiles))

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
+#include <stdexcept>
 #include <string>
 
 #include "build_info.hpp"
@@ -127,6 +128,15 @@ void write_end_attributes(hid_t f, const std::string& status) {
   write_attr(f, "end_utc", utc_now());
   write_attr(f, "status", status);
   write_attr(f, "complete", status == "complete" ? 1 : 0);
+}
+
+bool known_status(const std::string& status) {
+  return status == "complete" || status == "interrupted" || status == "failed" || status == "running";
+}
+
+void require_dimensions(int dimensions, const std::string& who) {
+  if (dimensions != 2 && dimensions != 3)
+    throw std::invalid_argument(who + ": dimensions is " + std::to_string(dimensions) + "; 2 (tiles) or 3 (cubes)");
 }
 
 }  // namespace h5

@@ -29,6 +29,16 @@ Handle create_whole_file(const std::string& tmp, const std::string& format);
 /// resume_history, complete = 0 and status "running".
 void write_run_attributes(hid_t file, const Provenance& provenance);
 
+/// Whether a run's file may hold `status`: "complete", "interrupted",
+/// "failed" or "running" (doc/FILE_FORMAT.md); no writer makes another.
+bool known_status(const std::string& status);
+/// The text that says so, for a message: "complete, interrupted, failed or running".
+inline constexpr const char* kKnownStatuses = "complete, interrupted, failed or running";
+
+/// Throws std::invalid_argument("WHO: dimensions is N; 2 (tiles) or 3
+/// (cubes)") unless dimensions is 2 or 3.
+void require_dimensions(int dimensions, const std::string& who);
+
 /// The end of a run: end_utc, status, and complete = 1 only for status
 /// "complete". Written over in place (SWMR writing allows that).
 void write_end_attributes(hid_t file, const std::string& status);

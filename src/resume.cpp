@@ -9,6 +9,7 @@
 
 #include "chomp/plane_ranking.hpp"
 #include "chomp/ranking.hpp"
+#include "h5_provenance.hpp"
 
 namespace chomp {
 
@@ -51,7 +52,7 @@ std::vector<std::uint64_t> position_counts(int dimensions, int max) {
 /// What continues a file of `dimensions` (refusing a file of the other).
 std::string continued_by(std::int64_t dimensions) {
   if (dimensions == 3) return "continue it with chomp sieve --dimensions 3 --resume";
-  if (dimensions == 2) return "continue it without --dimensions 3: chomp sieve --resume";
+  if (dimensions == 2) return "continue it with chomp sieve --resume (without --dimensions 3)";
   return "which chomp sieve --resume does not continue";
 }
 
@@ -77,11 +78,13 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
 
   const int dims = request.dimensions;
   const bool cubes = dims == 3;
-  if (const std::int64_t file_dims = number_attribute(t, "dimensions", 2); file_dims != dims)
-    throw ResumeMismatch(cannot + "it is a table of " + std::to_string(file_dims) +
-                         "D Chomp (root attribute dimensions = " + std::to_string(file_dims) + "), not " +
-                         std::to_string(dims) + "D; " + continued_by(file_dims),
-                         file_dims == 2 || file_dims == 3 ? static_cast<int>(file_dims) : 0);
+  if (const std::int64_t file_dims = number_attribute(t, "dimensions", 2); file_dims != dims) {
+    const std::string reason = cannot + "it is a table of " + std::to_string(file_dims) +
+                               "D Chomp (root attribute dimensions = " + std::to_string(file_dims) + "), not " +
+                               std::to_string(dims) + "D";
+    throw ResumeMismatch(reason + "; " + continued_by(file_dims),
+                         file_dims == 2 || file_dims == 3 ? static_cast<int>(file_dims) : 0, reason);
+  }
   const std::int64_t format = number_attribute(t, "format_version", 0);
   if (cubes && format == kFormatVersion && !reader.has_store())
     throw ResumeRefused(cannot + "it was written by a 3D run that kept its losing positions in memory only "
@@ -119,6 +122,9 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
                          "; omit --store-losing or give the same value");
   s.complete = t.complete();
   s.status = t.status();
+  if (!s.status.empty() && !h5::known_status(s.status))  // (files before the status attribute have none)
+    throw ResumeRefused(cannot + "its status \"" + s.status + "\" is none of " + h5::kKnownStatuses +
+                        " (damaged file)");
   s.store_path = reader.store_path();
 
   // Trust the rows in order while each agrees with the engine. (A row for

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "build_info.hpp"
+#include "h5_provenance.hpp"
 #include "config.hpp"
 
 namespace chomp {
@@ -27,9 +28,7 @@ namespace {
 /// build: its revision goes with it).
 Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
   Provenance prov;
-  if (r.dimensions != 2 && r.dimensions != 3)
-    throw std::invalid_argument("SieveRunRequest::dimensions is " + std::to_string(r.dimensions) +
-                                "; 2 (tiles) or 3 (cubes)");
+  h5::require_dimensions(r.dimensions, "SieveRunRequest");
   const int threads = r.options.threads;
   if (resume) {
     prov = resume->state().provenance;

@@ -331,6 +331,17 @@ TEST(GrundyResume, RefusesASieveFileAndAFileWhoseCountsDiffer) {
   EXPECT_THROW(check_grundy_resume(changed, 256), std::invalid_argument);
   EXPECT_THROW(check_grundy_resume(changed, -3), std::invalid_argument);
   write_grundy_file(changed, 20, levels, prov, "interrupted");
+  {
+    // A status no writer makes, read back: damage, not a run to go on with.
+    const std::string bogus = changed + ".bogus.h5";
+    std::filesystem::copy_file(changed, bogus);
+    set_attribute(bogus, "status", text_value("bogus"));
+    const ProcessResult r = run_chomp({"grundy", "--resume", "-q", "-o", bogus});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "its status \"bogus\" is none of complete, interrupted, failed or running (damaged "
+                                "file)"))
+        << r.err;
+  }
   const std::string changed_bytes = read_text(changed);
   const ProcessResult refused = run_chomp({"grundy", "--resume", "-q", "-o", changed});
   EXPECT_EQ(refused.exit_code, 1) << refused.err;

@@ -102,6 +102,8 @@ with tempfile.TemporaryDirectory() as tmp:
     what = f"long_run.sh on an unfinished run: rc {r.returncode}\n{r.stdout}{r.stderr}"
     assert "nothing to resume" not in r.stdout and "leg 4 " in r.stdout + r.stderr, what
     assert (run_dir / "leg-4.log").exists() and (run_dir / "leg-1.log").read_text() == "# leg 1\n", what
+    # Its marks count every move, as the committed tables' do (promote_levels.sh refuses others).
+    assert "--memory-limit 18G --file-all-marks" in (run_dir / "leg-4.log").read_text(), what
     # The pid file names the leg; let it (a few levels at most) end before its folder goes (one
     # that ended within the script's first seconds says so).
     pid = int((run_dir / "pid").read_text())

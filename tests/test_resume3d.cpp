@@ -252,13 +252,16 @@ TEST(Resume3d, AFileOfTheOtherDimensionsIsRefusedNamingItsCommand) {
     const ProcessResult r3 = run_chomp(as_3d);
     EXPECT_EQ(r3.exit_code, 2) << r3.err;
     EXPECT_NE(r3.err.find("it is a table of 2D Chomp"), std::string::npos) << r3.err;
-    EXPECT_NE(r3.err.find("continue it without --dimensions 3: chomp sieve --resume --output " + two), std::string::npos)
+    EXPECT_NE(r3.err.find("continue it with " + chomp_binary() + " sieve --resume --output " + two +
+                          " (without --dimensions 3)"),
+              std::string::npos)
         << r3.err;
     EXPECT_EQ(count_lines(r3.err), 1) << r3.err;
     const ProcessResult r2 = run_chomp(as_2d);
     EXPECT_EQ(r2.exit_code, 2) << r2.err;
     EXPECT_NE(r2.err.find("it is a table of 3D Chomp"), std::string::npos) << r2.err;
-    EXPECT_NE(r2.err.find("continue it with chomp sieve --dimensions 3 --resume --output " + three), std::string::npos)
+    EXPECT_NE(r2.err.find("continue it with " + chomp_binary() + " sieve --dimensions 3 --resume --output " + three),
+              std::string::npos)
         << r2.err;
     EXPECT_EQ(count_lines(r2.err), 1) << r2.err;
   }

@@ -158,6 +158,9 @@ with tempfile.TemporaryDirectory() as tmp:
     prose = tmp / "prose.txt"
     prose.write_text("levels of Chomp\nn, p(n), L(n)\n")
     refused("compare_public_table.py", RESULT, prose, says=f"{prose} has no line \"n p(n) L(n)\"")
+    beyond = tmp / "beyond.txt"
+    beyond.write_text("171 1 1\n")
+    refused("compare_public_table.py", RESULT, beyond, says="no level is in both")
     r = script("compare_public_table.py", RESULT, public)
     assert r.returncode == 0 and "levels 1, 12, 60 (3 in both): all agree" in r.stdout, r.stdout + r.stderr
 

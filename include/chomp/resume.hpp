@@ -29,6 +29,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chomp/h5_output.hpp"
@@ -39,16 +40,20 @@ namespace chomp {
 /// The file cannot be resumed with the parameters asked for (a smaller
 /// --max-tiles, another --store-losing, the other --dimensions): a usage
 /// problem, the file is fine. For the other --dimensions, file_dimensions()
-/// is the file's (else 0) and the message ends with the command that
-/// continues it, less its --output, which a caller may append.
+/// is the file's (else 0), and the message is reason() followed by the
+/// command that continues the file (without its --output), which a caller
+/// that knows its program and file can give whole instead.
 class ResumeMismatch : public std::runtime_error {
  public:
-  explicit ResumeMismatch(const std::string& what, int file_dimensions = 0)
-      : std::runtime_error(what), file_dimensions_(file_dimensions) {}
+  explicit ResumeMismatch(const std::string& what, int file_dimensions = 0, std::string reason = "")
+      : std::runtime_error(what), file_dimensions_(file_dimensions), reason_(std::move(reason)) {}
   int file_dimensions() const { return file_dimensions_; }
+  /// The message without the command that continues the file.
+  std::string reason() const { return reason_.empty() ? what() : reason_; }
 
  private:
   int file_dimensions_;
+  std::string reason_;
 };
 
 /// The file cannot be resumed at all: not a chomp result, an unknown

@@ -69,7 +69,8 @@ class SieveRun {
  public:
   /// A run of `request`; `resume` is the run in request.output to continue
   /// (a Resume made on it), or null for a new run. Makes the provenance
-  /// the file will carry; writes nothing.
+  /// the file will carry; writes nothing. Throws std::invalid_argument for
+  /// request.dimensions other than 2 or 3.
   SieveRun(SieveRunRequest request, std::unique_ptr<Resume> resume);
   ~SieveRun();
   SieveRun(const SieveRun&) = delete;
@@ -83,7 +84,9 @@ class SieveRun {
   /// back to its last trusted level. Throws std::runtime_error (a store's
   /// error) or ResumeRefused.
   void open_store();
-  /// Makes the result file as partial_path(). Throws H5Error.
+  /// Makes the result file as partial_path(). Throws H5Error, and
+  /// std::invalid_argument for a max_tiles the file cannot hold
+  /// (LevelFileWriter).
   void open_file();
   /// A new run: renames FILE.partial to FILE (its datasets are made).
   void name_file();

@@ -46,6 +46,7 @@ namespace {
 /// for a pipe: a reader that went away (`chomp sieve ... | head`, where the
 /// run ignores SIGPIPE and finishes its files) chose to read no more.
 int finish_output(int code) {
+  errno = 0;  // the reason below is the flushes', not an earlier call's
   std::cout.flush();
   const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
   if (!failed) return code;
@@ -53,7 +54,7 @@ int finish_output(int code) {
   struct stat st {};
   if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return code;
   std::cerr << "chomp: error: cannot write standard output" << (err ? std::string(" (") + std::strerror(err) + ")" : "")
-            << ": what was printed is incomplete; check the disk or the pipe it goes to and run again\n";
+            << ": what was printed is incomplete; check the disk it goes to and run again\n";
   return code == 0 ? 1 : code;
 }
 }  // namespace

@@ -170,9 +170,14 @@ std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
     try {
       resume = std::make_unique<Resume>(request);
     } catch (const ResumeMismatch& e) {
-      // The command that continues a file of the other dimensions, whole:
-      // without its --output it would go to the default file.
-      throw UsageError(std::string(e.what()) + (e.file_dimensions() ? " --output " + shell_quote(a.output) : ""));
+      // The command that continues a file of the other dimensions, whole
+      // (this program, the file's --output: without it, the command would
+      // go to the default file).
+      if (const int d = e.file_dimensions())
+        throw UsageError(e.reason() + "; continue it with " + shell_quote(program_path()) + " sieve" +
+                         (d == 3 ? " --dimensions 3" : "") + " --resume --output " + shell_quote(a.output) +
+                         (d == 2 ? " (without --dimensions 3)" : ""));
+      throw UsageError(e.what());
     }
     // A resumed run writes the store with its output's name (the one it
     // locks): a file copied or renamed without its store names another
