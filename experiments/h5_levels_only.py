@@ -79,25 +79,20 @@ def main() -> int:
     try:
         with open_h5(args.run) as f:
             complete = int(f.attrs.get("complete", 0)) == 1
-            finished = min(len(f["levels"][c]) for c in f["levels"])  # a row a killed writer left half written is not
             run_max = int(f.attrs.get("max_tiles", 0))
             status = f.attrs.get("status", "")
             status = status.decode() if isinstance(status, bytes) else str(status)
             has_store = int(f.attrs.get("format_version", 0)) >= 3
             two_d = int(f.attrs.get("dimensions", 2)) == 2
-            # A last row whose write failed part way reads with store_trailer 0:
-            # no finished level (the run's --resume computes it again).
-            if (has_store and not complete and finished > 0 and "store_trailer" in f["levels"]
-                    and int(f["levels"]["store_trailer"][finished - 1]) == 0):
-                finished -= 1
     except (KeyError, RuntimeError, OSError, ValueError, UnicodeError) as e:  # h5py's errors of a damaged file
         return fail(f"{args.run}: the file is damaged where the copy reads it ({e})")
-    # A row a killed writer left without the chunk of some column reads as
-    # a whole row of zeros in that column, with every column's length: the
-    # finished levels are those the package's reader counts (it checks each
-    # column's chunk index, as the program does).
+    # The finished levels are those the package's reader counts, as the
+    # program does: full rows only (a killed writer may leave a row in some
+    # columns, or a column without the chunk of its last row, which reads as
+    # zeros), less a last row whose store write failed part way
+    # (store_trailer 0; the run's --resume computes it again).
     try:
-        finished = min(finished, len(import_chomp_results().read_levels(args.run, require_complete=False).tiles))
+        finished = len(import_chomp_results().read_levels(args.run, require_complete=False).tiles)
     except ValueError as e:
         return fail(f"{args.run}: {e}")
     if args.through is None:
