@@ -696,6 +696,7 @@ class MarkingPass {
                         std::size_t segments) {
     if (calls.empty()) return;
     const detail::PhaseTimer timer(s_.phases.filing);
+    s_.phases.split_calls += calls.size() / 2;
     const std::uint64_t own_lo = bounds[static_cast<std::size_t>(s_.me)];
     const std::uint64_t own_hi = bounds[static_cast<std::size_t>(s_.me) + 1];
     const int n0 = s_.window.front().n;

@@ -217,6 +217,10 @@ struct PhaseTimes {
   double scanning = 0;    ///< collecting each level's losing ranks into the store (and sharing them)
   double checkpoints = 0; ///< writing the window's checkpoints and reading one back
   double tails = 0;       ///< the tails' bits: ORed into each level, set from its losing positions and their rays
+  /// Not seconds: the calls of the kernel too large for the buckets that
+  /// the processes of an MPI run each made for their own bits instead of
+  /// filing and sending their marks (0 in a run of one process).
+  std::uint64_t split_calls = 0;
 };
 
 class Sieve {

@@ -62,6 +62,7 @@ void print_summary(const SieveRun& run, const std::string& output, int max_tiles
             << t.scanning << " s, opening windows " << t.opening << " s";
   if (t.tails > 0) std::cerr << ", tails " << t.tails << " s";
   if (t.checkpoints > 0) std::cerr << ", checkpoints " << t.checkpoints << " s";
+  if (t.split_calls > 0) std::cerr << "; " << t.split_calls << " calls too large for the buckets split between processes";
   std::cerr << '\n';
 }
 

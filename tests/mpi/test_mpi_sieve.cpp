@@ -129,6 +129,14 @@ void run_and_compare(int processes, const std::string& options = "", const std::
   if (!env.empty()) {
     EXPECT_NE(r.err.find("note: " + env.substr(0, env.find('='))), std::string::npos) << r.err;
   }
+  if (env.find("CHOMP_DIRECT_CALL_MARKS") != std::string::npos) {
+    // The path under test was taken: process 0 counts the calls it split.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("; ([0-9]+) calls too large for the buckets split between "
+                                                       "processes")))
+        << r.err;
+    EXPECT_GT(std::stoull(m[1].str()), 0u) << r.err;
+  }
 }
 
 }  // namespace
