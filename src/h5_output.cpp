@@ -516,6 +516,9 @@ LevelFileReader::LevelFileReader(const std::string& path, bool check_rows)
       throw H5Error(path + " is marked complete (attribute complete = 1) but /levels holds levels 1.." +
                     std::to_string(n) + " of max_tiles " + std::to_string(t.number_attributes.at("max_tiles")) +
                     " (damaged file)");
+    // A status no writer makes (LevelFileWriter::finish refuses one).
+    if (const std::string status = t.status(); impl_->format >= 3 && !h5::known_status(status))
+      throw H5Error(path + ": its status \"" + status + "\" is none of " + h5::kKnownStatuses + " (damaged file)");
     for (auto* v : {&t.positions, &t.losing, &t.marks, &t.store_trailer, &t.losing_digest}) v->resize(n);
     for (auto* v : {&t.losing_fraction, &t.hypothesis_ratio, &t.seconds, &t.window_seconds}) v->resize(n);
     t.tiles.resize(n);

@@ -9,7 +9,6 @@
 
 #include "chomp/plane_ranking.hpp"
 #include "chomp/ranking.hpp"
-#include "h5_provenance.hpp"
 
 namespace chomp {
 
@@ -122,9 +121,6 @@ Resume::Resume(const ResumeRequest& request) : impl_(std::make_unique<Impl>()) {
                          "; omit --store-losing or give the same value");
   s.complete = t.complete();
   s.status = t.status();
-  if (!s.status.empty() && !h5::known_status(s.status))  // (files before the status attribute have none)
-    throw ResumeRefused(cannot + "its status \"" + s.status + "\" is none of " + h5::kKnownStatuses +
-                        " (damaged file)");
   s.store_path = reader.store_path();
 
   // Trust the rows in order while each agrees with the engine. (A row for

@@ -85,6 +85,17 @@ TEST_F(DamagedFile, TruncatedFileIsRefused) {
   expect_refused(resume(path_), "truncated");
 }
 
+// A status no writer makes (LevelFileWriter::finish refuses one; a hand
+// edit or damage): every reader refuses the file, resume and show alike.
+TEST_F(DamagedFile, AStatusNoWriterMakesIsRefused) {
+  set_attribute(path_, "status", text_value("bogus"));
+  const std::string says = "its status \"bogus\" is none of complete, interrupted, failed or running (damaged file)";
+  expect_refused(resume(path_), says);
+  const ProcessResult shown = run_chomp({"show", path_});
+  EXPECT_EQ(shown.exit_code, 1) << shown.err;
+  EXPECT_TRUE(contains(shown.err, says)) << shown.err;
+}
+
 TEST_F(DamagedFile, EmptyOrForeignFilesAreRefused) {
   std::filesystem::resize_file(path_, 0);
   expect_refused(resume(path_), "not an HDF5 file");

@@ -21,7 +21,6 @@
 #include "chomp/sieve_run.hpp"
 #include "chomp_process.hpp"
 #include "committed_data.hpp"
-#include "damaged_files.hpp"
 
 using namespace chomp;
 using namespace chomp::testing;
@@ -328,22 +327,4 @@ TEST(ResumeLibrary, TheWriterRefusesWhatReadersWouldCallDamaged) {
   const LevelTable t = read_level_file(path);
   EXPECT_TRUE(t.complete());
   EXPECT_EQ(t.tiles.size(), 3u);
-}
-
-// A status no writer makes (the writer refuses one, above) is read back as
-// damage by a resume, which acts on it: not taken for "running".
-TEST(ResumeLibrary, AStatusNoWriterMakesIsRefusedByResume) {
-  ScratchDir dir;
-  const std::string path = dir.file("bogus.h5");
-  write_interrupted_run(path, 20, 8);
-  set_attribute(path, "status", text_value("bogus"));
-  try {
-    Resume resume(ResumeRequest{path, 20, -1});
-    ADD_FAILURE() << "a file of status bogus was resumed";
-  } catch (const ResumeRefused& e) {
-    EXPECT_NE(std::string(e.what()).find("its status \"bogus\" is none of complete, interrupted, failed or running "
-                                         "(damaged file)"),
-              std::string::npos)
-        << e.what();
-  }
 }

@@ -550,6 +550,12 @@ def _check_table(f, path) -> dict:
         raise NotATableError(f"{path}: its root attribute dimensions = {attrs.get('dimensions')!r}, which no chomp "
                              "result file has (2 or 3): a damaged file; use an undamaged copy, or compute the levels "
                              "again with chomp sieve")
+    # The statuses the writer makes (doc/FILE_FORMAT.md); files before format 3 may lack one.
+    if attrs.get("format_version", 0) >= 3 and attrs.get("status") not in ("complete", "interrupted", "failed",
+                                                                           "running"):
+        raise NotATableError(f"{path}: its status {attrs.get('status')!r} is none of complete, interrupted, failed or "
+                             "running: a damaged file; use an undamaged copy, or compute the levels again with "
+                             "chomp sieve")
     return attrs
 
 

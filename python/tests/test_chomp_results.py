@@ -488,6 +488,11 @@ class FileTest(unittest.TestCase):
                                         r"`chomp sieve --resume --output .*interrupted\.h5`; .*require_complete=False"):
                 cp.read_levels(copy)
             self.assertEqual(cp.read_levels(copy, require_complete=False).attrs["complete"], 0)
+            # A status no writer makes is damage, as the program reads it, not a run to wait for.
+            bogus = self._copy_with_status(tmp, "bogus.h5", "bogus")
+            with self.assertRaisesRegex(cp.NotATableError, r"its status 'bogus' is none of complete, interrupted, "
+                                        r"failed or running: a damaged file"):
+                cp.read_levels(bogus, require_complete=False)
 
     def test_row_written_in_part_is_no_level(self):
         # A write that failed part way (a full disk, a file size limit) leaves
