@@ -54,7 +54,7 @@ inline constexpr std::size_t kItemSources = 64;
 /// hold: a source of a low level with many equal top rows makes every
 /// partition of d into that many parts at its top corner, and
 /// (2,2,...,2,1) of level 35 makes 3.1e8 marks in level 152 (1.2 GB of
-/// entries), 1.5e9 in level 170 (6 GB). A
+/// entries), and (2,...,2,1) of level 39 makes 1.5e9 in level 170 (6 GB). A
 /// thread that took such a call filed all of it before it could see its
 /// round was full: the long run held 18.3 GiB under --memory-limit 18G at
 /// window 150..152 (2026-12-02). The marks of one call come out in roughly
@@ -269,10 +269,12 @@ inline constexpr std::uint64_t kFinishRoomUnderLimit = std::uint64_t{8} << 10;
 inline constexpr int kLiveReadAttempts = 8;
 inline constexpr double kLiveReadFirstPauseSeconds = 0.01;
 
-/// The first level whose `marks` is at least 1 in every way a run counts
-/// them (2D with the first two rows' moves inferred: level 6 on; 3D: level
-/// 2 on): a finished row of a level from here on with marks 0 is damage (a
-/// chunk index pointing into zeros), which readers refuse.
+/// The first level whose `marks` readers require to be at least 1: a
+/// finished row of a level from here on with marks 0 is damage (a chunk
+/// index pointing into zeros), which readers refuse. Every way a run counts
+/// marks gives every level from 6 on some (2D with moves of the first row
+/// or two inferred: levels 1..5 can have 0; 3D: from level 2 on); 10
+/// leaves a margin.
 /// (Mirrored in python/chomp_results: _MARKED_FROM.)
 inline constexpr int kMarkedFromLevel = 10;
 

@@ -12,19 +12,21 @@
 ///     /levels/value_zero     uint64  [L]      positions of value 0 = the losing ones, L(n)
 ///     /levels/seconds        float64 [L]      wall time of the level
 ///
-/// Root attributes: those of every result file (program, version,
-/// git_revision, compiler, build_type, hdf5_version, tbb_version, host),
-/// format, format_version, convention, command_line, max_tiles (the run's
+/// Root attributes (doc/FILE_FORMAT.md has them all): those of every result
+/// file (program, version, git_revision, compiler, build_type, hdf5_version,
+/// tbb_version, host, license, references), format, format_version, convention, command_line, max_tiles (the run's
 /// target N), threads, memory_bytes, start_utc, end_utc ("" while running),
 /// checked_against (the sieve file whose L(n) the zeros were compared with,
 /// or ""), checked_to_level (the last level compared with that file and
-/// found equal: levels above it are not checked; 0 without one), resume_history (a line per resume, or ""), status and complete.
+/// found equal: levels above it are not checked; 0 without one),
+/// first_git_revision (of the program that started the file),
+/// resume_history (a line per resume, or ""), status and complete.
 /// The file is rewritten whole after every level (to NAME.tmp, then renamed),
 /// so a kill at any moment leaves its last finished level readable:
 ///
 ///     status        complete  the levels present
 ///     "running"     0         1..k: the run was killed, or is running
-///     "interrupted" 0         1..k: stopped by SIGINT or SIGTERM
+///     "interrupted" 0         1..k: stopped by SIGINT, SIGTERM or SIGUSR1
 ///     "failed"      0         1..k: stopped by an error (a --check-sieve difference)
 ///     "complete"    1         1..max_tiles
 ///

@@ -46,11 +46,12 @@
 /// bottom row first. python/chomp_results has a decoder (decode_path,
 /// read_losing_positions).
 ///
-/// Root attributes: program, version, git_revision, format_version,
+/// Root attributes (doc/FILE_FORMAT.md has each one's meaning): program,
+/// version, git_revision, license, references, format_version,
 /// dimensions (2, or 3 for a table of 3D Chomp by cube count, whose
 /// positions column is PL(n) and whose store keeps MacMahonRanking's
 /// ranks), command_line, max_tiles, threads, mpi_ranks, mpi_library, store_losing, memory_budget,
-/// store_file, run_id, hdf5_version, tbb_version, compiler, build_type,
+/// inferred_marks, store_file, run_id, first_git_revision, hdf5_version, tbb_version, compiler, build_type,
 /// host, start_utc, end_utc, resume_history (one line per `--resume`: when,
 /// which levels were restored, threads, the resuming program's version and
 /// git revision, command line; the build attributes are those of the

@@ -6,10 +6,10 @@
 ///
 /// The sieve reads every losing position below a window once per window,
 /// in order, and nothing else: so the store is a file, streamed, never held
-/// whole in memory (a run to 170 tiles finds about 3.3e10 losing positions:
-/// 6.7e9 up to 153 in data/levels-170.csv, the rest at its ratio; 113 GiB at
-/// the 3.7 bytes a rank the in-memory store of earlier versions came to with
-/// its index). What memory holds is each level's index: one
+/// whole in memory (a run to 170 tiles finds 32,776,558,891 losing
+/// positions, data/levels-170.csv: 113 GiB at the 3.7 bytes a rank the
+/// in-memory store of earlier versions came to with its index, 29.4 GiB
+/// in the store's file). What memory holds is each level's index: one
 /// entry per block of up to config::kStoreBlockRanks ranks (40 bytes per
 /// 4,096 ranks: 0.01 byte a rank).
 ///

@@ -6,8 +6,10 @@
 /// processes of a group: each holds the bitmap of its own contiguous range of
 /// segments, extends its share of the stored losing positions, sends every
 /// mark to the process that owns the segment it lands in, scans its own
-/// segments, and broadcasts the losing positions it found, so every process
-/// keeps the whole losing store.
+/// segments, and sends the losing ranks it found to process 0. Process 0
+/// alone writes the losing store, a file every process reads; the others
+/// learn where each new level's blocks lie from a broadcast, and none holds
+/// a copy of the store (doc/MPI.md).
 ///
 /// Every operation is collective: every process of the group calls the same
 /// operations in the same order, and each returns only once all have called

@@ -15,7 +15,8 @@
 ///     /moves/move_row, /moves/move_col        uint32  the tile taken (1-based),
 ///     /moves/leaves                           string  the position left, rows top first
 ///
-/// Root attributes: program, version, git_revision, format, format_version,
+/// Root attributes (doc/FILE_FORMAT.md): program, version, git_revision,
+/// license, references, format, format_version,
 /// command_line, max_rows, max_cols, box_rows, box_cols, positions (solved),
 /// threads, solve_seconds, hdf5_version, tbb_version, compiler, build_type,
 /// host, start_utc, end_utc. The file is written under a temporary name and
