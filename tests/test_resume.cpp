@@ -749,6 +749,17 @@ TEST(Resume, SecondRunOnTheSameOutputIsRefusedWhileTheFirstWrites) {
     EXPECT_EQ(second.exit_code, 1) << second.err;
     EXPECT_NE(second.err.find("being written by another chomp"), std::string::npos) << second.err;
   }
+  // Other commands' --force too: rectangles replaced the file under the run,
+  // which then said it had written it.
+  for (const std::vector<std::string>& other :
+       {std::vector<std::string>{"rectangles", "--max-rows", "3", "--max-cols", "3", "-q", "--force", "-o", out},
+        {"rectangles", "--max-rows", "3", "--max-cols", "3", "-q", "--force", "-o", dir.file("r.h5"), "--csv", out},
+        {"grundy", "-n", "6", "-q", "--force", "-o", out}}) {
+    const ProcessResult r = run_chomp(other);
+    EXPECT_EQ(r.exit_code, 1) << other.back() << ": " << r.err;
+    EXPECT_NE(r.err.find("being written by another chomp"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.h5")));
   const LevelTable live = read_level_file(out);
   EXPECT_GE(live.tiles.size(), 20U);
   EXPECT_EQ(live.status(), "running");

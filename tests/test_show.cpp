@@ -51,6 +51,7 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
 
   const ProcessResult csv = run_chomp({"show", file, "--csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.err, "");  // a finished run's table needs no note
   const auto rows = lines_of(csv.out);
   ASSERT_EQ(rows.size(), 41u) << csv.out;  // header and 40 levels
   EXPECT_EQ(rows[0].substr(0, 22), "tiles,positions,losing");
@@ -202,6 +203,12 @@ TEST(Show, SaysWhenARunningFileHasNoWriter) {
   std::filesystem::create_symlink(file, dir.file("link.h5"));
   const ProcessResult linked = run_chomp({"show", dir.file("link.h5")});
   EXPECT_NE(linked.out.find("levels, status running\n"), std::string::npos) << linked.out;
+  // A CSV cannot say so itself, and is what gets redirected into a file:
+  // standard error says that the table is a running run's.
+  const ProcessResult live_csv = run_chomp({"show", file, "--csv"});
+  EXPECT_EQ(live_csv.exit_code, 0) << live_csv.err;
+  EXPECT_NE(live_csv.err.find("is unfinished (status running): the table holds "), std::string::npos) << live_csv.err;
+  EXPECT_NE(live_csv.err.find(", and its run is still writing it\n"), std::string::npos) << live_csv.err;
   run.send(SIGKILL);
   EXPECT_EQ(run.wait().signal, SIGKILL);
   const ProcessResult dead = run_chomp({"show", file});
@@ -215,6 +222,16 @@ TEST(Show, SaysWhenARunningFileHasNoWriter) {
                           " --threads 1 --resume continues it)"),
             std::string::npos)
       << dead.out;
+  for (const char* view : {"--csv", "--three-rows"}) {
+    const ProcessResult r = run_chomp({"show", file, view});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::size_t rows = read_level_file(file).tiles.size();
+    EXPECT_NE(r.err.find("is unfinished (status running): the table holds " + std::to_string(rows) + " finished " +
+                         "levels of the run's " + (kFullSize ? "100" : "95") + "; ") ,
+              std::string::npos)
+        << view << ": " << r.err;
+    EXPECT_NE(r.err.find(" --threads 1 --resume continues it\n"), std::string::npos) << r.err;
+  }
 }
 
 // The provenance's command_line quotes each word a shell would split or

@@ -331,6 +331,9 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
       "  printf '###\\n##\\n#\\n' | chomp analyze --json\n"
       "  chomp analyze \"3,2 + 4,4,1 + 2\" --json\n");
   return [a] {
+    if (a->words.size() > 1 && std::find(a->words.begin(), a->words.end(), "-") != a->words.end())
+      throw UsageError("'-' reads the position from standard input, and a position was given too; give one of "
+                       "them");
     if (!a->words.empty()) a->position = join_words(a->words);
     return with_words_hint(a->words, "the position", [&] { return run_analyze(*a); });
   };

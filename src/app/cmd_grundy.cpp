@@ -54,24 +54,31 @@ class SieveDisagrees : public std::runtime_error {
 };
 
 /// The sieve's L(n) for levels 1..N of a sieve result file, read before the
-/// run so that a wrong file is refused before minutes of work.
+/// run so that a wrong file is refused before minutes of work. A file that
+/// cannot be used (damaged, or of another kind: a Grundy or 3D table) exits
+/// 1, as `chomp verify` and `chomp sieve --resume` do with it.
 std::vector<std::uint64_t> sieve_losing(const std::string& path, int max_tiles) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))  // a name mistyped: the command line's fault (exit 2)
+    throw UsageError("--check-sieve: there is no file " + printable(path) + "; give the result file of a `chomp "
+                     "sieve` run (check the name and the folder)");
   LevelTable t;
   try {
     t = read_level_file(path);
   } catch (const H5Error& e) {
-    throw UsageError(std::string("--check-sieve: ") + e.what());
+    throw std::runtime_error(std::string("--check-sieve: ") + e.what());
   }
   if (const auto d = t.number_attributes.find("dimensions"); d != t.number_attributes.end() && d->second != 2)
-    throw UsageError("--check-sieve: " + path + " is a table of " + std::to_string(d->second) +
-                     "D Chomp (dimensions = " + std::to_string(d->second) +
-                     "); chomp grundy computes 2D values, give a file of chomp sieve without --dimensions");
+    throw std::runtime_error("--check-sieve: " + path + " is a table of " + std::to_string(d->second) +
+                             "D Chomp (dimensions = " + std::to_string(d->second) +
+                             "); chomp grundy computes 2D values, give a file of chomp sieve without --dimensions");
   std::vector<std::uint64_t> out;
   for (std::size_t i = 0; i < t.tiles.size() && static_cast<int>(t.tiles[i]) <= max_tiles; ++i) {
-    if (t.tiles[i] != i + 1) throw UsageError("--check-sieve: " + path + " does not list its levels 1, 2, 3, ...");
+    if (t.tiles[i] != i + 1)
+      throw std::runtime_error("--check-sieve: " + path + " does not list its levels 1, 2, 3, ...");
     out.push_back(t.losing[i]);
   }
-  if (out.empty()) throw UsageError("--check-sieve: " + path + " holds no level");
+  if (out.empty()) throw std::runtime_error("--check-sieve: " + path + " holds no level");
   return out;
 }
 
@@ -143,13 +150,6 @@ int run_grundy(const GrundyArgs& a) {
     throw UsageError("output file " + printable(a.output) +
                      " already exists; pass --resume to continue it, --force to start over, or choose another "
                      "--output" + (a.dry_run ? " (a dry run refuses what the run would; it writes nothing)" : ""));
-  // --force over a sieve result replaces the file, not its store (a
-  // Grundy run keeps none): the store is said to be left, not removed.
-  if (output_exists && a.force && !a.dry_run && std::filesystem::is_regular_file(store_path_for(a.output), ec))
-    std::cerr << "note: " << printable(store_path_for(a.output))
-              << ", the store of the sieve result this run replaces, is left as it was; remove it when that run "
-                 "is no longer needed\n";
-
   std::optional<GrundyResumeState> resume;
   int max_tiles = a.max_tiles;
   std::string check_sieve = a.check_sieve;
@@ -251,6 +251,14 @@ int run_grundy(const GrundyArgs& a) {
   if (budget > 0 && bytes > budget)
     throw UsageError(plan + ", more than the budget of " + human_bytes(static_cast<double>(budget)) + " (" +
                      budget_source + "); choose a smaller --max-tiles or a larger --memory-limit");
+
+  // --force over a sieve result replaces the file, not its store (a
+  // Grundy run keeps none): the store is said to be left, not removed, once
+  // nothing can refuse the run any more.
+  if (output_exists && a.force && std::filesystem::is_regular_file(store_path_for(a.output), ec))
+    std::cerr << "note: " << printable(store_path_for(a.output))
+              << ", the store of the sieve result this run replaces, is left as it was; remove it when that run "
+                 "is no longer needed\n";
 
   const int threads = worker_threads(a.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "chomp/bounded.hpp"
@@ -19,6 +20,7 @@
 #include "chomp/rectangles.hpp"
 #include "cli_checks.hpp"
 #include "commands.hpp"
+#include "run_claim.hpp"
 #include "run_guards.hpp"
 #include "solve_progress.hpp"
 
@@ -102,6 +104,12 @@ int run_rectangles(const RectanglesArgs& a) {
   // Not a sieve run's side file either: --force would overwrite a store.
   if (!a.output.empty()) refuse_side_file_name(a.output);
   if (!a.csv.empty() && !csv_to_stdout) refuse_side_file_name(a.csv, "--csv", ".csv");
+  // The claims every command takes on its outputs: --force over a file that
+  // a sieve or grundy run is writing replaced it under that run, which then
+  // finished into a file no longer there and said it had written it.
+  std::optional<RunClaim> output_claim, csv_claim;
+  if (!a.output.empty()) output_claim.emplace(a.output);
+  if (!a.csv.empty() && !csv_to_stdout) csv_claim.emplace(a.csv);
   refuse_existing(a.output, a.force, "--output");
   if (!csv_to_stdout) refuse_existing(a.csv, a.force, "--csv");
   // The box is min(max-rows, max-cols) x max-cols: C(rows + cols, rows) positions.

@@ -29,6 +29,20 @@ struct ShowArgs {
   bool three_rows = false;
 };
 
+/// A CSV has no room to say that its run is unfinished, and it is what
+/// people redirect into a file: so standard error says it, for a file whose
+/// status is not "complete" (its rows are only the levels finished so far).
+void note_unfinished(const std::string& file, const LevelTable& t, std::size_t rows) {
+  if (t.complete()) return;
+  const auto max = t.number_attributes.find("max_tiles");
+  std::cerr << "note: " << printable(file) << " is unfinished (status " << t.status() << "): the table holds "
+            << rows << " finished level" << (rows == 1 ? "" : "s");
+  if (max != t.number_attributes.end()) std::cerr << " of the run's " << max->second;
+  std::cerr << (RunClaim::held(file) ? ", and its run is still writing it" : "; " + resume_command(file, t) +
+                                                                                 " continues it")
+            << "\n";
+}
+
 /// The losing positions of at most three rows of every level, from the
 /// store, as CSV: what a levels-only copy records as its verifiable sample
 /// (and, for such a copy, that sample itself).
@@ -45,6 +59,7 @@ int show_three_rows(const ShowArgs& a, const LevelFileReader& reader) {
       throw std::runtime_error(a.file + " is a levels-only copy without the sample of three-row positions "
                                "(/verifiable/three_row_losing); --three-rows needs the file the run wrote, with "
                                "its store");
+    note_unfinished(a.file, reader.table(), static_cast<std::size_t>(rows));
     std::printf("tiles,row_1,row_2,row_3\n");
     for (int n = 1; n <= rows; ++n)  // each level's sorted, as three_row_positions(n)
       for (const ThreeRows& p : recorded[static_cast<std::size_t>(n - 1)])
@@ -56,6 +71,7 @@ int show_three_rows(const ShowArgs& a, const LevelFileReader& reader) {
                              "of the run itself");
   const auto store = LosingStore::open(reader.store_path(), reader.run_id(), reader.stored_levels(rows), false);
   const PartitionTable table(rows);
+  note_unfinished(a.file, reader.table(), static_cast<std::size_t>(rows));
   std::printf("tiles,row_1,row_2,row_3\n");
   for (int n = 1; n <= store->levels(); ++n)
     for (const ThreeRows& p : three_row_positions(n)) {
@@ -273,6 +289,7 @@ int run_show(const ShowArgs& a) {
     return 0;
   }
   if (a.csv) {
+    note_unfinished(a.file, t, rows);
     std::printf("tiles,positions,losing,losing_fraction,hypothesis_ratio,seconds,window_seconds,slices,marks,"
                 "store_bytes_per_losing,losing_digest\n");
     for (std::size_t i = 0; i < rows; ++i) {

@@ -127,11 +127,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return other_rank ? 0 : app.exit(e);
+    return other_rank ? 0 : finish_output(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return other_rank ? 0 : app.exit(e);
+    return other_rank ? 0 : finish_output(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return other_rank ? 0 : app.exit(e);
+    return other_rank ? 0 : finish_output(app.exit(e));
   } catch (const CLI::ParseError& e) {
     if (other_rank) return 0;
     // One line for the problem (the value echoed safely), one for help.

@@ -271,6 +271,15 @@ ClaimedOutput::ClaimedOutput(SieveArgs& a) {
   if (std::filesystem::is_directory(store_path_, ec))
     throw UsageError("the store of " + printable(a.output, 200) + " would be " + printable(store_path_, 200) +
                      ", which is a folder; move the folder away, or give another --output");
+  // A device, pipe or socket with the store's name (run.store as a link to
+  // /dev/null): the store cannot be kept there, and --force must not replace it.
+  {
+    const auto status = std::filesystem::status(store_path_, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+      throw UsageError("the store of " + printable(a.output, 200) + " would be " + printable(store_path_, 200) +
+                       ", which is not a regular file (a device, a pipe or a socket); move it away, or give another "
+                       "--output");
+  }
   // A store without its result file: the file was renamed, copied or moved
   // without it (and may still name it), or removed. A new run would empty it.
   // (A store with no level in it is the start of a run killed before its
