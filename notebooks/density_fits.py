@@ -273,10 +273,16 @@ class Jitter:
     n_to: int
     points: int
     counts: str = "partitions"   # of the series it was fitted to (LN_COUNTS)
+    se_factor: float = 1.0       # se_b over the s.e. that treats the second differences as independent
 
     def sigma(self, n) -> np.ndarray:
         n = np.asarray(n, int)
         return np.exp(self.a + self.b * JITTER_SCALES[self.scale](n, LN_COUNTS[self.counts](n)))
+
+
+#: A log-likelihood gap between the two jitter forms (same number of parameters) below this is a weak
+#: preference: a likelihood ratio under e^5 ≈ 150 for independent data, and the second differences are not.
+WEAK_LOGLIK_GAP = 5.0
 
 
 def fit_jitter(s: Series, scale: str = "p/ln p", n_from: int = FIT_CUT, n_to: int | None = None) -> Jitter | None:
@@ -305,9 +311,45 @@ def fit_jitter(s: Series, scale: str = "p/ln p", n_from: int = FIT_CUT, n_to: in
     value, s2 = nll(b)
     h = 1e-3 * span
     curv = (nll(b + h)[0] - 2 * value + nll(b - h)[0]) / h ** 2
-    se_b = 1 / math.sqrt(curv) if curv > 0 else float("nan")
+    factor = _d2_se_factor(b, x_all - x0, i)
+    se_b = factor / math.sqrt(curv) if curv > 0 else float("nan")
     return Jitter(scale, 0.5 * math.log(s2) - b * x0, b, se_b, -value, int(n_from), int(n_to), int(len(d2)),
-                  s.counts)
+                  s.counts, factor)
+
+
+def _d2_se_factor(b: float, x: np.ndarray, i: np.ndarray) -> float:
+    """How much the s.e. of the jitter exponent b grows because neighbouring second differences share levels.
+    The likelihood treats d2 at the centres i as independent, but with independent jitter of r (variance w_k =
+    exp(2 b x_k)) d2 at neighbouring centres correlate by -2 (w_i + w_(i+1)) / sqrt(v_i v_(i+1)) (about -2/3)
+    and two apart by w_(i+1) / sqrt(v_i v_(i+2)) (about 1/6), v_i = w_(i-1) + 4 w_i + w_(i+1).  b's score is
+    about sum_i c_i (z_i^2 - 1) / 2, z the standardised d2 and c_i = d ln v_i / db less its mean; for Gaussian
+    z, cov(z_i^2, z_j^2) = 2 rho_ij^2, so the sandwich variance is the likelihood's times
+    sum_ij c_i c_j rho_ij^2 / sum_i c_i^2: the factor returned is its square root (about
+    sqrt(1 + 2 (4/9 + 1/36)) = 1.39; a referee's simulation of the committed table's jitter gave 1.44)."""
+    w = np.exp(2 * b * x)
+    v = w[i - 1] + 4 * w[i] + w[i + 1]
+    dv = 2 * (x[i - 1] * w[i - 1] + 4 * x[i] * w[i] + x[i + 1] * w[i + 1])
+    c = dv / v
+    c = c - c.mean()
+    rho1 = -2 * (w[i[:-1]] + w[i[:-1] + 1]) / np.sqrt(v[:-1] * v[1:])
+    rho2 = w[i[:-2] + 1] / np.sqrt(v[:-2] * v[2:])
+    cc = c @ c
+    if cc <= 0:
+        return 1.0
+    total = cc + 2 * np.sum(c[:-1] * c[1:] * rho1 ** 2) + 2 * np.sum(c[:-2] * c[2:] * rho2 ** 2)
+    return float(math.sqrt(max(total, cc) / cc))
+
+
+def d2_lag1(s: Series, jitter: Jitter) -> float:
+    """The lag-1 autocorrelation of the second differences of s on the jitter's window (its centres n with
+    n - 1 >= jitter.n_from and n + 1 <= jitter.n_to), each standardised by its sd under independent jitter
+    sigma(n), sqrt(sigma(n-1)^2 + 4 sigma(n)^2 + sigma(n+1)^2).  Independent jitter gives about -2/3; jitter
+    that is itself positively correlated (AR(1) with rho > 0) gives less negative values."""
+    centres, d2 = second_differences(s)
+    m = (centres - 1 >= jitter.n_from) & (centres + 1 <= jitter.n_to)
+    c = centres[m]
+    sd = np.sqrt(jitter.sigma(c - 1) ** 2 + 4 * jitter.sigma(c) ** 2 + jitter.sigma(c + 1) ** 2)
+    return lag1(d2[m] / sd)
 
 
 def jitter_blocks(s: Series, width: int = JITTER_BLOCK, n_from: int = 20):
@@ -619,7 +661,19 @@ def turnaround(fit: Fit, far: int = FAR):
                                    np.geomspace(HORIZON, far, 3000).astype(np.int64)]))
     f = fit.predict(nn)
     i = int(np.argmin(f))
-    return (int(nn[i]), float(f[i])) if 0 < i < len(nn) - 1 and f[-1] - f[i] > 1e-12 else None
+    if not (0 < i < len(nn) - 1 and f[-1] - f[i] > 1e-12):
+        return None
+    lo, hi = int(nn[i - 1]), int(nn[i + 1])
+    if hi - lo <= 2:   # the grid is every integer here
+        return int(nn[i]), float(f[i])
+    # beyond HORIZON the grid is geometric (steps of ~50 near n = 7000): refine between the best point's
+    # neighbours by golden section in ln n, then take the lowest integer next to the point it finds
+    at = lambda x: float(fit.predict(np.array([int(round(math.exp(x)))], dtype=np.int64))[0])
+    x = math.exp(golden(at, math.log(lo), math.log(hi), 1e-3 / hi))
+    cand = np.arange(max(lo, int(x) - 3), min(hi, int(x) + 4), dtype=np.int64)
+    fc = fit.predict(cand)
+    j = int(np.argmin(fc))
+    return (int(cand[j]), float(fc[j])) if fc[j] <= f[i] else (int(nn[i]), float(f[i]))
 
 
 # --------------------------------------------------------------------------
@@ -1056,7 +1110,9 @@ class Analysis:
         `copy_noise`: AR(1) with its ρ and scale), the Mahalanobis distance
         between the two curves over all those levels, sqrt(d' Σ^-1 d); and
         'power', the chance that a one-sided 5 % likelihood-ratio test between
-        the two known curves tells them apart, Φ(D - 1.645) for the smaller D.
+        the two known curves tells them apart, Φ(D - 1.645) for the smaller D;
+        'white', the distance under the independent jitter σ(n) that the
+        data's second differences show (`noise_reading`), sqrt(Σ (d / σ)²).
         None without both truths."""
         kf, kz = self.fixed_in_sample, self.zero_in_sample
         if not (kf and kz):
@@ -1072,7 +1128,8 @@ class Analysis:
             whitened[kind] = float(math.sqrt(d @ np.linalg.solve(cov, d)))
         low = min(whitened.values())
         return {"level": float(np.max(np.abs(d) / sigma)), "whitened": whitened,
-                "power": 0.5 * (1 + math.erf((low - 1.6449) / math.sqrt(2)))}
+                "power": 0.5 * (1 + math.erf((low - 1.6449) / math.sqrt(2))),
+                "white": float(math.sqrt(np.sum((d / sigma) ** 2)))}
 
     def predicts_well(self, key) -> bool:
         return bool(self.rank) and key in self.rank and self.worst_rms(key) <= GOOD_RMS_Z
@@ -1215,7 +1272,9 @@ class Analysis:
         (resid_rho), and the two truths' worst rms ratio and in-sample chi^2
         difference (fixed minus zero: twin_ratio, twin_dchi2), how far the
         fixed truth's form, refitted, moves its turn out as the last levels are
-        added (`turn_recede`); and for the SERIES_MODELS, per copy their limits on each window of
+        added (`turn_recede`) and whether its fit without those levels turns at all
+        (turn_without: True, False or None), the lag-1 autocorrelation of its
+        standardised second differences (`d2_lag1`: d2_lag1); and for the SERIES_MODELS, per copy their limits on each window of
         WINDOW_STARTS (series_limits: a list per series, NaN where none fits) and their `drift_direction`
         (series_drift), and per kind the limits they give fitted on n >= SERIES_FROM to the truth itself,
         without jitter, weighted by this table's jitter model (series_truth).  Empty without a
@@ -1233,6 +1292,7 @@ class Analysis:
                 c = {"key": key, "turn": turnaround(fit), "rho": rho, "scale": scale,
                      "sigs": [], "true_rms": [], "best_rms": [], "upper": [], "true_rejected": [],
                      "true_chi2dof": [], "resid_rho": [], "twin_ratio": [], "twin_dchi2": [], "turn_recede": [],
+                     "turn_without": [], "d2_lag1": [],
                      "series_limits": [], "series_drift": [], "series_truth": series_on_truth(self, fit)}
                 for B in copies:
                     ok = bool(B.rank) and key in B.rank
@@ -1247,6 +1307,8 @@ class Analysis:
                     c["twin_ratio"].append(B.worst_rms(kf) / B.worst_rms(kz) if both else np.nan)
                     c["twin_dchi2"].append(B.fits[kf].chi2 - B.fits[kz].chi2)
                     c["turn_recede"].append(turn_recede(B, kf) if bool(B.rank) and kf in B.rank else np.nan)
+                    c["turn_without"].append(turns_without(B, kf) if bool(B.rank) and kf in B.rank else None)
+                    c["d2_lag1"].append(d2_lag1(B.series, B.jitter) if B.jitter else np.nan)
                     c["series_limits"].append([[np.nan if f is None else f.limit for f in B.four_term[sm.key]]
                                                for sm in SERIES_MODELS])
                     c["series_drift"].append([drift_direction(B.four_term[sm.key]) for sm in SERIES_MODELS])
@@ -1339,8 +1401,10 @@ def falls_throughout(fit: Fit, far: int = FAR) -> bool:
 def turn_recede(A: Analysis, key: str) -> float:
     """The turn of `key`'s fit on every level over its turn fitted without the
     last max(HOLDOUTS) levels (how far the turn recedes as levels are added);
-    0 where only the fit on every level turns (its turn came in from beyond
-    any level, the opposite of receding); infinity where only the fit without
+    NaN where only the fit on every level turns (there is no earlier turn to
+    compare with: such a copy is left out of the copies' means, s.d. and
+    ranges, and counted apart; a sentinel 0 here once entered those means as
+    if it were a ratio); infinity where only the fit without
     those levels turns and the fit on every level falls throughout (its turn
     receded past every level searched, the furthest recession, not a missing
     one); NaN where neither turns."""
@@ -1350,7 +1414,104 @@ def turn_recede(A: Analysis, key: str) -> float:
     t0, t1 = turnaround(fc[key].fit), turnaround(A.fits[key])
     if not t1:
         return math.inf if t0 and falls_throughout(A.fits[key]) else np.nan
-    return t1[0] / t0[0] if t0 else 0.0
+    return t1[0] / t0[0] if t0 else np.nan
+
+
+def turns_without(A: Analysis, key: str) -> bool | None:
+    """Whether `key`'s fit without the last max(HOLDOUTS) levels turns (None without that fit)."""
+    fc = A.forecasts.get(max(HOLDOUTS)) if A.forecasts else None
+    if not fc or key not in fc:
+        return None
+    return turnaround(fc[key].fit) is not None
+
+
+def recede_counts(cal: dict) -> dict:
+    """kind -> how the copies' `turn_recede` values split: 'both' (finite: the fits with and without the
+    last levels both turn; the means, s.d. and ranges are over these), 'past' (infinite: the turn receded past
+    every level searched), 'no_turn' (the fit without those levels does not turn: left out) and 'finite'
+    (the finite values themselves)."""
+    out = {}
+    for kind in ("fixed", "zero"):
+        v = np.array([np.nan if x is None else x for x in cal[kind]["turn_recede"]], dtype=float)
+        without = cal[kind].get("turn_without", [])
+        out[kind] = {"both": int(np.sum(np.isfinite(v))), "past": int(np.sum(np.isinf(v))),
+                     "no_turn": sum(1 for t in without if t is False), "finite": v[np.isfinite(v)]}
+    return out
+
+
+def noise_reading(A: Analysis) -> dict | None:
+    """Whether the calibration copies' AR(1) jitter is the data's: 'data', the lag-1 autocorrelation of the
+    data's standardised second differences (`d2_lag1`; independent jitter gives about -2/3, AR(1) jitter with
+    rho > 0 less negative values); 'copies': kind -> the copies' values, 'median' and 'as_negative' (how many
+    copies' are at or below the data's); 'less' (each kind's median above the data's value and at most a quarter
+    of each kind's copies as negative: the copies' second differences are less anti-correlated than the data's,
+    so the residuals' autocorrelation is the fitted forms' smooth misfit, not correlated jitter); 'white' and
+    'ar1', the two truths' distance under independent jitter σ(n) and under the copies' AR(1) jitter (the
+    smaller, `truths_apart`); 'chi2_dof': kind -> the truth's χ²/dof on n >= FIT_CUT, and 'fit': whether either
+    truth fits (`acceptable`).  None without a calibration that holds the copies' values."""
+    cal = A.calibration
+    if not cal or any("d2_lag1" not in cal.get(kind, {}) for kind in ("fixed", "zero")) or A.jitter is None:
+        return None
+    apart = A.truths_apart()
+    if not apart:
+        return None
+    data = d2_lag1(A.series, A.jitter)
+    copies = {kind: np.array([x for x in cal[kind]["d2_lag1"] if x is not None and np.isfinite(x)], float)
+              for kind in ("fixed", "zero")}
+    if not all(v.size for v in copies.values()):
+        return None
+    med = {kind: float(np.median(v)) for kind, v in copies.items()}
+    neg = {kind: int(np.sum(v <= data)) for kind, v in copies.items()}
+    less = all(med[k] > data and 4 * neg[k] <= copies[k].size for k in copies)
+    keys = {kind: cal[kind]["key"] for kind in ("fixed", "zero")}
+    return {"data": data, "copies": copies, "median": med, "as_negative": neg, "less": less,
+            "white": apart["white"], "ar1": min(apart["whitened"].values()),
+            "chi2_dof": {kind: A.fits[k].chi2_dof for kind, k in keys.items()},
+            "fit": any(acceptable(A.fits[k]) for k in keys.values())}
+
+
+def _noise_unlike(A: Analysis) -> bool:
+    """The copies' second differences are less anti-correlated than the data's, neither truth fits, and the
+    truths lie further apart under the data's white jitter than under the copies' AR(1) jitter: the
+    calibration's findings are conditional on jitter that is not the data's."""
+    nr = noise_reading(A)
+    return bool(nr) and nr["less"] and not nr["fit"] and nr["white"] > nr["ar1"]
+
+
+def _noise_words(nr: dict, m: int) -> str:
+    """noise_reading's numbers as a clause: the copies' second differences against the data's."""
+    return (f"whose second differences are less anti-correlated than the data's (lag-1, standardised, "
+            f"{_f(nr['data'], 2)}, about the -2/3 of independent jitter; the copies' medians "
+            f"{_f(nr['median']['fixed'], 2)} and {_f(nr['median']['zero'], 2)}, "
+            f"{nr['as_negative']['fixed']} and {nr['as_negative']['zero']} of {m} as negative)")
+
+
+def _white_words(nr: dict) -> str:
+    """The truths' distance under the data's white jitter, and why the data cannot tell them apart, as a clause."""
+    return (f"under that white jitter the two truths lie {_f(nr['white'], 1)} s.d. apart, so what keeps the "
+            f"data from telling them apart is not noise but that neither form fits (χ²/dof "
+            f"{_f(nr['chi2_dof']['fixed'], 2)} and {_f(nr['chi2_dof']['zero'], 2)})")
+
+
+def _noise_claim_holds(A: Analysis, nr: dict) -> bool:
+    """The noise sentences checked afresh: the data's second differences standardised and correlated here
+    (not by d2_lag1), the copies' raw values, the white distance from the two fits, neither truth within its
+    99 % χ² point, and the white distance beyond the AR(1) one."""
+    cal, j, s = A.calibration, A.jitter, A.series
+    c = s.n[(s.n - 1 >= j.n_from) & (s.n + 1 <= j.n_to)]
+    i = np.searchsorted(s.n, c)
+    z = (s.r[i + 1] - 2 * s.r[i] + s.r[i - 1]) / np.sqrt(j.sigma(c - 1) ** 2 + 4 * j.sigma(c) ** 2 + j.sigma(c + 1) ** 2)
+    z = z - z.mean()
+    data = float(z[:-1] @ z[1:] / (z @ z))
+    n = s.n[s.n >= FIT_CUT]
+    kf, kz = cal["fixed"]["key"], cal["zero"]["key"]
+    white = float(np.linalg.norm((A.fits[kf].predict(n) - A.fits[kz].predict(n)) / j.sigma(n)))
+    ok = abs(data - nr["data"]) < 1e-9 and abs(white - nr["white"]) < 1e-9 and white > nr["ar1"]
+    for kind in ("fixed", "zero"):
+        v = np.array([x for x in cal[kind]["d2_lag1"] if x is not None and np.isfinite(x)], float)
+        ok = ok and np.median(v) > data and int(np.sum(v <= data)) == nr["as_negative"][kind] and 4 * np.sum(v <= data) <= v.size
+        ok = ok and A.fits[cal[kind]["key"]].chi2 > chi2_quantile(0.99, A.fits[cal[kind]["key"]].dof)
+    return bool(ok)
 
 
 def dchi2_reading(A: Analysis) -> dict | None:
@@ -1364,10 +1525,13 @@ def dchi2_reading(A: Analysis) -> dict | None:
     return _reading(A.fits[kf].chi2 - A.fits[kz].chi2, cal, "twin_dchi2")
 
 
-def dchi2_by_window(A: Analysis) -> list:
+def dchi2_by_window(A: Analysis, bounds: bool = False) -> list:
     """The in-sample Δχ² of the calibration's pair (the best-in-sample C fit
     minus its limit-0 counterpart) refitted on each window n >= start of
-    WINDOW_STARTS: [(start, Δχ²)], where both fit; [] without a calibration."""
+    WINDOW_STARTS: [(start, Δχ²)], where both fit, or with bounds
+    [(start, Δχ², whether either fit has an exponent on its bound: a
+    degenerate fit, which the drift and the truths leave out)]; [] without a
+    calibration."""
     cal = A.calibration
     if not cal or "fixed" not in cal or "zero" not in cal:
         return []
@@ -1377,7 +1541,7 @@ def dchi2_by_window(A: Analysis) -> list:
         ff = fit_model(MODEL[kf], A.series, A.jitter, st)
         fz = fit_model(MODEL[kz], A.series, A.jitter, st)
         if ff is not None and fz is not None:
-            out.append((st, float(ff.chi2 - fz.chi2)))
+            out.append((st, float(ff.chi2 - fz.chi2)) + ((ff.at_bound or fz.at_bound,) if bounds else ()))
     return out
 
 
@@ -1909,10 +2073,19 @@ def verdict(A: Analysis) -> Verdict:
     if j.scale == "p/ln p":
         wtext += (f" ({'within' if abs(j.b + 0.5) <= 2 * j.se_b else 'not within'} 2 standard errors of the -1/2 of "
                   f"counts with Poisson-like fluctuations)")
+    if math.isfinite(j.se_b) and j.se_factor > 1:
+        wtext += (f"; the s.e. is {_f(j.se_factor, 2)} times what independent second differences would give, "
+                  f"as neighbouring ones share levels (lag-1 correlation about -2/3)")
     for k, v in A.jitters.items():
         if v is not None and v is not j:
-            wtext += (f"; it describes the jitter better than σ ∝ {JITTER_FORMS[k]} (log-likelihood "
-                      f"{_f(j.loglik, 1)} against {_f(v.loglik, 1)})")
+            gap = j.loglik - v.loglik
+            # the two forms have as many parameters; the second differences' correlation makes a gap overstate
+            # the evidence (the information about b is 1 / se_factor^2 of the likelihood's)
+            weak = gap < WEAK_LOGLIK_GAP
+            wtext += (f"; it describes the jitter {'slightly ' if weak else ''}better than σ ∝ {JITTER_FORMS[k]} "
+                      f"(log-likelihood {_f(j.loglik, 1)} against {_f(v.loglik, 1)}"
+                      + (f", a gap of {_f(gap, 1)}: a weak preference, the more so as the second differences are "
+                         f"correlated" if weak else "") + ")")
     good = [f for f in A.fits.values() if f is not None and acceptable(f)]
     if good:
         best = min(good, key=lambda f: f.chi2_dof)
@@ -2325,6 +2498,21 @@ def _free_keys(A: Analysis) -> list:
         f is not None and not f.at_bound for f in A.drift.get(m.key, []))]
 
 
+_NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def _which_families(some: list, keys: list) -> str:
+    """' (the three-parameter ones)' when `some` of the families `keys` are exactly those with one number of
+    parameters (and not all of them); else ''."""
+    sizes = {MODEL[k].n_params for k in some}
+    if len(sizes) != 1 or len(some) == len(keys):
+        return ""
+    p = sizes.pop()
+    if set(some) != {k for k in keys if MODEL[k].n_params == p}:
+        return ""
+    return f" (the {_NUMBER_WORDS.get(p, str(p))}-parameter ones)"
+
+
 def _passing_starts(A: Analysis) -> list:
     """The window starts of the free-limit fits within their 99 % chi^2 point (exponents off their bounds)."""
     return sorted({f.start for m in MODELS if m.limit == "free" for f in A.drift.get(m.key, [])
@@ -2369,6 +2557,8 @@ def _details(A: Analysis, n0, bits: dict, claim) -> str:
                    f"it rejects the true curve too, on {sum(cal['fixed']['true_rejected'])} of "
                    f"{len(CALIBRATION_SEEDS)} copies of the {C} fit and {sum(cal['zero']['true_rejected'])} of "
                    f"{len(CALIBRATION_SEEDS)} of the limit-0 one (see the calibration), so failing it weighs little"
+                   + (" (but only on those AR(1) copies, whose jitter is not the data's: see the calibration)"
+                      if _noise_unlike(A) else "")
                    if cal and top_missed else "") + ".")
     upper = A.limit_upper
     spread = model_spread(A)
@@ -2516,6 +2706,9 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
     kx, ki, kz = A.leading.get("fixed"), A.fixed_in_sample, A.zero_in_sample
     twin = bool(ki and kz) and MODEL[ki].family is MODEL[kz].family
     zero_name = "its limit-0 twin" if twin else "the best limit-0 fit"
+    # whether the copies' AR(1) jitter is unlike the data's (which the calibration's findings are conditional on)
+    nr = noise_reading(A) if cal else None
+    nr_ok = bool(cal) and _noise_unlike(A)
 
     # adequacy
     all_missed = all(A.rejected_out_of_sample(k) for k in A.rank)
@@ -2570,14 +2763,20 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
             if all(x is not None for x in tk) and np.all(np.diff([x[0] for x in tk]) > 0):
                 held = f"{tk[0][0]} fitted on n ≤ {N - max(HOLDOUTS)}"
                 tr = recede_reading(A) if cal and cal["fixed"]["key"] == k else None
-                if tr:
-                    vf, vz = tr["vals"]["fixed"], tr["vals"]["zero"]
-                    nf, nz = tr["n"]["fixed"], tr["n"]["zero"]
-                    held += (f": a {_f(tr['d'], 1)}-fold recession, against the copies' {_f(vf.min(), 2)} to "
-                             f"{_f(vf.max(), 2)} ({C}) and {_f(vz.min(), 2)} to {_f(vz.max(), 2)} (limit 0"
-                             + (f"; {nf} and {nz} of {m} whose fit without those levels turns" if min(nf, nz) < m
-                                else "") + ")"
-                             + (f", {_f(abs(tr['z']['fixed']), 1)} and {_f(abs(tr['z']['zero']), 1)} s.d. from "
+                rc = recede_counts(cal) if tr else None
+                if tr and min(rc[kind]["both"] for kind in rc) > 1:
+                    vf, vz = rc["fixed"]["finite"], rc["zero"]["finite"]
+                    nf, nz = rc["fixed"]["both"], rc["zero"]["both"]
+                    held += claim(f": a {_f(tr['d'], 1)}-fold recession, against the copies' {_f(vf.min(), 2)} to "
+                                  f"{_f(vf.max(), 2)} ({C}) and {_f(vz.min(), 2)} to {_f(vz.max(), 2)} (limit 0"
+                                  + (f"; over the {nf} and {nz} copies whose fits with and without those levels "
+                                     f"both turn, {rc['fixed']['no_turn']} and {rc['zero']['no_turn']} not turning "
+                                     f"without them" if min(nf, nz) < m else "")
+                                  + (f"; {rc['fixed']['past']} and {rc['zero']['past']} recede past every level"
+                                     if rc["fixed"]["past"] + rc["zero"]["past"] else "") + ")",
+                                  all(np.all(v > 0) for v in (vf, vz))
+                                  and all(rc[k]["both"] + rc[k]["past"] + rc[k]["no_turn"] <= m for k in rc))
+                    held += ((f", {_f(abs(tr['z']['fixed']), 1)} and {_f(abs(tr['z']['zero']), 1)} s.d. from "
                                 f"their means: far out among both kinds"
                                 + ((", leaning against " + (f"{C}" if tr["lean"] == "fixed" else "a limit of 0")
                                     + f" ({_rates_words(tr, C)})" if tr["evidential"] else
@@ -2606,8 +2805,10 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
         text.append(f"Free limits (fits that pass χ², windows n >= {_list(map(str, _passing_starts(A)))}) "
                     f"range from {_f(lo, 3)} to {_f(hi, 3)} by family and window (families of at most "
                     f"{max(m.n_params for m in MODELS)} parameters: the range, like the ranking, is relative to them)"
-                    + (claim(f"; {len(down)} of {len(free_keys)} drift down by {DRIFT_Z:g} inflated s.e. or more",
-                             all(_refit_shift(A, k) <= -DRIFT_Z for k in down)) if down else "") + ".")
+                    + (claim(f"; {len(down)} of the {len(free_keys)} free-limit families{_which_families(down, free_keys)} "
+                             f"drift down by {DRIFT_Z:g} inflated s.e. or more",
+                             all(_refit_shift(A, k) <= -DRIFT_Z for k in down)
+                             and all(MODEL[k].limit == "free" for k in free_keys)) if down else "") + ".")
         four = four_term_text(A, claim, short=True) if cal else ""
         if four:
             text.append(four)
@@ -2615,6 +2816,7 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
         ctext, against_fixed, against_zero, same = calibration_text(A)
         full = calibration_matches(A)
         X, Y = full["fixed"], full["zero"]
+        rf_all, rz_all = sum(cal["fixed"]["true_rejected"]), sum(cal["zero"]["true_rejected"])
         together = (f"on {_words(X, m)} of either" if _words(X, m) == _words(Y, m) else
                     f"on {_words(X, m)} of the {C} copies and {_words(Y, m)} of the limit-0 ones") + f" ({X} and {Y} of {m})"
         sent = (f"Calibration: on {m} synthetic copies of the best-in-sample {C} fit and {m} of {zero_name} "
@@ -2622,11 +2824,24 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 f"the procedure's findings here appear all together {together}")
         if not against_fixed and not against_zero:
             apart = A.truths_apart()
+            # checked afresh from the copies' raw signatures: no finding the data show is on half or more of one
+            # kind's copies and a quarter or fewer of the other's
+            mine = signature(A)
+            counts = {kind: {k: sum(bool(sig[k]) for sig in cal[kind]["sigs"]) for k in mine if mine[k]}
+                      for kind in ("fixed", "zero")}
+            one_sided = [k for k in counts["fixed"] for a, b in (("fixed", "zero"), ("zero", "fixed"))
+                         if 4 * counts[a][k] <= len(cal[a]["sigs"]) and 2 * counts[b][k] >= len(cal[b]["sigs"])]
             sent += claim(f", and none on half of one kind's copies and few of the other's: the ranking, free "
                           f"limits, drift and misses are no evidence either way"
                           + (f" (the two truths lie only {_f(min(apart['whitened'].values()), 1)} s.d. apart "
                              f"over n = {FIT_CUT}..{N})" if apart else ""),
-                          not against_fixed and not against_zero)
+                          not one_sided and (X, Y) == tuple(sum(all(sig[k] for k in counts["fixed"])
+                                                                    for sig in cal[kind]["sigs"])
+                                                                for kind in ("fixed", "zero")))
+            if nr_ok:
+                sent += claim(f"; but this, like the {rf_all} and {rz_all} of {m} held-out χ² failures of the true "
+                              f"curve, holds for AR(1) copies {_noise_words(nr, m)}: {_white_words(nr)}",
+                              _noise_claim_holds(A, nr))
             dr = dchi2_reading(A) if kz else None
             tr = recede_reading(A) if kz else None
             against = {"fixed": C, "zero": "a limit of 0"}
@@ -2645,6 +2860,7 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 ranges = f"{_f(vf.min(), 1)} to {_f(vf.max(), 1)} and {_f(vz.min(), 1)} to {_f(vz.max(), 1)}"
                 far = "zero" if dr["lean"] == "zero" else "fixed"
                 by_window = dchi2_by_window(A)
+                bound = [st for st, _, b in dchi2_by_window(A, bounds=True) if b]
                 sent += claim(f". The in-sample Δχ², the {C} fit's χ² minus {zero_name}'s, {_f(dr['d'], 1)} (the "
                               f"copies' {ranges}), lies far out among both kinds, {_rare_words(dr)}, which weakens "
                               f"'no evidence either way' for the rest: the copies' noise does not describe the "
@@ -2654,10 +2870,17 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                                   if dr["evidential"] else _false_alarm_words(dr, C).replace(":", ";", 1))
                                  if dr["how"] == "hint" and STATE_HINTS else "")
                               + (("; by window, n >= " + ", ".join(f"{st}: {_f(d, 1)}" for st, d in by_window)
-                                  + (f" (it comes from the levels below {_first_small(by_window)})"
-                                     if _first_small(by_window) else ""))
+                                  + (" (" + "; ".join(
+                                      ([f"it comes from the levels below {_first_small(by_window)}"]
+                                       if _first_small(by_window) else [])
+                                      + ([f"n >= {_list(map(str, bound))}: fits with an exponent on its bound, "
+                                          f"degenerate"] if bound else [])) + ")"
+                                     if _first_small(by_window) or bound else ""))
                                  if by_window else ""),
-                              _dchi2_claim_holds(A, dr))
+                              _dchi2_claim_holds(A, dr)
+                              and all(fit_model(MODEL[cal["fixed"]["key"]], s, A.jitter, st).at_bound
+                                      or fit_model(MODEL[cal["zero"]["key"]], s, A.jitter, st).at_bound
+                                      for st in bound))
             text.append(sent + ".")
             text.append("No finite table can exclude a turn beyond its last level.")
             # the readings that lean although neither kind of copy reproduces them, whichever way each leans
@@ -2672,7 +2895,9 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
                 hint = ("; as hints only, " + " and ".join(f"{name} leans against {against[r['lean']]}"
                                                              for name, r in hints)
                         + ", each lying far out among both kinds of copies")
-            text.insert(1, f"In short: fits to these levels cannot tell a late turn to {C} from a limit of 0{hint}.")
+            text.insert(1, f"In short: fits to these levels cannot tell a late turn to {C} from a limit of 0{hint}"
+                        + (", by a calibration whose AR(1) copies' jitter is not the data's (see below)"
+                           if nr_ok else "") + ".")
         else:
             lack = []
             if against_fixed:
@@ -2785,6 +3010,18 @@ def calibration_text(A: Analysis):
                  f"(at the smaller distance). So that a finding is no evidence either "
                  f"way says that some {C} curve fits about as well as some limit-0 curve, not that no table of "
                  f"these levels could tell a limit of {C} from 0")
+    nr = noise_reading(A)
+    if nr and _noise_unlike(A):
+        text += (f". These distances, the 'no evidence either way' findings and the held-out χ² failures of the "
+                 f"true curve below are conditional on the copies' AR(1) jitter, {_noise_words(nr, m)}: the "
+                 f"data's jitter looks independent, and their residuals' autocorrelation is the fitted forms' smooth "
+                 f"misfit, not correlated noise; {_white_words(nr)}; that distance is sqrt(Σ (gap/σ(n))²) over n = "
+                 f"{FIT_CUT}..{N}, against {_f(nr['ar1'], 2)} under the AR(1) jitter")
+    elif nr:
+        text += (f". The copies' second differences, standardised, have lag-1 autocorrelation "
+                 f"{_f(nr['median']['fixed'], 2)} and {_f(nr['median']['zero'], 2)} (medians), the data's "
+                 f"{_f(nr['data'], 2)}; under independent jitter σ(n) the two truths lie {_f(nr['white'], 1)} s.d. "
+                 f"apart")
     rr = [x for x in list(fx["resid_rho"]) + list(zr["resid_rho"]) if x is not None and np.isfinite(x)]
     rho_data = residual_rho(A)
     alike = bool(rr) and np.isfinite(rho_data) and min(rr) <= rho_data <= max(rr)
@@ -2851,11 +3088,16 @@ def calibration_text(A: Analysis):
         if tr:
             how_far = (f"turns {_f(tr['d'], 1)} times earlier than on all of them" if math.isfinite(tr["d"]) else
                        f"turns, and on all of them it falls to n = {FAR:.0e} (a recession past every level)")
+            rc = recede_counts(cal)
             text += (f". Refitted without the last {max(HOLDOUTS)} levels, {MODEL[kf].label} {how_far}; a turn that "
                      f"recedes this far or further as the levels are added is on {tr['reach']['fixed']} of the "
                      f"{tr['n']['fixed']} {C} copies and {tr['reach']['zero']} of the {tr['n']['zero']} limit-0 ones "
                      f"whose fit without those levels turns (of {m} "
-                     f"each; their factors {rng(tr['vals']['fixed'], 2)} and {rng(tr['vals']['zero'], 2)})"
+                     f"each; {rc['fixed']['no_turn']} and {rc['zero']['no_turn']} do not turn without them and are "
+                     f"left out; the factors of those whose fits with and without them both turn "
+                     f"{rng(rc['fixed']['finite'], 2)} and {rng(rc['zero']['finite'], 2)}"
+                     + (f", {rc['fixed']['past']} and {rc['zero']['past']} receding past every level"
+                        if rc["fixed"]["past"] + rc["zero"]["past"] else "") + ")"
                      + ((f": {_rare_words(tr)}, far out among both kinds"
                          + ((f"; {lean_words[tr['lean']]} (a hint, not a calibrated test; {_rates_words(tr, C)})"
                              if tr["evidential"] else _false_alarm_words(tr, C).replace(":", ";", 1))
