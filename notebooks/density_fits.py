@@ -1462,7 +1462,12 @@ def noise_reading(A: Analysis) -> dict | None:
         return None
     med = {kind: float(np.median(v)) for kind, v in copies.items()}
     neg = {kind: int(np.sum(v <= data)) for kind, v in copies.items()}
-    less = all(med[k] > data and 4 * neg[k] <= copies[k].size for k in copies)
+    # The data's value must also be that of independent jitter, -2/3 within two standard errors (about
+    # 1/sqrt(m) for m second differences): a value between -2/3 and the copies' would not say which noise it is.
+    m = int(np.sum((second_differences(A.series)[0] - 1 >= A.jitter.n_from)
+                   & (second_differences(A.series)[0] + 1 <= A.jitter.n_to)))
+    independent = m > 0 and abs(data + 2 / 3) <= 2 / math.sqrt(m)
+    less = independent and all(med[k] > data and 4 * neg[k] <= copies[k].size for k in copies)
     keys = {kind: cal[kind]["key"] for kind in ("fixed", "zero")}
     return {"data": data, "copies": copies, "median": med, "as_negative": neg, "less": less,
             "white": apart["white"], "ar1": min(apart["whitened"].values()),
@@ -2502,7 +2507,7 @@ _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
 def _which_families(some: list, keys: list) -> str:
-    """' (the three-parameter ones)' when `some` of the families `keys` are exactly those with one number of
+    """' (their three-parameter ones)' when `some` of the families `keys` are exactly those with one number of
     parameters (and not all of them); else ''."""
     sizes = {MODEL[k].n_params for k in some}
     if len(sizes) != 1 or len(some) == len(keys):
@@ -2510,7 +2515,7 @@ def _which_families(some: list, keys: list) -> str:
     p = sizes.pop()
     if set(some) != {k for k in keys if MODEL[k].n_params == p}:
         return ""
-    return f" (the {_NUMBER_WORDS.get(p, str(p))}-parameter ones)"
+    return f" (their {_NUMBER_WORDS.get(p, str(p))}-parameter ones)"
 
 
 def _passing_starts(A: Analysis) -> list:
@@ -2805,7 +2810,8 @@ def _results(A: Analysis, n0, bits: dict, claim) -> str:
         text.append(f"Free limits (fits that pass χ², windows n >= {_list(map(str, _passing_starts(A)))}) "
                     f"range from {_f(lo, 3)} to {_f(hi, 3)} by family and window (families of at most "
                     f"{max(m.n_params for m in MODELS)} parameters: the range, like the ranking, is relative to them)"
-                    + (claim(f"; {len(down)} of the {len(free_keys)} free-limit families{_which_families(down, free_keys)} "
+                    + (claim(f"; {len(down)} of the {len(free_keys)} free-limit families with fits off their bounds"
+                             f"{_which_families(down, free_keys)} "
                              f"drift down by {DRIFT_Z:g} inflated s.e. or more",
                              all(_refit_shift(A, k) <= -DRIFT_Z for k in down)
                              and all(MODEL[k].limit == "free" for k in free_keys)) if down else "") + ".")
@@ -3014,8 +3020,10 @@ def calibration_text(A: Analysis):
     if nr and _noise_unlike(A):
         text += (f". These distances, the 'no evidence either way' findings and the held-out χ² failures of the "
                  f"true curve below are conditional on the copies' AR(1) jitter, {_noise_words(nr, m)}: the "
-                 f"data's jitter looks independent, and their residuals' autocorrelation is the fitted forms' smooth "
-                 f"misfit, not correlated noise; {_white_words(nr)}; that distance is sqrt(Σ (gap/σ(n))²) over n = "
+                 f"data's second differences are those of independent jitter, not of AR(1) jitter like the copies', "
+                 f"so at the scale of neighbouring levels their residuals' autocorrelation is the fitted forms' smooth "
+                 f"misfit (slow correlated noise, which second differences do not see, is not ruled out); "
+                 f"{_white_words(nr)}; that distance is sqrt(Σ (gap/σ(n))²) over n = "
                  f"{FIT_CUT}..{N}, against {_f(nr['ar1'], 2)} under the AR(1) jitter")
     elif nr:
         text += (f". The copies' second differences, standardised, have lag-1 autocorrelation "

@@ -862,7 +862,7 @@ class VerdictTest(unittest.TestCase):
         # the free-limit families that drift: here the three-parameter ones, said so
         down = [k for k in F._free_keys(A) if F.drift_direction(A.drift[k]) == "down"]
         self.assertEqual(sorted(down), sorted(k for k in F._free_keys(A) if F.MODEL[k].n_params == 3))
-        self.assertIn(f"; {len(down)} of the {len(F._free_keys(A))} free-limit families (the three-parameter ones) "
+        self.assertIn(f"; {len(down)} of the {len(F._free_keys(A))} free-limit families with fits off their bounds (their three-parameter ones) "
                       f"drift down", v.results)
         # the Δχ² windows whose fits have an exponent on its bound are marked as degenerate
         bound = [st for st in F.WINDOW_STARTS if F.fit_model(F.MODEL[kf], A.series, A.jitter, st).at_bound

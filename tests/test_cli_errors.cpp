@@ -260,8 +260,8 @@ TEST(CliErrors, StandardOutputThatCannotBeWrittenIsAnError) {
         {"--help"}, {"sieve", "--help"}, {"--version"}}) {
     const ProcessResult r = run_chomp(args, full);
     EXPECT_EQ(r.exit_code, 1) << args[0] << ' ' << args.back() << ": " << r.err;
-    // (Help fills the stream's buffer, whose failed write leaves no reason
-    // by the time the output is checked.)
+    // (`--version` and a command's help fail in a write the stream makes
+    // before the output is checked, whose reason is gone by then.)
     const bool help = args.back() == "--help" || args.back() == "--version";
     EXPECT_TRUE(contains(r.err, help ? "chomp: error: cannot write standard output"
                                      : "chomp: error: cannot write standard output (No space left on device)"))

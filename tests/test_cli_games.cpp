@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -153,6 +156,22 @@ TEST(AnalyzeCommand, APositionLargerThanTheMemoryLeftIsRefusedUpFront) {
   EXPECT_EQ(small.exit_code, 0) << small.err;
   EXPECT_TRUE(contains(small.out, "Status: winning\n")) << small.out;  // a square: take (2,2)
   EXPECT_TRUE(contains(small.out, "Winning moves (1):")) << small.out;
+}
+
+// A box stopped while it is solved leaves nothing behind: no table, no
+// temporary file, no lock file (its claims are taken once it is solved).
+TEST(RectanglesCommand, StoppedWhileSolvingLeavesNoFile) {
+  ScratchDir s;
+  ChompProcess box({"rectangles", "--max-rows", "16", "--max-cols", "16", "-t", "1", "-q", "-o", s.file("big.h5"),
+                    "--csv", s.file("big.csv")});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_FALSE(box.exited()) << "the 16 x 16 box was solved in 0.3 s: too small to stop";
+  box.send(SIGINT);
+  const ProcessResult r = box.wait();
+  EXPECT_NE(r.exit_code, 0);
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(s.path())) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << left.front();
 }
 
 TEST(RectanglesCommand, TableCsvAndHdf5) {

@@ -149,6 +149,11 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_EQ(not_sieve.exit_code, 1);  // a file of another kind, as verify and sieve --resume say of it
   EXPECT_TRUE(contains(not_sieve.err, "--check-sieve")) << not_sieve.err;
   EXPECT_EQ(run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.file("none.h5")}).exit_code, 2);
+  const ProcessResult check_folder =
+      run_chomp({"grundy", "-n", "5", "-o", s.file("y.h5"), "--check-sieve", s.path().string()});
+  EXPECT_EQ(check_folder.exit_code, 2) << check_folder.err;
+  EXPECT_TRUE(contains(check_folder.err, "is a folder; give the result file of a `chomp sieve` run"))
+      << check_folder.err;
   // A dry run refuses what the run would: a missing sieve file, an output
   // that exists (without --force or --resume).
   EXPECT_EQ(run_chomp({"grundy", "-n", "5", "--dry-run", "--check-sieve", s.file("none.h5")}).exit_code, 2);

@@ -234,6 +234,21 @@ TEST(Show, SaysWhenARunningFileHasNoWriter) {
   }
 }
 
+// The same for a Grundy table: its CSV carries no status either.
+TEST(Show, TheCsvOfAnUnfinishedGrundyRunSaysSoOnStandardError) {
+  ScratchDir dir;
+  const std::string file = dir.file("g.h5");
+  ChompProcess run({"grundy", "-n", "90", "-t", "1", "-o", file});
+  ASSERT_TRUE(run.wait_until([&] { return run.last_level_printed() >= 20; })) << run.err();
+  run.send(SIGINT);
+  ASSERT_EQ(run.wait().exit_code, 130);
+  const ProcessResult csv = run_chomp({"show", file, "--csv"});
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.err.find("is unfinished (status interrupted): the table holds "), std::string::npos) << csv.err;
+  EXPECT_NE(csv.err.find(" of the run's 90; "), std::string::npos) << csv.err;
+  EXPECT_NE(csv.err.find(" grundy --resume --output " + file + " continues it\n"), std::string::npos) << csv.err;
+}
+
 // The provenance's command_line quotes each word a shell would split or
 // expand, so that it reads back as the words the program was given: a
 // file name with a space and a quote comes back whole from /bin/sh.

@@ -143,12 +143,13 @@ CLI::Validator output_file_name() {
         // A device, pipe or socket (/dev/null, a FIFO): results are written
         // to a new file renamed over the name, which would replace the device
         // itself when run as root, and a pipe cannot hold an HDF5 file.
+        // ('-' is standard output where an option takes it, as --csv does.)
         std::error_code ec;
         const auto status = std::filesystem::status(value, ec);
-        if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+        if (value != "-" && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
             !std::filesystem::is_directory(status))
-          return in_quotes(value) + " is not a regular file (a device, a pipe or a socket); give the name of a file "
-                 "to write, such as levels.h5";
+          return in_quotes(value) + " is not a regular file (a device, a pipe or a socket); give the name of a "
+                 "file to write";
         if (value.size() >= PATH_MAX)
           return "the file name is " + std::to_string(value.size()) + " bytes long; at most " +
                  std::to_string(PATH_MAX - 1) + " are possible";

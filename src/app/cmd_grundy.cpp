@@ -58,10 +58,16 @@ class SieveDisagrees : public std::runtime_error {
 /// cannot be used (damaged, or of another kind: a Grundy or 3D table) exits
 /// 1, as `chomp verify` and `chomp sieve --resume` do with it.
 std::vector<std::uint64_t> sieve_losing(const std::string& path, int max_tiles) {
+  // A name mistyped, or a folder: the command line's fault (exit 2). A path
+  // that cannot be looked at (permissions) is left to the read (exit 1).
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))  // a name mistyped: the command line's fault (exit 2)
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found)
     throw UsageError("--check-sieve: there is no file " + printable(path) + "; give the result file of a `chomp "
                      "sieve` run (check the name and the folder)");
+  if (std::filesystem::is_directory(status))
+    throw UsageError("--check-sieve: " + printable(path) + " is a folder; give the result file of a `chomp sieve` "
+                     "run");
   LevelTable t;
   try {
     t = read_level_file(path);

@@ -104,12 +104,17 @@ int run_rectangles(const RectanglesArgs& a) {
   // Not a sieve run's side file either: --force would overwrite a store.
   if (!a.output.empty()) refuse_side_file_name(a.output);
   if (!a.csv.empty() && !csv_to_stdout) refuse_side_file_name(a.csv, "--csv", ".csv");
-  // The claims every command takes on its outputs: --force over a file that
-  // a sieve or grundy run is writing replaced it under that run, which then
-  // finished into a file no longer there and said it had written it.
-  std::optional<RunClaim> output_claim, csv_claim;
-  if (!a.output.empty()) output_claim.emplace(a.output);
-  if (!a.csv.empty() && !csv_to_stdout) csv_claim.emplace(a.csv);
+  // A file that a sieve or grundy run is writing: --force replaced it under
+  // that run, which then finished into a file no longer there and said it
+  // had written it. Refused before the solve; the claims themselves are
+  // taken once the tables are solved, so that a box stopped while it is
+  // solved (no signal handler here) leaves no lock file behind.
+  const bool csv_file = !a.csv.empty() && !csv_to_stdout;
+  for (const std::string& path : {a.output, csv_file ? a.csv : std::string()})
+    if (!path.empty() && RunClaim::held(path))
+      throw std::runtime_error(printable(path) + " is being written by another chomp process, which holds " +
+                               printable(RunClaim::lock_path(path)) + "; let it finish, or stop it (SIGINT or "
+                               "SIGTERM), or give another file");
   refuse_existing(a.output, a.force, "--output");
   if (!csv_to_stdout) refuse_existing(a.csv, a.force, "--csv");
   // The box is min(max-rows, max-cols) x max-cols: C(rows + cols, rows) positions.
@@ -146,9 +151,13 @@ int run_rectangles(const RectanglesArgs& a) {
   } else if (!a.quiet) {
     print_table(table);
   }
+  // The claims every run takes on its outputs (a run started on them during
+  // the solve is refused here, or refuses this one).
+  std::optional<RunClaim> output_claim, csv_claim;
+  if (!a.output.empty()) output_claim.emplace(a.output);
+  if (csv_file) csv_claim.emplace(a.csv);
   // The CSV is written beside its name and renamed once both tables are
   // whole: a failure leaves neither a partial CSV nor a temporary file.
-  const bool csv_file = !a.csv.empty() && !csv_to_stdout;
   const std::string csv_tmp = csv_file ? a.csv + ".tmp" : std::string();
   RemoveUnlessKept csv_cleanup(csv_tmp);
   if (csv_file) {

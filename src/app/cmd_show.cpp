@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "chomp/grundy_file.hpp"
@@ -32,15 +33,22 @@ struct ShowArgs {
 /// A CSV has no room to say that its run is unfinished, and it is what
 /// people redirect into a file: so standard error says it, for a file whose
 /// status is not "complete" (its rows are only the levels finished so far).
+/// `resume`: the command that continues the run.
+void note_unfinished(const std::string& file, const std::string& status, std::size_t rows,
+                     std::optional<std::int64_t> max_tiles, const std::string& resume) {
+  if (status == "complete") return;
+  std::cerr << "note: " << printable(file) << " is unfinished (status " << (status.empty() ? "?" : status)
+            << "): the table holds " << rows << " finished level" << (rows == 1 ? "" : "s");
+  if (max_tiles) std::cerr << " of the run's " << *max_tiles;
+  std::cerr << (RunClaim::held(file) ? ", and its run is still writing it" : "; " + resume + " continues it") << "\n";
+}
+
 void note_unfinished(const std::string& file, const LevelTable& t, std::size_t rows) {
   if (t.complete()) return;
   const auto max = t.number_attributes.find("max_tiles");
-  std::cerr << "note: " << printable(file) << " is unfinished (status " << t.status() << "): the table holds "
-            << rows << " finished level" << (rows == 1 ? "" : "s");
-  if (max != t.number_attributes.end()) std::cerr << " of the run's " << max->second;
-  std::cerr << (RunClaim::held(file) ? ", and its run is still writing it" : "; " + resume_command(file, t) +
-                                                                                 " continues it")
-            << "\n";
+  note_unfinished(file, t.status(), rows,
+                  max == t.number_attributes.end() ? std::nullopt : std::optional<std::int64_t>(max->second),
+                  resume_command(file, t));
 }
 
 /// The losing positions of at most three rows of every level, from the
@@ -142,6 +150,11 @@ int show_grundy(const ShowArgs& a) {
   const std::size_t rows = g.tiles.size();
   const std::size_t width = rows ? g.counts[0].size() : 0;
   if (a.csv) {
+    const auto status = g.text_attributes.find("status");
+    const auto max = g.number_attributes.find("max_tiles");
+    note_unfinished(a.file, status == g.text_attributes.end() ? "" : status->second, rows,
+                    max == g.number_attributes.end() ? std::nullopt : std::optional<std::int64_t>(max->second),
+                    program_path() + " grundy --resume --output " + shell_quote(a.file));
     std::printf("tiles,positions,largest_value,seconds");
     for (std::size_t v = 0; v < width; ++v) std::printf(",g%zu", v);
     std::printf("\n");

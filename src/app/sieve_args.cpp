@@ -275,10 +275,16 @@ ClaimedOutput::ClaimedOutput(SieveArgs& a) {
   // /dev/null): the store cannot be kept there, and --force must not replace it.
   {
     const auto status = std::filesystem::status(store_path_, ec);
-    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-      throw UsageError("the store of " + printable(a.output, 200) + " would be " + printable(store_path_, 200) +
-                       ", which is not a regular file (a device, a pipe or a socket); move it away, or give another "
-                       "--output");
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+      const std::string what = "the store of " + printable(a.output, 200) + " would be " +
+                               printable(store_path_, 200) +
+                               ", which is not a regular file (a device, a pipe or a socket); move it away, or "
+                               "give another --output";
+      // A run's own store that became one is a file that cannot be used
+      // (exit 1, as verify says of it); for a new run it is the name given.
+      if (a.resume && exists_) throw std::runtime_error(what);
+      throw UsageError(what);
+    }
   }
   // A store without its result file: the file was renamed, copied or moved
   // without it (and may still name it), or removed. A new run would empty it.
