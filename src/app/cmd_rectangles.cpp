@@ -104,19 +104,21 @@ int run_rectangles(const RectanglesArgs& a) {
   // Not a sieve run's side file either: --force would overwrite a store.
   if (!a.output.empty()) refuse_side_file_name(a.output);
   if (!a.csv.empty() && !csv_to_stdout) refuse_side_file_name(a.csv, "--csv", ".csv");
+  refuse_existing(a.output, a.force, "--output");
+  if (!csv_to_stdout) refuse_existing(a.csv, a.force, "--csv");
   // A file that a sieve or grundy run is writing: --force replaced it under
   // that run, which then finished into a file no longer there and said it
-  // had written it. Refused before the solve; the claims themselves are
-  // taken once the tables are solved, so that a box stopped while it is
-  // solved (no signal handler here) leaves no lock file behind.
+  // had written it. Refused before the solve (once its folder is known to
+  // be one: a lock file that cannot be looked at counts as held); the
+  // claims themselves are taken once the tables are solved, so that a box
+  // stopped while it is solved (no signal handler here) leaves no lock
+  // file behind.
   const bool csv_file = !a.csv.empty() && !csv_to_stdout;
   for (const std::string& path : {a.output, csv_file ? a.csv : std::string()})
     if (!path.empty() && RunClaim::held(path))
       throw std::runtime_error(printable(path) + " is being written by another chomp process, which holds " +
                                printable(RunClaim::lock_path(path)) + "; let it finish, or stop it (SIGINT or "
                                "SIGTERM), or give another file");
-  refuse_existing(a.output, a.force, "--output");
-  if (!csv_to_stdout) refuse_existing(a.csv, a.force, "--csv");
   // The box is min(max-rows, max-cols) x max-cols: C(rows + cols, rows) positions.
   const int box_rows = std::min(a.max_rows, a.max_cols);
   if (box_rows + a.max_cols > kMaxPathSteps)
