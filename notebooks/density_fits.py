@@ -1464,8 +1464,8 @@ def noise_reading(A: Analysis) -> dict | None:
     neg = {kind: int(np.sum(v <= data)) for kind, v in copies.items()}
     # The data's value must also be that of independent jitter, -2/3 within two standard errors (about
     # 1/sqrt(m) for m second differences): a value between -2/3 and the copies' would not say which noise it is.
-    m = int(np.sum((second_differences(A.series)[0] - 1 >= A.jitter.n_from)
-                   & (second_differences(A.series)[0] + 1 <= A.jitter.n_to)))
+    centres = second_differences(A.series)[0]
+    m = int(np.sum((centres - 1 >= A.jitter.n_from) & (centres + 1 <= A.jitter.n_to)))
     independent = m > 0 and abs(data + 2 / 3) <= 2 / math.sqrt(m)
     less = independent and all(med[k] > data and 4 * neg[k] <= copies[k].size for k in copies)
     keys = {kind: cal[kind]["key"] for kind in ("fixed", "zero")}
