@@ -94,6 +94,22 @@ const std::array<Column, kColumns>& columns() {
   return cols;
 }
 
+/// Whether name is one plain file name (the writer records the store's name
+/// without a folder: a path here could point the run at any file).
+bool plain_file_name(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
+  for (const char c : name)
+    if (c == '/' || static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return false;
+  return true;
+}
+
+bool run_id_form(const std::string& id) {
+  if (id.size() != 32) return false;
+  for (const char c : id)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -146,6 +162,21 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
   if (const int largest = prov.dimensions == 3 ? kMaxCubes : kMaxTiles; prov.max_tiles < 1 || prov.max_tiles > largest)
     throw std::invalid_argument("LevelFileWriter: Provenance::max_tiles is " + std::to_string(prov.max_tiles) +
                                 "; a " + std::to_string(prov.dimensions) + "D run's is 1.." + std::to_string(largest));
+  if (prov.store_losing < 0 || prov.store_losing > std::min(kMaxStoredTiles, prov.max_tiles))
+    throw std::invalid_argument("LevelFileWriter: Provenance::store_losing is " + std::to_string(prov.store_losing) +
+                                "; 0..min(" + std::to_string(kMaxStoredTiles) + ", max_tiles)");
+  // The store is named relative to this file's folder: a path (such as a
+  // temporary store's, "/tmp/chomp-store-... (temporary)") made a file that
+  // said "complete" and that every reader then refused as damaged.
+  if (!prov.store_file.empty() && !plain_file_name(prov.store_file))
+    throw std::invalid_argument("LevelFileWriter: Provenance::store_file \"" + prov.store_file.substr(0, 60) +
+                                "\" is not a file name: give the store's name alone, beside this file "
+                                "(std::filesystem::path(store_path_for(path)).filename())");
+  if (!run_id_form(prov.run_id) && !(prov.run_id.empty() && prov.store_file.empty()))
+    throw std::invalid_argument("LevelFileWriter: Provenance::run_id \"" + prov.run_id.substr(0, 40) +
+                                "\" is not 32 hexadecimal digits (new_run_id(), the store's id)");
+  Provenance recorded = prov;
+  if (recorded.start_utc.empty()) recorded.start_utc = utc_now();
   {
     Handle fapl = h5::latest_format_access();
     impl_->file = check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
@@ -154,7 +185,7 @@ LevelFileWriter::LevelFileWriter(const std::string& path, const Provenance& prov
   const hid_t f = impl_->file.get();
   h5::write_build_attributes(f);
   write_attr(f, "format_version", kFormatVersion);
-  h5::write_run_attributes(f, prov);
+  h5::write_run_attributes(f, recorded);
 
   // SWMR writing allows no new objects, so every dataset is made now; the
   // groups are closed before it starts (only datasets may stay open).
@@ -351,21 +382,6 @@ const std::vector<std::pair<const char*, h5::Kind>>& root_schema() {
   return schema;
 }
 
-/// Whether name is one plain file name (the writer records the store's name
-/// without a folder: a path here could point the run at any file).
-bool plain_file_name(const std::string& name) {
-  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
-  for (const char c : name)
-    if (c == '/' || static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return false;
-  return true;
-}
-
-bool run_id_form(const std::string& id) {
-  if (id.size() != 32) return false;
-  for (const char c : id)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
 
 /// Refuses root attributes of a format 3 file that no writer makes.
 void check_root_values(const LevelTable& t, const std::string& path) {

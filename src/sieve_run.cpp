@@ -59,6 +59,21 @@ Provenance run_provenance(const SieveRunRequest& r, const Resume* resume) {
   return prov;
 }
 
+/// The request with its store beside the output: store_path_for(output)
+/// where none is given. The file names its store relative to its own
+/// folder, so a store elsewhere would make a file whose readers find none.
+SieveRunRequest with_store_beside(SieveRunRequest r) {
+  if (r.store_path.empty()) r.store_path = store_path_for(r.output);
+  const auto folder = [](const std::string& p) {
+    return std::filesystem::absolute(std::filesystem::path(p)).lexically_normal().parent_path();
+  };
+  if (folder(r.store_path) != folder(r.output))
+    throw std::invalid_argument("SieveRunRequest: store_path " + r.store_path + " is not in the folder of output " +
+                                r.output + " (the file names its store relative to its own folder; leave "
+                                "store_path empty for store_path_for(output))");
+  return r;
+}
+
 /// A step called out of the header's order: a library caller's mistake,
 /// said as one, where it would dereference a part not made yet.
 void require(bool ok, const char* step, const char* needs) {
@@ -68,7 +83,7 @@ void require(bool ok, const char* step, const char* needs) {
 }  // namespace
 
 SieveRun::SieveRun(SieveRunRequest request, std::unique_ptr<Resume> resume)
-    : request_(std::move(request)),
+    : request_(with_store_beside(std::move(request))),
       resume_(std::move(resume)),
       resuming_(resume_ != nullptr),
       provenance_(run_provenance(request_, resume_.get())),

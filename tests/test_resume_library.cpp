@@ -227,6 +227,40 @@ TEST(ResumeLibrary, SieveRunInItsOrderGivesTheTableAndOutOfOrderSaysWhichStepCom
   }
 }
 
+// A request without a store path puts the store beside the output, as
+// store_path_for says (it threw "cannot create store : No such file or
+// directory"); a store in another folder, which the file could not name, is
+// refused before anything is made.
+TEST(ResumeLibrary, SieveRunKeepsItsStoreBesideTheOutput) {
+  ScratchDir dir;
+  const std::string out = dir.file("run.h5");
+  {
+    SieveRun run(SieveRunRequest{out, "", 12, 0, SieveOptions{}, 1, "test", 2, ""}, nullptr);
+    run.open_store();
+    run.open_file();
+    run.name_file();
+    run.make_sieve(nullptr, nullptr);
+    run.run([](const LevelResult&) {}, nullptr);
+    run.finish();
+  }
+  EXPECT_TRUE(std::filesystem::exists(store_path_for(out)));
+  const LevelTable t = read_level_file(out);
+  ASSERT_TRUE(t.complete());
+  EXPECT_EQ(t.losing[11], read_level_file(committed_levels_file("h5")).losing[11]);
+
+  std::filesystem::create_directory(dir.file("elsewhere"));
+  const std::string other = dir.file("other.h5");
+  try {
+    SieveRun run(SieveRunRequest{other, dir.file("elsewhere/other.h5.store"), 12, 0, SieveOptions{}, 1, "test", 2, ""},
+                 nullptr);
+    ADD_FAILURE() << "a store outside the output's folder was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("is not in the folder of output"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(other));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("elsewhere/other.h5.store")));
+}
+
 // A writer asked to finish a file "complete" with levels missing refuses
 // (every reader would call the file damaged) and writes nothing; the same
 // file finishes "interrupted", readable with its levels.
@@ -308,6 +342,21 @@ TEST(ResumeLibrary, TheWriterRefusesWhatReadersWouldCallDamaged) {
   prov.dimensions = 3;
   prov.max_tiles = 64;
   refused(prov, "a 3D run's is 1..63");
+  // A store named by its path (or a temporary store's description) made a
+  // file that said "complete" and that its own reader refused as damaged.
+  prov = new_run_provenance(path, 3);
+  prov.store_file = dir.file("hand.h5.store");
+  refused(prov, "Provenance::store_file \"" + prov.store_file + "\" is not a file name");
+  prov.store_file = "/tmp/chomp-store-x (temporary)";
+  refused(prov, "is not a file name: give the store's name alone");
+  prov = new_run_provenance(path, 3);
+  prov.run_id = "not-an-id";
+  refused(prov, "Provenance::run_id \"not-an-id\" is not 32 hexadecimal digits");
+  prov.run_id.clear();
+  refused(prov, "is not 32 hexadecimal digits");  // a store named, no id
+  prov = new_run_provenance(path, 3);
+  prov.store_losing = 4;
+  refused(prov, "Provenance::store_losing is 4; 0..min(63, max_tiles)");
 
   const Provenance three = new_run_provenance(path, 3);
   const auto store = LosingStore::create(store_path_for(path), three.run_id);
@@ -327,4 +376,8 @@ TEST(ResumeLibrary, TheWriterRefusesWhatReadersWouldCallDamaged) {
   const LevelTable t = read_level_file(path);
   EXPECT_TRUE(t.complete());
   EXPECT_EQ(t.tiles.size(), 3u);
+  // A provenance without a start time records the writer's (it was left empty).
+  ASSERT_TRUE(t.text_attributes.count("start_utc"));
+  EXPECT_EQ(t.text_attributes.at("start_utc").size(), std::string("2026-12-07T16:00:00Z").size())
+      << t.text_attributes.at("start_utc");
 }

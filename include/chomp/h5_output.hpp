@@ -89,9 +89,13 @@ class LevelFileWriter {
   /// defaults: max_tiles, run_id and store_file (the store's run id and file
   /// name, beside this file: without them readers find no store), and
   /// inferred_marks (inferred_marks_text of the sieve's inferred rows;
-  /// save_level, resume.hpp, refuses a mismatch). Throws
-  /// std::invalid_argument, making no file, for dimensions other than 2 or 3
-  /// or max_tiles outside 1..kMaxTiles (kMaxCubes in 3D). doc/LIBRARY.md
+  /// save_level, resume.hpp, refuses a mismatch). An empty start_utc is
+  /// recorded as now. Throws std::invalid_argument, making no file, for
+  /// what every reader would call damaged: dimensions other than 2 or 3,
+  /// max_tiles outside 1..kMaxTiles (kMaxCubes in 3D), store_losing outside
+  /// 0..min(kMaxStoredTiles, max_tiles), a store_file that is not a plain
+  /// file name (a path, or a temporary store's description), or a run_id
+  /// that is not 32 hexadecimal digits (empty only with no store_file). doc/LIBRARY.md
   /// says when to write a file by hand; tests/test_resume_library.cpp does.
   LevelFileWriter(const std::string& path, const Provenance& provenance);
   ~LevelFileWriter();

@@ -13,14 +13,14 @@ namespace chomp {
 struct Provenance {
   std::string command_line;
   int max_tiles = 0;
-  int threads = 0;
+  int threads = 0;  ///< the threads the run used (SieveOptions::threads; 0: oneTBB's default, every core)
   int processes = 1;     ///< MPI processes sharing the run (attribute mpi_ranks)
   std::string mpi_library;  ///< their MPI library, e.g. "Open MPI v4.1.4" ("" for one process)
   int store_losing = 0;  ///< levels 1..store_losing keep their losing positions
   std::uint64_t memory_budget = 0;  ///< the sieve's budget in bytes (0: none)
   std::string store_file;  ///< the store's name, relative to the result file's folder
   std::string run_id;      ///< the store's id
-  std::string start_utc;
+  std::string start_utc;   ///< when the run started (utc_now(); LevelFileWriter records now where it is empty)
   std::string resume_history;  ///< empty for a run that was never resumed
   /// The revision of the build that started the run (attribute
   /// first_git_revision): git_revision and the other build attributes are

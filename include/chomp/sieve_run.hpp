@@ -55,7 +55,7 @@ class ProcessGroup;  // process_group.hpp
 /// What a run is asked for.
 struct SieveRunRequest {
   std::string output;      ///< the result file
-  std::string store_path;  ///< a new run's store (store_path_for(output))
+  std::string store_path;  ///< a new run's store, in output's folder; empty: store_path_for(output)
   int max_tiles = 0;
   int store_losing = 0;
   SieveOptions options;    ///< threads and memory_budget are recorded in the file
@@ -70,7 +70,8 @@ class SieveRun {
   /// A run of `request`; `resume` is the run in request.output to continue
   /// (a Resume made on it), or null for a new run. Makes the provenance
   /// the file will carry; writes nothing. Throws std::invalid_argument for
-  /// request.dimensions other than 2 or 3.
+  /// request.dimensions other than 2 or 3, and for a store_path outside
+  /// output's folder (the file names its store relative to that folder).
   SieveRun(SieveRunRequest request, std::unique_ptr<Resume> resume);
   ~SieveRun();
   SieveRun(const SieveRun&) = delete;
