@@ -285,6 +285,7 @@ class Levels:
 
     @property
     def max_tiles(self) -> int:
+        """The last level the table holds; the run's own target is attrs["max_tiles"]."""
         return int(self.tiles[-1])
 
     @property
@@ -322,6 +323,10 @@ class Levels:
             f"program:       {a.get('program', '?')} {a.get('version', '?')} "
             f"(git {a.get('git_revision', '?')}, {a.get('build_type', '?')}, {a.get('compiler', '?')})",
             f"command line:  {a.get('command_line', '?')}",
+            # A resumed run: git_revision is its latest leg's; the first leg's and every resume say the rest.
+            *([f"first leg:     git {a['first_git_revision']}"]
+              if a.get("first_git_revision") and a.get("first_git_revision") != a.get("git_revision") else []),
+            *[f"resumed:       {line}" for line in str(a.get("resume_history") or "").splitlines() if line],
             f"run:           {a.get('start_utc', '?')} .. {a.get('end_utc', '?')} on {a.get('host', '?')}, "
             f"{a.get('threads', '?')} threads; status {a.get('status', '?')}",
             f"libraries:     HDF5 {a.get('hdf5_version', '?')}, oneTBB {a.get('tbb_version', '?')}",
@@ -405,7 +410,9 @@ def open_h5(path):
     so a damaged file fails at once). FileNotFoundError for no file,
     IsADirectoryError for a folder, ValueError for a file that is not HDF5
     (NotATableError), PermissionError for one this user may not read,
-    OSError for a damaged or truncated one."""
+    BlockingIOError (an OSError) for one another program holds open for
+    writing without SWMR (read_levels turns it into a ValueError), OSError
+    for a damaged or truncated one."""
     import h5py  # imported here so the path helpers work without h5py
 
     path = Path(path)
@@ -776,6 +783,9 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
         f"program: {a.get('program')} {a.get('version')}",
         f"git_revision: {a.get('git_revision')}",
         f"command_line: {a.get('command_line')}",
+        # A resumed run: git_revision is its latest leg's; the first leg's and each resume (one line each).
+        *([f"first_git_revision: {a.get('first_git_revision')}"] if a.get("first_git_revision") else []),
+        *([f"resume_history: {a.get('resume_history')}"] if a.get("resume_history") else []),
         f"run: {a.get('start_utc')} .. {a.get('end_utc')} on host {a.get('host')}, {a.get('threads')} threads",
         f"build: {a.get('build_type')}, {a.get('compiler')}; HDF5 {a.get('hdf5_version')}; "
         f"oneTBB {a.get('tbb_version')}",
@@ -883,8 +893,15 @@ def stored_levels(path) -> list[int]:
             return []
         finished = _finished_rows(attrs, list(rows.values()),
                                   f["levels"]["store_trailer"][:rows["store_trailer"]] if "store_trailer" in rows else None)
-        return sorted(n for name in f["losing_positions"]
-                      if (m := re.fullmatch(r"level_(\d+)", name)) and (n := int(m.group(1))) <= finished)
+        # Each level looked up by name, not the group's links iterated: HDF5 1.10 crashed the interpreter
+        # (SIGSEGV) iterating a group whose metadata a flipped bit had damaged, where a lookup raises.
+        group = f["losing_positions"]
+        try:
+            kept = min(finished, 63, int(attrs.get("store_losing", 63)))   # 63: the most a run stores
+            return [n for n in range(1, kept + 1)
+                    if f"level_{n:03d}" in group]
+        except (RuntimeError, OSError, KeyError) as e:
+            raise ValueError(f"{path}: its /losing_positions group cannot be read ({e}): the file is damaged") from e
 
     return _read_settled(path, read)
 

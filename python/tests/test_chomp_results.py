@@ -601,6 +601,17 @@ class FileTest(unittest.TestCase):
                       "from a run to 170 tiles", edited.provenance())
         self.assertNotIn("snapshot", levels.provenance())
         self.assertNotIn("dimensions", levels.provenance())
+        # A resumed run names each leg after the first (its git_revision is the last leg's alone): the
+        # committed table's provenance and CSV said nothing of its seven resumes.
+        committed = cp.read_levels(cp.data_dir() / "levels-170.h5")
+        self.assertIn("\nresumed:       2026-12-02T11:25:38Z: restored levels 1..123 with 2 threads (chomp 0.2.0, "
+                      "revision ff2a3e731e5b)", committed.provenance())
+        self.assertEqual(committed.provenance().count("\nresumed:"), 7)
+        buf = io.StringIO()
+        cp.to_csv(committed, buf)
+        self.assertIn("\n# resume_history: 2026-12-02T11:25:38Z: restored levels 1..123", buf.getvalue())
+        self.assertIn("\n#   2026-12-03T07:36:37Z: restored levels 1..168", buf.getvalue())
+        self.assertNotIn("resume", levels.provenance())   # a run never resumed
         # A table of 3D Chomp says so (its counts are of plane partitions).
         self.assertIn("dimensions:    3 (positions are plane partitions)",
                       cp.read_levels(cp.data_dir() / "levels3d-40.h5").provenance())
