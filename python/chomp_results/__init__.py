@@ -56,6 +56,7 @@ import numpy as np
 __version__ = "0.2.0"
 
 __all__ = [
+    "GrundyTable",
     "IncompleteRunError",
     "Levels",
     "NotATableError",
@@ -67,6 +68,7 @@ __all__ = [
     "open_h5",
     "partition_numbers",
     "plane_partition_numbers",
+    "read_grundy",
     "read_levels",
     "read_losing_positions",
     "read_reference",
@@ -537,7 +539,7 @@ def _refuse_other_kind(f, path) -> None:
         kind = OTHER_FORMATS.get(fmt)
         raise NotATableError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
                              f"\"{fmt}\" marks a file of " + (f"`{kind}`" if kind else "another command") +
-                             " (" + ("`chomp show` prints it; " if fmt == "chomp-grundy" else "") +
+                             " (" + ("read_grundy reads it, `chomp show` prints it; " if fmt == "chomp-grundy" else "") +
                              "doc/FILE_FORMAT.md says what it holds)")
 
 
@@ -948,6 +950,80 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
 
     words = _read_settled(path, read)
     return [decode_path(w) for w in words]
+
+
+@dataclass
+class GrundyTable:
+    """The Sprague-Grundy counts of a `chomp grundy` file (doc/FILE_FORMAT.md,
+    *The Grundy file*): one row per level n = 1..max_tiles. ``counts[n - 1, g]``
+    positions of n tiles have value g (each row sums to p(n)); value 0 is
+    the losing positions, ``value_zero`` = ``counts[:, 0]`` = L(n). Counts are
+    uint64: take ``.astype(numpy.int64)`` before subtracting."""
+
+    path: Path
+    tiles: np.ndarray
+    positions: np.ndarray
+    counts: np.ndarray          # [levels, max_tiles]: /levels/grundy_counts
+    largest_value: np.ndarray
+    value_zero: np.ndarray
+    seconds: np.ndarray
+    attrs: dict = field(default_factory=dict)   # root attributes (provenance, convention)
+
+    @property
+    def max_tiles(self) -> int:
+        """The last level the table holds; the run's own target is attrs["max_tiles"]."""
+        return int(self.tiles[-1])
+
+
+def read_grundy(path, require_complete: bool = True) -> GrundyTable:
+    """The table of a `chomp grundy` file, checked as its readers check it:
+    levels 1..k in order, each row summing to p(n), value_zero its column 0.
+    IncompleteRunError (with the command that continues the run) for an
+    unfinished run unless require_complete is False; NotATableError for a
+    file of another command; the errors of open_h5 otherwise (a file is
+    written whole after each level, so it is never read mid-write)."""
+    path = Path(path)
+
+    def read(f):
+        attrs = {k: _attr(v) for k, v in f.attrs.items()}
+        if attrs.get("format") != "chomp-grundy":
+            kind = OTHER_FORMATS.get(attrs.get("format")) or ("chomp sieve" if "format_version" in attrs else None)
+            raise NotATableError(f"{path} is not a file of `chomp grundy` (root attribute format = "
+                                 f"{attrs.get('format')!r}" + (f": a file of `{kind}`" if kind else "") + ")")
+        if "levels" not in f:
+            raise NotATableError(f"{path} is not a Grundy file: it has no /levels group")
+        g = f["levels"]
+        cols = {c: g[c][:] for c in ("tiles", "positions", "largest_value", "value_zero", "grundy_counts")}
+        cols["seconds"] = g["seconds"][:] if "seconds" in g else np.zeros(len(cols["tiles"]))
+        return attrs, cols
+
+    attrs, cols = _read_settled(path, read)
+    if require_complete and attrs.get("complete") != 1:
+        status = attrs.get("status")
+        resume = f"chomp grundy --resume --output {path}"
+        raise IncompleteRunError(f"{path}: the run did not finish (complete = {attrs.get('complete')!r}, "
+                                 f"status = {status!r}): continue it with `{resume}`",
+                                 "read_grundy(path, require_complete=False) reads its finished levels")
+    k = len(cols["tiles"])
+    counts = cols["grundy_counts"]
+    if k == 0:
+        raise ValueError(f"{path}: no level finished yet")
+    if any(len(cols[c]) != k for c in ("positions", "largest_value", "value_zero", "seconds")) or counts.shape[0] != k:
+        raise ValueError(f"{path}: its /levels columns have different lengths: a damaged file")
+    tiles = cols["tiles"].astype(np.int64)
+    if not np.array_equal(tiles, np.arange(1, k + 1)):
+        raise ValueError(f"{path}: levels are not 1, 2, ..., n")
+    p = np.array(partition_numbers(k)[1:], dtype=np.uint64)
+    if not (np.array_equal(cols["positions"], p) and np.array_equal(counts.sum(axis=1, dtype=np.uint64), p)
+            and np.array_equal(counts[:, 0], cols["value_zero"])):
+        raise ValueError(f"{path}: its counts disagree (rows that do not sum to p(n), or value_zero not the counts "
+                         "of value 0): a damaged or edited file; `chomp show FILE` reads it, `chomp grundy` makes "
+                         "it again")
+    if require_complete and k != attrs.get("max_tiles"):
+        raise ValueError(f"{path}: {k} levels but max_tiles = {attrs.get('max_tiles')}")
+    return GrundyTable(path=path, tiles=cols["tiles"], positions=cols["positions"], counts=counts,
+                       largest_value=cols["largest_value"], value_zero=cols["value_zero"], seconds=cols["seconds"],
+                       attrs=attrs)
 
 
 def default_levels_file(with_positions: bool = False) -> Path:

@@ -137,8 +137,36 @@ class OtherFilesTest(unittest.TestCase):
     def test_a_grundy_file_is_named(self):
         for name in ("grundy-80.h5", "grundy-100.h5"):
             with self.assertRaisesRegex(ValueError, r'format = "chomp-grundy" marks a file of `chomp grundy` '
-                                                    r'\(`chomp show` prints it;'):
+                                                    r'\(read_grundy reads it, `chomp show` prints it;'):
                 cp.read_levels(cp.data_dir() / name)
+
+    def test_read_grundy(self):
+        """The committed Grundy tables: value 0 is L(n) of the sieve's table, each row sums to p(n), and
+        the counts by value of levels 1..12 are those of a brute-force mex straight from the rules."""
+        levels = cp.read_levels(cp.data_dir() / "levels-170.h5")
+        for name, n in (("grundy-80.h5", 80), ("grundy-100.h5", 100)):
+            g = cp.read_grundy(cp.data_dir() / name)
+            self.assertEqual(g.max_tiles, n)
+            self.assertEqual(g.counts.shape, (n, n))
+            self.assertEqual([int(x) for x in g.value_zero], [int(x) for x in levels.losing[:n]])
+            self.assertEqual([int(x) for x in g.positions], cp.partition_numbers(n)[1:])
+            self.assertEqual(g.attrs["format"], "chomp-grundy")
+        @lru_cache(maxsize=None)
+        def grundy(rows):
+            seen = {grundy(m) for m in moves(rows)}
+            return next(v for v in range(len(seen) + 1) if v not in seen)
+
+        g = cp.read_grundy(cp.data_dir() / "grundy-80.h5")
+        for n in range(1, 13):
+            by_value = [0] * g.counts.shape[1]
+            for x in partitions(n):
+                by_value[grundy(x)] += 1
+            self.assertEqual([int(c) for c in g.counts[n - 1]], by_value, n)
+        # Not a Grundy file: the sieve's table, named as such; a missing file as open_h5 says.
+        with self.assertRaisesRegex(cp.NotATableError, r"is not a file of `chomp grundy` .*a file of `chomp sieve`"):
+            cp.read_grundy(cp.data_dir() / "levels-100.h5")
+        with self.assertRaises(FileNotFoundError):
+            cp.read_grundy(cp.data_dir() / "grundy-999.h5")
 
     @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
     def test_a_rectangles_file_is_named(self):
