@@ -555,9 +555,9 @@ def _profile(model: Model, theta, n, lnp, y, w):
         # projection onto it in closed form, scaled by its largest entry against overflow. It is lstsq's answer
         # to rounding, without lstsq's cost, which was most of the calibration's time.
         x = model.family.columns(theta, np.asarray(n, float), lnp)[0] * w
-        if not np.isfinite(x).all():
-            return np.inf, None
         scale = float(np.abs(x).max())
+        if not math.isfinite(scale):   # an entry inf or NaN
+            return np.inf, None
         yw = y * w
         if scale == 0:
             return float(yw @ yw), np.zeros(1)
@@ -607,11 +607,13 @@ def fit_model(model: Model, s: Series, jitter: Jitter, start: int = FIT_CUT, end
     n, lnp, y = s.n[m], s.lnp[m], s.r[m] - model.c0
     w = 1 / jitter.sigma(n)
     bounds = np.array(model.family.theta_bounds, float).reshape(-1, 2)
+    box, nf = bounds.tolist(), n.astype(float)   # (the same values as numpy's comparisons and conversions)
 
     def objective(theta):
-        if ((theta < bounds[:, 0]) | (theta > bounds[:, 1])).any():
-            return np.inf
-        return _profile(model, theta, n, lnp, y, w)[0]
+        for v, (lo, hi) in zip(theta.tolist(), box):
+            if v < lo or v > hi:
+                return np.inf
+        return _profile(model, theta, nf, lnp, y, w)[0]
 
     theta, at_bound = np.zeros(0), False
     if len(bounds) == 1:   # one exponent: a grid, then golden section between the best point's neighbours
