@@ -382,7 +382,6 @@ const std::vector<std::pair<const char*, h5::Kind>>& root_schema() {
   return schema;
 }
 
-
 /// Refuses root attributes of a format 3 file that no writer makes.
 void check_root_values(const LevelTable& t, const std::string& path) {
   const auto refuse = [&](const std::string& name, const std::string& is) {

@@ -786,7 +786,8 @@ def to_csv(levels: Levels, out, source: str = "chomp_results.to_csv") -> None:
         f"git_revision: {a.get('git_revision')}",
         f"command_line: {a.get('command_line')}",
         # A resumed run: git_revision is its latest leg's; the first leg's and each resume (one line each).
-        *([f"first_git_revision: {a.get('first_git_revision')}"] if a.get("first_git_revision") else []),
+        *([f"first_git_revision: {a.get('first_git_revision')}"]
+          if a.get("first_git_revision") and a.get("first_git_revision") != a.get("git_revision") else []),
         *([f"resume_history: {a.get('resume_history')}"] if a.get("resume_history") else []),
         f"run: {a.get('start_utc')} .. {a.get('end_utc')} on host {a.get('host')}, {a.get('threads')} threads",
         f"build: {a.get('build_type')}, {a.get('compiler')}; HDF5 {a.get('hdf5_version')}; "
