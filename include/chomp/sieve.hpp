@@ -293,8 +293,8 @@ class Sieve {
   /// std::invalid_argument for a level not finished.
   std::vector<Rows> losing_positions(int n) const;
 
-  /// Status of a position with at most levels_done() tiles;
-  /// std::invalid_argument for a larger one.
+  /// Status of a position with 1..levels_done() tiles;
+  /// std::invalid_argument for a larger one or the empty board.
   bool is_losing(std::span<const int> rows) const;
 
   /// The engine's state (src/sieve_impl.hpp), opaque to users.
