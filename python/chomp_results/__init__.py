@@ -636,6 +636,13 @@ def _column_lengths(f, attrs: dict, path) -> dict:
     return lengths
 
 
+def _first_leg_options(attrs: dict) -> str:
+    """For a resume hint: the run's command line, whose options (--threads, --memory-limit, ...) the resume
+    may want again (the program's own message lists them; a file knows only the first leg's command)."""
+    line = str(attrs.get("command_line") or "").strip()
+    return f", with the options of its first leg's command line as needed (`{line}`)" if line else ""
+
+
 def read_levels(path, require_complete: bool = True) -> Levels:
     """Open a `chomp sieve` result file and return its level table.
 
@@ -673,10 +680,10 @@ def read_levels(path, require_complete: bool = True) -> Levels:
     attrs, cols, descriptions, lengths, trailers = _read_settled(path, read)
     if require_complete and attrs.get("complete") != 1:
         status = attrs.get("status")
-        resume = "chomp sieve" + (" --dimensions 3" if int(attrs.get("dimensions", 2)) == 3 else "") + \
-            f" --resume --output {path}"
+        resume = "`chomp sieve" + (" --dimensions 3" if int(attrs.get("dimensions", 2)) == 3 else "") + \
+            f" --resume --output {path}`" + _first_leg_options(attrs)
         todo = ("it is still being written, or its writer was killed: wait for it to finish, or "
-                f"continue a killed run with `{resume}`" if status == "running" else f"continue it with `{resume}`")
+                f"continue a killed run with {resume}" if status == "running" else f"continue it with {resume}")
         raise IncompleteRunError(f"{path}: the run did not finish (complete = {attrs.get('complete')!r}, "
                                  f"status = {status!r}): {todo}",
                                  "read_levels(path, require_complete=False) reads its finished levels")
@@ -1003,7 +1010,7 @@ def read_grundy(path, require_complete: bool = True) -> GrundyTable:
         status = attrs.get("status")
         resume = f"chomp grundy --resume --output {path}"
         raise IncompleteRunError(f"{path}: the run did not finish (complete = {attrs.get('complete')!r}, "
-                                 f"status = {status!r}): continue it with `{resume}`",
+                                 f"status = {status!r}): continue it with `{resume}`" + _first_leg_options(attrs),
                                  "read_grundy(path, require_complete=False) reads its finished levels")
     k = len(cols["tiles"])
     counts = cols["grundy_counts"]

@@ -513,7 +513,9 @@ class FileTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             copy = self._copy_with_status(tmp, "interrupted.h5", "interrupted")
             with self.assertRaisesRegex(cp.IncompleteRunError, r"status = 'interrupted'\): continue it with "
-                                        r"`chomp sieve --resume --output .*interrupted\.h5`; .*require_complete=False"):
+                                        r"`chomp sieve --resume --output .*interrupted\.h5`, with the options of "
+                                        r"its first leg's command line as needed \(`.*sieve .*`\); "
+                                        r".*require_complete=False"):
                 cp.read_levels(copy)
             self.assertEqual(cp.read_levels(copy, require_complete=False).attrs["complete"], 0)
             # A status no writer makes is damage, as the program reads it, not a run to wait for.
