@@ -195,7 +195,7 @@ TEST(ParserFuzz, NearValidStrings) {
 TEST(ParserFuzz, EdgeCases) {
   for (const std::string& s :
        {std::string(), std::string(" "), std::string(","), std::string("\n"), std::string("#"),
-        std::string("0005,3"), std::string("255"), std::string("256"), std::string("1,") + std::string(4094, '1'),
+        std::string("0005,3"), std::string("255"), std::string("256"), std::string("1,").append(4094, '1'),
         std::string(4096, '1'), std::string(4097, '1'), std::string("9999999999999999999999999,1"),
         std::string("3,2,1\n"), std::string("3,2,1\r\n"), std::string("3,2\n1"), std::string("\xef\xbc\x93,1"),
         std::string("3\0,1", 4), std::string(255, '#'), std::string(256, '#'), std::string(65536, '#'),

@@ -23,7 +23,7 @@
 #include "solve_progress.hpp"
 #include "status_line.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_analyze {
 namespace {
 
 struct AnalyzeArgs {
@@ -289,7 +289,7 @@ int run_analyze(const AnalyzeArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(20, "analyze", "Status and every winning move of a position",
+const RegisterCommand registration(20, "analyze", "Status and every winning move of a position",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<AnalyzeArgs>();
   sub.add_option("position", a->words,
@@ -340,4 +340,4 @@ const RegisterCommand reg(20, "analyze", "Status and every winning move of a pos
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_analyze

@@ -8,7 +8,7 @@
 #include "cli_checks.hpp"
 #include "commands.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_count {
 namespace {
 
 struct CountArgs {
@@ -40,7 +40,7 @@ int run_count(const CountArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(40, "count", "Count the positions of a P x Q board",
+const RegisterCommand registration(40, "count", "Count the positions of a P x Q board",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<CountArgs>();
   sub.add_option("--rows", a->rows, "Rows P of the board")->required()->transform(whole_number(1, 1000000));
@@ -52,4 +52,4 @@ const RegisterCommand reg(40, "count", "Count the positions of a P x Q board",
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_count

@@ -19,7 +19,7 @@
 #include "commands.hpp"
 #include "status_line.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_divisors {
 namespace {
 
 struct DivisorsArgs {
@@ -159,7 +159,7 @@ int run_divisors(const DivisorsArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(25, "divisors", "The divisor game of N: its board, status and winning moves as numbers",
+const RegisterCommand registration(25, "divisors", "The divisor game of N: its board, status and winning moves as numbers",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<DivisorsArgs>();
   sub.add_option("N", a->n, "The number whose divisors are the board (2 .. 2^64 - 1)")
@@ -198,4 +198,4 @@ const RegisterCommand reg(25, "divisors", "The divisor game of N: its board, sta
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_divisors

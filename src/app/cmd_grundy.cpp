@@ -29,7 +29,7 @@
 #include "sieve_progress.hpp"
 #include "stop_signals.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_grundy {
 namespace {
 
 struct GrundyArgs {
@@ -425,7 +425,7 @@ int run_grundy(const GrundyArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(12, "grundy",
+const RegisterCommand registration(12, "grundy",
                           "Sprague-Grundy value of every position up to --max-tiles tiles; per-level counts to HDF5",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<GrundyArgs>();
@@ -481,4 +481,4 @@ const RegisterCommand reg(12, "grundy",
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_grundy

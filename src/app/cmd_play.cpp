@@ -16,7 +16,7 @@
 #include "cli_checks.hpp"
 #include "commands.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_play {
 namespace {
 
 /// The largest board offered: it still fits a terminal 125 columns wide.
@@ -403,7 +403,7 @@ int run_play(const PlayArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(50, "play", "Play Chomp against the computer in the terminal",
+const RegisterCommand registration(50, "play", "Play Chomp against the computer in the terminal",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<PlayArgs>();
   auto* rows = sub.add_option("--rows", a->rows, "Rows of the board")
@@ -446,4 +446,4 @@ const RegisterCommand reg(50, "play", "Play Chomp against the computer in the te
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_play

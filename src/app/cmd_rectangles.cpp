@@ -24,7 +24,7 @@
 #include "run_guards.hpp"
 #include "solve_progress.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_rectangles {
 namespace {
 
 struct RectanglesArgs {
@@ -183,7 +183,7 @@ int run_rectangles(const RectanglesArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(30, "rectangles", "Winning first moves of every a x b board up to a size",
+const RegisterCommand registration(30, "rectangles", "Winning first moves of every a x b board up to a size",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<RectanglesArgs>();
   sub.add_option("--max-rows", a->max_rows, "Largest number of rows a")->required()->transform(whole_number(2, 255));
@@ -205,4 +205,4 @@ const RegisterCommand reg(30, "rectangles", "Winning first moves of every a x b 
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_rectangles

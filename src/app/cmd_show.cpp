@@ -20,7 +20,7 @@
 #include "run_claim.hpp"
 #include "sieve_args.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_show {
 namespace {
 
 struct ShowArgs {
@@ -367,7 +367,7 @@ int run_show(const ShowArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(17, "show", "Print a result file's table and provenance (text, --csv or --json)",
+const RegisterCommand registration(17, "show", "Print a result file's table and provenance (text, --csv or --json)",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<ShowArgs>();
   sub.add_option("file", a->file, "Result file of `chomp sieve` or `chomp grundy`")->required()->check(
@@ -394,4 +394,4 @@ const RegisterCommand reg(17, "show", "Print a result file's table and provenanc
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_show

@@ -36,7 +36,7 @@
 #include "sieve_progress.hpp"
 #include "stop_signals.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_sieve {
 namespace {
 
 /// What a run that ended says on stderr: its levels, threads and time (a
@@ -313,7 +313,7 @@ int run_sieve(const SieveArgs& a) {
   return cluster.guard([&] { return cluster.leader() ? lead_sieve(a, cluster) : follow_sieve(a, cluster); });
 }
 
-const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tiles tiles; write the per-level table to HDF5",
+const RegisterCommand registration(10, "sieve", "Classify every position up to --max-tiles tiles; write the per-level table to HDF5",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<SieveArgs>();
   a->max_tiles_option =
@@ -403,4 +403,4 @@ const RegisterCommand reg(10, "sieve", "Classify every position up to --max-tile
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_sieve

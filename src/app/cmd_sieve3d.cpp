@@ -32,8 +32,7 @@
 #include "sieve_progress.hpp"
 #include "stop_signals.hpp"
 
-namespace chomp::app {
-
+namespace chomp::app::cmd_sieve3d {
 namespace {
 
 /// The most cubes a 3D run takes: the last level whose losing set fits a
@@ -80,8 +79,12 @@ void print_row(const LevelResult& r) {
 }
 
 }  // namespace
+}  // namespace chomp::app::cmd_sieve3d
+
+namespace chomp::app {
 
 int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
+  using namespace cmd_sieve3d;  // this file's helpers, kept out of chomp::app (CMakeLists.txt: the unity batches)
   refuse_2d_only(given, cluster);
   SieveArgs a = given;
   const ClaimedOutput claimed(a);

@@ -22,7 +22,7 @@
 #include "commands.hpp"
 #include "sieve_args.hpp"
 
-namespace chomp::app {
+namespace chomp::app::cmd_verify {
 namespace {
 
 struct VerifyArgs {
@@ -304,7 +304,7 @@ int run_verify(const VerifyArgs& a) {
   return 0;
 }
 
-const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels without the sieve: its store, transposition, the rule move by move",
+const RegisterCommand registration(15, "verify", "Check a 2D sieve result file's levels without the sieve: its store, transposition, the rule move by move",
                           [](CLI::App& sub) -> Action {
   auto a = std::make_shared<VerifyArgs>();
   sub.add_option("file", a->file, "Result file of a 2D `chomp sieve` run (with its store beside it; a 3D run's "
@@ -356,4 +356,4 @@ const RegisterCommand reg(15, "verify", "Check a 2D sieve result file's levels w
 });
 
 }  // namespace
-}  // namespace chomp::app
+}  // namespace chomp::app::cmd_verify
