@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "usage_error.hpp"
+
 namespace chomp::app {
 
 /// What a selected subcommand runs; returns the process exit code.
@@ -34,13 +36,6 @@ struct RegisterCommand {
   RegisterCommand(int order, std::string name, std::string description, Setup setup) {
     command_registry().push_back({order, std::move(name), std::move(description), std::move(setup)});
   }
-};
-
-/// Thrown by an action for bad input that CLI11 could not see (a position
-/// string, a size that cannot fit): main prints it and exits with code 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 /// The full command line, for provenance: the program's words joined by

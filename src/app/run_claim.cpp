@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "cli_checks.hpp"
+#include "plain_checks.hpp"
 
 namespace chomp::app {
 

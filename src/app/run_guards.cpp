@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "cli_checks.hpp"
-#include "commands.hpp"
+#include "plain_checks.hpp"
+#include "usage_error.hpp"
 
 namespace chomp::app {
 

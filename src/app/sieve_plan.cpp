@@ -15,8 +15,8 @@
 #include "chomp/ranking.hpp"
 #include "chomp/sieve3d.hpp"
 #include "chomp/work_model.hpp"
-#include "cli_checks.hpp"
 #include "level_eta.hpp"
+#include "plain_checks.hpp"
 #include "sieve_progress.hpp"
 
 namespace chomp::app {
