@@ -60,6 +60,7 @@ __all__ = [
     "IncompleteRunError",
     "Levels",
     "NotATableError",
+    "Rectangles",
     "decode_path",
     "default_levels_file",
     "data_dir",
@@ -71,6 +72,7 @@ __all__ = [
     "read_grundy",
     "read_levels",
     "read_losing_positions",
+    "read_rectangles",
     "read_reference",
     "stored_levels",
     "to_csv",
@@ -539,7 +541,8 @@ def _refuse_other_kind(f, path) -> None:
         kind = OTHER_FORMATS.get(fmt)
         raise NotATableError(f"{path} is not a table of `chomp sieve`: its root attribute format = "
                              f"\"{fmt}\" marks a file of " + (f"`{kind}`" if kind else "another command") +
-                             " (" + ("read_grundy reads it, `chomp show` prints it; " if fmt == "chomp-grundy" else "") +
+                             " (" + {"chomp-grundy": "read_grundy reads it, `chomp show` prints it; ",
+                                     "chomp rectangles": "read_rectangles reads it; "}.get(fmt, "") +
                              "doc/FILE_FORMAT.md says what it holds)")
 
 
@@ -1032,6 +1035,100 @@ def read_grundy(path, require_complete: bool = True) -> GrundyTable:
     return GrundyTable(path=path, tiles=cols["tiles"], positions=cols["positions"], counts=counts,
                        largest_value=cols["largest_value"], value_zero=cols["value_zero"], seconds=cols["seconds"],
                        attrs=attrs)
+
+
+@dataclass
+class Rectangles:
+    """The winning first moves of every a x b board of a `chomp rectangles` file
+    (doc/FILE_FORMAT.md, *The rectangles file*): boards 2 <= a <= b, a <=
+    attrs["max_rows"], b <= attrs["max_cols"], a then b ascending. A move
+    (move_row, move_col), 1-based from the top left, takes that tile and
+    every tile below and right of it; it wins because the position it
+    leaves, row lengths top first, is losing."""
+
+    path: Path
+    board_rows: np.ndarray      # /boards/rows: a of each board
+    board_cols: np.ndarray      # /boards/cols: b
+    winning_moves: np.ndarray   # /boards/winning_moves: how many first moves of the board win
+    move_board_rows: np.ndarray  # /moves/rows: the board of each winning move
+    move_board_cols: np.ndarray  # /moves/cols
+    move_row: np.ndarray
+    move_col: np.ndarray
+    leaves: list                # /moves/leaves as tuples of row lengths
+    attrs: dict = field(default_factory=dict)   # root attributes (provenance, the box solved)
+
+    def moves(self, a: int, b: int) -> list:
+        """The winning first moves of the a x b board as (move_row, move_col,
+        leaves); KeyError for a board the file does not hold."""
+        a, b = min(a, b), max(a, b)
+        if not (2 <= a <= self.attrs["max_rows"] and b <= self.attrs["max_cols"]):
+            raise KeyError(f"{a} x {b}: the file holds the boards 2 <= a <= b with a <= {self.attrs['max_rows']} "
+                           f"and b <= {self.attrs['max_cols']}")
+        at = np.flatnonzero((self.move_board_rows == a) & (self.move_board_cols == b))
+        return [(int(self.move_row[i]), int(self.move_col[i]), self.leaves[i]) for i in at]
+
+
+def _left_by(a: int, b: int, r: int, c: int) -> tuple:
+    """The rows of the a x b board after the move (r, c): rows above r whole, the rest c - 1 long."""
+    return tuple([b] * (r - 1) + ([c - 1] * (a - r + 1) if c > 1 else []))
+
+
+def read_rectangles(path) -> Rectangles:
+    """The table of a `chomp rectangles` file, checked: every board 2 <= a <=
+    b within max_rows and max_cols once, in order; each board's moves as
+    many as its winning_moves, each a tile of the board other than the
+    poisoned one, and `leaves` the position that tile's move leaves.
+    ValueError for a file that fails a check; NotATableError for a file of
+    another command; the errors of open_h5 otherwise (the program writes the
+    file whole and renames it into place, so it is never read unfinished)."""
+    path = Path(path)
+
+    def read(f):
+        attrs = {k: _attr(v) for k, v in f.attrs.items()}
+        if attrs.get("format") != "chomp rectangles":
+            kind = OTHER_FORMATS.get(attrs.get("format")) or ("chomp sieve" if "format_version" in attrs else None)
+            raise NotATableError(f"{path} is not a file of `chomp rectangles` (root attribute format = "
+                                 f"{attrs.get('format')!r}" + (f": a file of `{kind}`" if kind else "") + ")")
+        if attrs.get("format_version") != 1:
+            raise ValueError(f"{path}: format_version {attrs.get('format_version')!r}; this reader knows 1")
+        if "boards" not in f or "moves" not in f:
+            raise ValueError(f"{path}: no /boards or /moves group: a damaged file")
+        cols = {("boards", c): f["boards"][c][:] for c in ("rows", "cols", "winning_moves")}
+        cols.update({("moves", c): f["moves"][c][:] for c in ("rows", "cols", "move_row", "move_col")})
+        cols[("moves", "leaves")] = list(f["moves"]["leaves"].asstr()[:])
+        return attrs, cols
+
+    attrs, cols = _read_settled(path, read)
+    max_rows, max_cols = attrs.get("max_rows"), attrs.get("max_cols")
+    if not isinstance(max_rows, int) or not isinstance(max_cols, int):
+        raise ValueError(f"{path}: no max_rows or max_cols attribute: a damaged file")
+    boards = [(a, b) for a in range(2, max_rows + 1) for b in range(a, max_cols + 1)]
+    rows, bcols, wins = (cols[("boards", c)] for c in ("rows", "cols", "winning_moves"))
+    if len(rows) != len(boards) or len(bcols) != len(boards) or len(wins) != len(boards) or \
+            [(int(a), int(b)) for a, b in zip(rows, bcols)] != boards:
+        raise ValueError(f"{path}: /boards does not list every board 2 <= a <= b, a <= {max_rows}, b <= {max_cols}, "
+                         "once and in order: a damaged or edited file")
+    mrows, mcols, mr, mc = (cols[("moves", c)] for c in ("rows", "cols", "move_row", "move_col"))
+    texts = cols[("moves", "leaves")]
+    m = len(texts)
+    if any(len(x) != m for x in (mrows, mcols, mr, mc)) or m != int(wins.sum(dtype=np.uint64)):
+        raise ValueError(f"{path}: /moves has columns of different lengths, or not one row per winning move "
+                         "that /boards counts: a damaged file")
+    expected_boards = [board for board, k in zip(boards, wins) for _ in range(int(k))]
+    leaves = []
+    for i in range(m):
+        a, b, r, c = int(mrows[i]), int(mcols[i]), int(mr[i]), int(mc[i])
+        try:
+            left = tuple(int(x) for x in texts[i].split(",")) if texts[i] else ()
+        except ValueError:
+            left = None
+        if (a, b) != expected_boards[i] or not (1 <= r <= a and 1 <= c <= b) or (r, c) == (1, 1) \
+                or left != _left_by(a, b, r, c):
+            raise ValueError(f"{path}: winning move {i} (board {a} x {b}, tile ({r}, {c}), leaves {texts[i]!r}) "
+                             "is not a move of its board with the position it leaves: a damaged or edited file")
+        leaves.append(left)
+    return Rectangles(path=path, board_rows=rows, board_cols=bcols, winning_moves=wins, move_board_rows=mrows,
+                      move_board_cols=mcols, move_row=mr, move_col=mc, leaves=leaves, attrs=attrs)
 
 
 def default_levels_file(with_positions: bool = False) -> Path:

@@ -182,6 +182,50 @@ class OtherFilesTest(unittest.TestCase):
             with self.assertRaises(ValueError) as refused:
                 cp.read_levels(out)
             self.assertNotIn("chomp show", str(refused.exception))
+            self.assertIn("read_rectangles reads it", str(refused.exception))
+
+    @unittest.skipUnless(os.environ.get("CHOMP_BIN"), "set CHOMP_BIN to the chomp program")
+    def test_read_rectangles(self):
+        """Every winning first move of the boards up to 5 x 7, as a brute force from the rules finds them;
+        the known ones (2 x b leaves b, b - 1; a square is answered by (2, 2)); edits refused."""
+        import subprocess
+
+        import h5py
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "rectangles.h5"
+            subprocess.run([os.environ["CHOMP_BIN"], "rectangles", "--max-rows", "5", "--max-cols", "7",
+                            "-o", str(out), "-q", "-t", "1"], check=True, capture_output=True)
+            r = cp.read_rectangles(out)
+            self.assertEqual((r.attrs["max_rows"], r.attrs["max_cols"]), (5, 7))
+            boards = [(a, b) for a in range(2, 6) for b in range(a, 8)]
+            self.assertEqual(list(zip(r.board_rows.tolist(), r.board_cols.tolist())), boards)
+            for a, b in boards:
+                board = (b,) * a
+                brute = sorted((i + 1, j + 1, m) for i in range(a) for j in range(b) if (i, j) != (0, 0)
+                               for m in [tuple(x for x in board[:i] + tuple(min(x, j) for x in board[i:]) if x)]
+                               if losing(m))
+                self.assertEqual(sorted(r.moves(a, b)), brute, (a, b))
+                self.assertEqual(sorted(r.moves(b, a)), brute)
+                self.assertEqual(int(r.winning_moves[boards.index((a, b))]), len(brute))
+            for b in range(2, 8):
+                self.assertEqual(r.moves(2, b), [(2, b, (b, b - 1))])
+            for a in range(2, 6):
+                self.assertEqual(r.moves(a, a), [(2, 2, (a,) + (1,) * (a - 1))])
+            with self.assertRaises(KeyError):
+                r.moves(6, 6)
+            # Edits: a move's tile, the position it leaves, a board's count; each refused as damaged.
+            for name, edit in (("move_row", lambda f: f["moves/move_row"].__setitem__(0, 1)),
+                               ("leaves", lambda f: f["moves/leaves"].__setitem__(3, "9,9")),
+                               ("count", lambda f: f["boards/winning_moves"].__setitem__(2, 2))):
+                copy = Path(tmp) / f"edited-{name}.h5"
+                shutil.copy(out, copy)
+                with h5py.File(copy, "r+") as f:
+                    edit(f)
+                with self.assertRaisesRegex(ValueError, "damaged", msg=name):
+                    cp.read_rectangles(copy)
+        with self.assertRaisesRegex(cp.NotATableError, r"is not a file of `chomp rectangles` .*a file of `chomp grundy`"):
+            cp.read_rectangles(cp.data_dir() / "grundy-80.h5")
 
     def test_an_installed_package_finds_data_from_notebooks(self):
         # Installed (not a checkout's python/), used from the checkout's
