@@ -84,8 +84,7 @@ void print_row(const LevelResult& r) {
 namespace chomp::app {
 
 int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
-  using namespace cmd_sieve3d;  // this file's helpers, kept out of chomp::app (CMakeLists.txt: the unity batches)
-  refuse_2d_only(given, cluster);
+  cmd_sieve3d::refuse_2d_only(given, cluster);  // this file's helpers: CMakeLists.txt, the unity batches
   SieveArgs a = given;
   const ClaimedOutput claimed(a);
   const bool output_exists = claimed.exists();
@@ -105,7 +104,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
     max_cubes = st.max_tiles;
     known = st.losing;
   } else {
-    refuse_too_many_cubes(max_cubes, a.max_tiles_option->count() > 0);  // --resume without a file
+    cmd_sieve3d::refuse_too_many_cubes(max_cubes, a.max_tiles_option->count() > 0);  // --resume without a file
   }
 
   const int threads = worker_threads(a.threads);
@@ -183,7 +182,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
           progress.level_done(r.tiles);
           if (a.quiet) return;
           clear();
-          print_row(r);
+          cmd_sieve3d::print_row(r);
         },
         [&](int n, double fraction) { progress.update(n, fraction); });
   } catch (const SieveInterrupted&) {
