@@ -1058,12 +1058,14 @@ class Rectangles:
     attrs: dict = field(default_factory=dict)   # root attributes (provenance, the box solved)
 
     def moves(self, a: int, b: int) -> list:
-        """The winning first moves of the a x b board as (move_row, move_col,
-        leaves); KeyError for a board the file does not hold."""
-        a, b = min(a, b), max(a, b)
+        """The winning first moves of the board of a rows and b columns as
+        (move_row, move_col, leaves); for a > b, those of b x a transposed.
+        KeyError for a board the file does not hold."""
+        if a > b:
+            return [(c, r, transpose(left)) for r, c, left in self.moves(b, a)]
         if not (2 <= a <= self.attrs["max_rows"] and b <= self.attrs["max_cols"]):
             raise KeyError(f"{a} x {b}: the file holds the boards 2 <= a <= b with a <= {self.attrs['max_rows']} "
-                           f"and b <= {self.attrs['max_cols']}")
+                           f"and b <= {self.attrs['max_cols']} (and their transposes)")
         at = np.flatnonzero((self.move_board_rows == a) & (self.move_board_cols == b))
         return [(int(self.move_row[i]), int(self.move_col[i]), self.leaves[i]) for i in at]
 
@@ -1091,8 +1093,10 @@ def read_rectangles(path) -> Rectangles:
                                  f"{attrs.get('format')!r}" + (f": a file of `{kind}`" if kind else "") + ")")
         if attrs.get("format_version") != 1:
             raise ValueError(f"{path}: format_version {attrs.get('format_version')!r}; this reader knows 1")
-        if "boards" not in f or "moves" not in f:
-            raise ValueError(f"{path}: no /boards or /moves group: a damaged file")
+        for name in ("boards/rows", "boards/cols", "boards/winning_moves", "moves/rows", "moves/cols",
+                     "moves/move_row", "moves/move_col", "moves/leaves"):
+            if name not in f:
+                raise ValueError(f"{path}: no /{name}: a damaged file")
         cols = {("boards", c): f["boards"][c][:] for c in ("rows", "cols", "winning_moves")}
         cols.update({("moves", c): f["moves"][c][:] for c in ("rows", "cols", "move_row", "move_col")})
         cols[("moves", "leaves")] = list(f["moves"]["leaves"].asstr()[:])
@@ -1118,14 +1122,14 @@ def read_rectangles(path) -> Rectangles:
     leaves = []
     for i in range(m):
         a, b, r, c = int(mrows[i]), int(mcols[i]), int(mr[i]), int(mc[i])
-        try:
-            left = tuple(int(x) for x in texts[i].split(",")) if texts[i] else ()
-        except ValueError:
-            left = None
+        left = _left_by(a, b, r, c)
+        # a board's moves in order, rows then columns, as the program writes them (each once)
+        in_order = i == 0 or expected_boards[i - 1] != (a, b) or (int(mr[i - 1]), int(mc[i - 1])) < (r, c)
         if (a, b) != expected_boards[i] or not (1 <= r <= a and 1 <= c <= b) or (r, c) == (1, 1) \
-                or left != _left_by(a, b, r, c):
+                or not in_order or texts[i] != ",".join(map(str, left)):
             raise ValueError(f"{path}: winning move {i} (board {a} x {b}, tile ({r}, {c}), leaves {texts[i]!r}) "
-                             "is not a move of its board with the position it leaves: a damaged or edited file")
+                             "is not a move of its board, in order, with the position it leaves: a damaged or "
+                             "edited file")
         leaves.append(left)
     return Rectangles(path=path, board_rows=rows, board_cols=bcols, winning_moves=wins, move_board_rows=mrows,
                       move_board_cols=mcols, move_row=mr, move_col=mc, leaves=leaves, attrs=attrs)

@@ -200,14 +200,18 @@ class OtherFilesTest(unittest.TestCase):
             self.assertEqual((r.attrs["max_rows"], r.attrs["max_cols"]), (5, 7))
             boards = [(a, b) for a in range(2, 6) for b in range(a, 8)]
             self.assertEqual(list(zip(r.board_rows.tolist(), r.board_cols.tolist())), boards)
-            for a, b in boards:
+            def brute(a, b):
+                """The winning first moves of a board of a rows and b columns, from the rules."""
                 board = (b,) * a
-                brute = sorted((i + 1, j + 1, m) for i in range(a) for j in range(b) if (i, j) != (0, 0)
-                               for m in [tuple(x for x in board[:i] + tuple(min(x, j) for x in board[i:]) if x)]
-                               if losing(m))
-                self.assertEqual(sorted(r.moves(a, b)), brute, (a, b))
-                self.assertEqual(sorted(r.moves(b, a)), brute)
-                self.assertEqual(int(r.winning_moves[boards.index((a, b))]), len(brute))
+                return sorted((i + 1, j + 1, m) for i in range(a) for j in range(b) if (i, j) != (0, 0)
+                              for m in [tuple(x for x in board[:i] + tuple(min(x, j) for x in board[i:]) if x)]
+                              if losing(m))
+
+            for a, b in boards:
+                self.assertEqual(sorted(r.moves(a, b)), brute(a, b), (a, b))
+                self.assertEqual(sorted(r.moves(b, a)), brute(b, a), (b, a))
+                self.assertEqual(int(r.winning_moves[boards.index((a, b))]), len(brute(a, b)))
+            self.assertEqual(r.moves(3, 2), [(3, 2, (2, 2, 1))])  # 3 rows of 2: the corner tile of the last row
             for b in range(2, 8):
                 self.assertEqual(r.moves(2, b), [(2, b, (b, b - 1))])
             for a in range(2, 6):
@@ -217,6 +221,7 @@ class OtherFilesTest(unittest.TestCase):
             # Edits: a move's tile, the position it leaves, a board's count; each refused as damaged.
             for name, edit in (("move_row", lambda f: f["moves/move_row"].__setitem__(0, 1)),
                                ("leaves", lambda f: f["moves/leaves"].__setitem__(3, "9,9")),
+                               ("spelling", lambda f: f["moves/leaves"].__setitem__(0, "+2,1")),
                                ("count", lambda f: f["boards/winning_moves"].__setitem__(2, 2))):
                 copy = Path(tmp) / f"edited-{name}.h5"
                 shutil.copy(out, copy)
