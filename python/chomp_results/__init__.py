@@ -963,6 +963,17 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
     return [decode_path(w) for w in words]
 
 
+def _attrs_of_format(f, path, fmt: str) -> dict:
+    """The root attributes of a file of another command than the sieve (root
+    attribute format = fmt); NotATableError, naming what the file is, otherwise."""
+    attrs = {k: _attr(v) for k, v in f.attrs.items()}
+    if attrs.get("format") != fmt:
+        kind = OTHER_FORMATS.get(attrs.get("format")) or ("chomp sieve" if "format_version" in attrs else None)
+        raise NotATableError(f"{path} is not a file of `{OTHER_FORMATS[fmt]}` (root attribute format = "
+                             f"{attrs.get('format')!r}" + (f": a file of `{kind}`" if kind else "") + ")")
+    return attrs
+
+
 @dataclass
 class GrundyTable:
     """The Sprague-Grundy counts of a `chomp grundy` file (doc/FILE_FORMAT.md,
@@ -996,11 +1007,7 @@ def read_grundy(path, require_complete: bool = True) -> GrundyTable:
     path = Path(path)
 
     def read(f):
-        attrs = {k: _attr(v) for k, v in f.attrs.items()}
-        if attrs.get("format") != "chomp-grundy":
-            kind = OTHER_FORMATS.get(attrs.get("format")) or ("chomp sieve" if "format_version" in attrs else None)
-            raise NotATableError(f"{path} is not a file of `chomp grundy` (root attribute format = "
-                                 f"{attrs.get('format')!r}" + (f": a file of `{kind}`" if kind else "") + ")")
+        attrs = _attrs_of_format(f, path, "chomp-grundy")
         if "levels" not in f:
             raise NotATableError(f"{path} is not a Grundy file: it has no /levels group")
         g = f["levels"]
@@ -1086,11 +1093,7 @@ def read_rectangles(path) -> Rectangles:
     path = Path(path)
 
     def read(f):
-        attrs = {k: _attr(v) for k, v in f.attrs.items()}
-        if attrs.get("format") != "chomp rectangles":
-            kind = OTHER_FORMATS.get(attrs.get("format")) or ("chomp sieve" if "format_version" in attrs else None)
-            raise NotATableError(f"{path} is not a file of `chomp rectangles` (root attribute format = "
-                                 f"{attrs.get('format')!r}" + (f": a file of `{kind}`" if kind else "") + ")")
+        attrs = _attrs_of_format(f, path, "chomp rectangles")
         if attrs.get("format_version") != 1:
             raise ValueError(f"{path}: format_version {attrs.get('format_version')!r}; this reader knows 1")
         for name in ("boards/rows", "boards/cols", "boards/winning_moves", "moves/rows", "moves/cols",
