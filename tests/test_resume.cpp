@@ -1026,6 +1026,69 @@ TEST(Checkpoint, AContinuedPassIsPacedByItsSecondsInAll) {
       << first[0];
 }
 
+// The later levels of a window whose first pass was continued from a
+// checkpoint are paced by that pass (its seconds in all per unit of its
+// work) until a window finishes in this program: from their first line
+// they show the run's ETA, near the time the run takes. (Paced by the
+// marks' rate, they showed no ETA here, where the rate had one sample,
+// and in the long run, whose rate then measured the pass's last minutes,
+// 168 hours at level 154.) Under 64M a run to 96 has windows of several
+// levels from 81 on, each pass a second or two; the run is stopped half way
+// into the pass of one from 85 on.
+TEST(Checkpoint, TheLaterLevelsOfAContinuedWindowArePacedByItsPass) {
+  ScratchDir dir;
+  struct Seam {
+    Seam() { setenv("CHOMP_PROGRESS_QUIET", "0", 1), setenv("CHOMP_PROGRESS_INTERVAL", "0.01", 1); }
+    ~Seam() { unsetenv("CHOMP_PROGRESS_QUIET"), unsetenv("CHOMP_PROGRESS_INTERVAL"); }
+  } seam;
+  const std::vector<std::string> args{"sieve", "-n", "96", "-t", "2", "--memory-limit", "64M", "-o",
+                                      dir.file("run.h5")};
+  const std::regex in_window("level (\\d+)/96 \u00b7 +(\\d+)%[^\n]* \u00b7 window (\\d+)\\.\\.(\\d+)");
+  int first = 0, last = 0;
+  const auto half_into_a_pass = [&](const std::string& err) {
+    for (auto it = std::sregex_iterator(err.begin(), err.end(), in_window); it != std::sregex_iterator(); ++it) {
+      const std::smatch& m = *it;
+      const int level = std::stoi(m[1].str()), n0 = std::stoi(m[3].str()), n1 = std::stoi(m[4].str());
+      if (level == n0 && level >= 85 && n1 > n0 && std::stoi(m[2].str()) >= 50) {
+        first = n0, last = n1;
+        return true;
+      }
+    }
+    return false;
+  };
+  ChompProcess run(args);
+  ASSERT_TRUE(run.wait_until([&] { return half_into_a_pass(run.err()); })) << run.err();
+  run.send(SIGTERM);
+  const ProcessResult stopped = run.wait();
+  ASSERT_EQ(stopped.exit_code, 143) << stopped.err;
+  ASSERT_NE(stopped.err.find("is saved in"), std::string::npos) << stopped.err;
+
+  std::vector<std::string> again = args;
+  again.push_back("--resume");
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult r = run_chomp(again);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE(r.err.find("continuing the marking of levels " + std::to_string(first)), std::string::npos)
+      << r.err;
+  // Every line of the window's later levels: the run's ETA within a factor
+  // of two of what was left (and a second either way, the lines' rounding).
+  const std::regex later("level (\\d+)/96 \u00b7 +\\d+% \u00b7 ([0-9:s ]+) elapsed \u00b7 window " +
+                         std::to_string(first) + "\\.\\." + std::to_string(last) +
+                         "( \u00b7 ETA (level [0-9:s ]+, )?run ([0-9:s ]+))?\n");
+  int lines = 0;
+  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), later); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    if (std::stoi(m[1].str()) == first) continue;
+    ++lines;
+    ASSERT_TRUE(m[3].matched) << "no ETA at a later level of the continued window: " << m[0];
+    const double left = took - clock_seconds(m[2].str()), eta = clock_seconds(m[5].str());
+    EXPECT_GE(eta, left / 2 - 1) << m[0] << " (" << left << " s left)";
+    EXPECT_LE(eta, 2 * left + 1) << m[0] << " (" << left << " s left)";
+  }
+  EXPECT_GT(lines, 0) << "no line of levels " << first + 1 << ".." << last << ":\n" << r.err;
+}
+
 // A stop inside a pass whose calls for sources far below send their marks
 // straight into the bitmap (a bound of 300 marks instead of
 // config::kDirectCallMarks, set through the CHOMP_DIRECT_CALL_MARKS seam):

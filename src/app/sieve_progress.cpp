@@ -105,7 +105,14 @@ void ProgressLine::update(int tiles, double fraction) {
   // the long run, continued at 96%, projected 140 h from them).
   const bool long_pass =
       tiles == n0 && ((gained > kPaceFraction && now - level_started_ > kRateSeconds) || (continued_ && gained > 0));
-  if (long_pass || (rate > 0 && samples_.size() > 1 && !continued_)) {
+  // A later level of a window whose first level this program finished,
+  // before any window has: paced by that level's seconds (its pass's), not
+  // by the marks' rate, which then still measures the pass's last minutes
+  // (the long run's leg 5 showed 168 hours at 154, after 153's continued
+  // pass) or, early in a run, has no second sample and shows no ETA.
+  const bool paced_by_pass = plan_from_ && pace_ <= 0 && tiles > n0 && timed_.first == n0 && timed_.last == n1 &&
+                             timed_seconds_ > 0;
+  if (long_pass || paced_by_pass || (rate > 0 && samples_.size() > 1 && !continued_)) {
     // The window's work per model mark (its visits: 1 without a plan), and
     // the windows after it in the same units.
     const Ahead& later = ahead(n0, n1);
@@ -118,10 +125,12 @@ void ProgressLine::update(int tiles, double fraction) {
     if (plan_from_)
       for (int m = n0; m < n1; ++m) own += kVisitMarks * model_losing(table_, m);
     const double pass_work = std::max(window_marks, window_work - own);
-    if (plan_from_ && pace_ > 0) {
-      // The seconds per unit of work of the windows finished here: the
-      // rest of this window (its first pass by its fraction done, or the
-      // passes of its levels left), then the windows after it.
+    const double pace = pace_ > 0 ? pace_ : paced_by_pass ? timed_seconds_ / pass_work : 0;
+    if (plan_from_ && pace > 0) {
+      // The seconds per unit of work of the windows finished here (or of
+      // this window's first level): the rest of this window (its first
+      // pass by its fraction done, or the passes of its levels left), then
+      // the windows after it.
       double left = own;
       if (tiles == n0) {
         left += (1 - fraction) * pass_work;
@@ -129,7 +138,7 @@ void ProgressLine::update(int tiles, double fraction) {
         left = (1 - fraction) * kVisitMarks * model_losing(table_, tiles - 1);
         for (int m = tiles; m < n1; ++m) left += kVisitMarks * model_losing(table_, m);
       }
-      run_left = (left + later.later) * pace_;
+      run_left = (left + later.later) * pace;
     } else if (long_pass) {
       // The rest of the pass, then the window's later passes and the later
       // windows at the pass's seconds per unit of work (whose absolute

@@ -53,8 +53,11 @@ std::string seconds_text(double s);
 /// per unit of work of the windows finished here (their rows' seconds,
 /// their passes' included, against their model work; each older window
 /// weighed half as much as the next) set the pace instead: the rest of the
-/// window in progress and the windows after it. Runs shorter than a few seconds and quiet
-/// runs print nothing.
+/// window in progress and the windows after it. Before that, once the first
+/// level of the window in progress has finished here, its seconds (its
+/// pass's, a continued pass's earlier runs' included) per unit of the
+/// pass's work pace the window's later levels and the windows after it.
+/// Runs shorter than a few seconds and quiet runs print nothing.
 class ProgressLine {
  public:
   ProgressLine(const PartitionTable& table, int max_tiles, bool quiet);
