@@ -9,7 +9,6 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
