@@ -650,4 +650,6 @@ std::string Sieve::checkpoint_report() const { return impl_->checkpoint_report; 
 
 double Sieve::resumed_seconds() const { return impl_->checkpoint ? impl_->checkpoint->pass.seconds : 0.0; }
 
+bool Sieve::resumed_first_pass() const { return impl_->checkpoint && impl_->checkpoint->pass.from == 1; }
+
 }  // namespace chomp

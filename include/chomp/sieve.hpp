@@ -281,6 +281,10 @@ class Sieve {
   /// line paces that pass by them: its first minutes after a resume, which
   /// read the checkpoint back into fresh memory, are slow.
   double resumed_seconds() const;
+  /// Whether that pass is its window's first, from every level below
+  /// (false: a later level's pass from the level before it, or no
+  /// checkpoint). Only a first pass's seconds tell the window's pace.
+  bool resumed_first_pass() const;
 
   /// Runs the remaining levels, calling on_level after each.
   void run(const std::function<void(const LevelResult&)>& on_level, const ProgressFn& progress = {});

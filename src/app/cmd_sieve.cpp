@@ -232,7 +232,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
                    [max_tiles, options, planned_processes](int n) {
                      return plan_run(max_tiles, options, planned_processes, n).windows;
                    },
-                   sieve.resumed_seconds());
+                   sieve.resumed_seconds(), sieve.resumed_first_pass());
     if (!a.quiet)
       std::printf("%6s %16s %14s %10s %10s %10s\n", "tiles", "positions", "losing", "%losing", "ratio",
                   "seconds");

@@ -41,10 +41,12 @@ ProgressLine::ProgressLine(const PartitionTable& table, int max_tiles, bool quie
 }
 
 void ProgressLine::start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks,
-                         std::function<std::vector<PlannedWindow>(int)> plan_from, double resumed) {
+                         std::function<std::vector<PlannedWindow>(int)> plan_from, double resumed,
+                         bool first_pass) {
   const std::lock_guard lock(mutex_);
   first_ = first;
   resumed_ = resumed;
+  resumed_later_ = resumed > 0 && !first_pass;
   window_ = std::move(window);
   marks_ = std::move(marks);
   plan_from_ = std::move(plan_from);
@@ -81,6 +83,20 @@ void ProgressLine::update(int tiles, double fraction) {
   const double done = level_start_marks_ + estimate;
   if (samples_.empty() || now - samples_.back().first >= 1.0) samples_.push_back({now, done});
   while (samples_.size() > 2 && now - samples_[1].first > kRateSeconds) samples_.pop_front();
+  auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles};
+  if (n0 < 1 || n1 < n0) n0 = n1 = tiles;
+  if (timed_.first != n0 || timed_.last != n1) {
+    // A new window (even in the first quiet seconds, whose rows count):
+    // its rows' seconds are summed until its last one, unless its first
+    // pass was done before a stop and this is a later level's pass,
+    // continued (the checkpoint holds the window's unfinished levels
+    // alone): those seconds are not the window's. Its first level's alone
+    // pace its later levels where that level marked from the levels below
+    // it (none below level 1).
+    timed_ = plan_from_ ? ahead(n0, n1).current : PlannedWindow{n0, n1, 1};
+    timed_seconds_ = first_seconds_ = 0;
+    timed_whole_ = !(n0 == first_ && resumed_later_);
+  }
   if (now - started_ < quiet_seconds_) return;
   const auto& [t0, w0] = samples_.front();
   const double rate = now > t0 && done > w0 ? (done - w0) / (now - t0) : 0;
@@ -88,31 +104,31 @@ void ProgressLine::update(int tiles, double fraction) {
   char pct[16];
   std::snprintf(pct, sizeof pct, "%3.0f%%", 100 * fraction);
   text += " \u00b7 " + std::string(pct) + " \u00b7 " + clock_text(now - started_) + " elapsed";
-  auto [n0, n1] = window_ ? window_() : std::pair<int, int>{tiles, tiles};
-  if (n0 < 1 || n1 < n0) n0 = n1 = tiles;
-  if (timed_.first != n0 || timed_.last != n1) {
-    // A new window: its rows' seconds are summed until its last one.
-    timed_ = plan_from_ ? ahead(n0, n1).current : PlannedWindow{n0, n1, 1};
-    timed_seconds_ = 0;
-  }
   if (n1 > n0) text += " \u00b7 window " + std::to_string(n0) + ".." + std::to_string(n1);
   const double level_left =
       gained > 0.02 || (continued_ && gained > 0) ? (now - level_started_) * (1 - fraction) / gained : -1;
+  // A continued pass of a later level of its window (a stop after the
+  // window's first level) tells its level's time, not the run's: its
+  // seconds per unit of work are a fraction of a first pass's.
+  const bool later_pass = continued_ && resumed_later_;
   // A window's pass longer than the rate's five minutes: the marks it
   // applies come in bursts, so its pace is its fraction done instead, once
   // this program has done a tenth of it (a pass continued from a
   // checkpoint near its end has only its slow last items left: leg 6 of
   // the long run, continued at 96%, projected 140 h from them).
   const bool long_pass =
-      tiles == n0 && ((gained > kPaceFraction && now - level_started_ > kRateSeconds) || (continued_ && gained > 0));
-  // A later level of a window whose first level this program finished,
-  // before any window has: paced by that level's seconds (its pass's), not
-  // by the marks' rate, which then still measures the pass's last minutes
-  // (the long run's leg 5 showed 168 hours at 154, after 153's continued
-  // pass) or, early in a run, has no second sample and shows no ETA.
-  const bool paced_by_pass = plan_from_ && pace_ <= 0 && tiles > n0 && timed_.first == n0 && timed_.last == n1 &&
-                             timed_seconds_ > 0;
-  if (long_pass || paced_by_pass || (rate > 0 && samples_.size() > 1 && !continued_)) {
+      tiles == n0 && !later_pass &&
+      ((gained > kPaceFraction && now - level_started_ > kRateSeconds) || (continued_ && gained > 0));
+  // A later level of a window whose first level this program finished
+  // with the window's first pass, before any window has finished here:
+  // paced by that level's seconds, not by the marks' rate, which then
+  // still measures the pass's last minutes (the long run's leg 5 showed
+  // 168 hours at 154, after 153's continued pass; a test's short run, an
+  // ETA twice the time left).
+  const bool paced_by_pass = plan_from_ && pace_ <= 0 && tiles > n0 && first_seconds_ > 0;
+  if (later_pass) {
+    if (level_left >= 0) text += " \u00b7 ETA level " + clock_text(level_left);
+  } else if (long_pass || paced_by_pass || (rate > 0 && samples_.size() > 1 && !continued_)) {
     // The window's work per model mark (its visits: 1 without a plan), and
     // the windows after it in the same units.
     const Ahead& later = ahead(n0, n1);
@@ -125,7 +141,7 @@ void ProgressLine::update(int tiles, double fraction) {
     if (plan_from_)
       for (int m = n0; m < n1; ++m) own += kVisitMarks * model_losing(table_, m);
     const double pass_work = std::max(window_marks, window_work - own);
-    const double pace = pace_ > 0 ? pace_ : paced_by_pass ? timed_seconds_ / pass_work : 0;
+    const double pace = pace_ > 0 ? pace_ : paced_by_pass ? first_seconds_ / pass_work : 0;
     if (plan_from_ && pace > 0) {
       // The seconds per unit of work of the windows finished here (or of
       // this window's first level): the rest of this window (its first
@@ -198,7 +214,8 @@ void ProgressLine::row(const LevelResult& r) {
   finished_marks_ += static_cast<double>(r.marks);
   if (r.tiles >= timed_.first && r.tiles <= timed_.last) {
     timed_seconds_ += r.seconds + r.window_seconds;
-    if (r.tiles == timed_.last && plan_from_) {
+    if (r.tiles == timed_.first && timed_.first > 1 && timed_whole_) first_seconds_ = r.seconds + r.window_seconds;
+    if (r.tiles == timed_.last && plan_from_ && timed_whole_) {
       // Seconds and work of the windows finished here, the older ones
       // halved at each window: one window's time on a busy machine moves
       // the pace less.

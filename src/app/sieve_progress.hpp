@@ -52,11 +52,14 @@ std::string seconds_text(double s);
 /// runs' included. Once a window has finished in this program, the seconds
 /// per unit of work of the windows finished here (their rows' seconds,
 /// their passes' included, against their model work; each older window
-/// weighed half as much as the next) set the pace instead: the rest of the
+/// weighed half as much as the next; not a window continued from a later
+/// level's pass, whose first pass an earlier run did) set the pace instead: the rest of the
 /// window in progress and the windows after it. Before that, once the first
-/// level of the window in progress has finished here, its seconds (its
-/// pass's, a continued pass's earlier runs' included) per unit of the
-/// pass's work pace the window's later levels and the windows after it.
+/// level of the window in progress (one after level 1) has finished here
+/// with the window's first pass, that level's seconds (its pass's, a
+/// continued pass's earlier runs' included) per unit of the pass's work
+/// pace the window's later levels and the windows after it. A continued
+/// pass of a later level of its window shows that level's ETA alone.
 /// Runs shorter than a few seconds and quiet runs print nothing.
 class ProgressLine {
  public:
@@ -67,9 +70,12 @@ class ProgressLine {
   /// the windows the run will open from level n on (its memory plan's;
   /// without it, every later level is a window of its own marks alone).
   /// resumed: the seconds earlier runs spent on level first's pass, which a
-  /// checkpoint continues (Sieve::resumed_seconds).
+  /// checkpoint continues (Sieve::resumed_seconds); first_pass: whether
+  /// that pass is its window's first (Sieve::resumed_first_pass), whose
+  /// seconds pace the run: a later level's pass gives its level's ETA alone.
   void start(int first, std::function<std::pair<int, int>()> window, std::function<std::uint64_t()> marks,
-             std::function<std::vector<PlannedWindow>(int)> plan_from = {}, double resumed = 0);
+             std::function<std::vector<PlannedWindow>(int)> plan_from = {}, double resumed = 0,
+             bool first_pass = true);
   /// The level in progress and its finished fraction (a ProgressFn).
   void update(int tiles, double fraction);
   /// Resuming: level n of the file's `levels` is being checked.
@@ -102,6 +108,7 @@ class ProgressLine {
   double level_fraction0_ = 0;  // the level's fraction done when this program began it
   int first_ = 0;               // the level this program began with
   double resumed_ = 0;          // its earlier runs' seconds (a checkpoint's pass)
+  bool resumed_later_ = false;  // that pass is a later level's of its window, not the first
   bool continued_ = false;      // the level in progress is that pass, continued
   std::function<std::pair<int, int>()> window_;
   std::function<std::uint64_t()> marks_;
@@ -121,6 +128,13 @@ class ProgressLine {
   // ETA.
   PlannedWindow timed_;
   double timed_seconds_ = 0;
+  // Whether its rows' seconds are all its work (not so for a window
+  // continued from a later level's pass), and the seconds of its first
+  // level (its pass's, a continued pass's earlier runs' included) where
+  // they are and that level marked from the levels below it (0: not
+  // known).
+  bool timed_whole_ = true;
+  double first_seconds_ = 0;
   double paced_seconds_ = 0, paced_work_ = 0, pace_ = 0;
   std::deque<std::pair<double, double>> samples_;  // (seconds, marks done)
 };
