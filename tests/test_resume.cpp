@@ -984,6 +984,16 @@ TEST(Checkpoint, StopsInsideAWindowAreContinuedToTheSameLevelsAndMarks) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("run.window.tmp")));
 }
 
+namespace {
+
+/// Progress lines from the first moment on, every 0.01 s, for a test's scope.
+struct ProgressSeam {
+  ProgressSeam() { setenv("CHOMP_PROGRESS_QUIET", "0", 1), setenv("CHOMP_PROGRESS_INTERVAL", "0.01", 1); }
+  ~ProgressSeam() { unsetenv("CHOMP_PROGRESS_QUIET"), unsetenv("CHOMP_PROGRESS_INTERVAL"); }
+};
+
+}  // namespace
+
 // A pass continued from a checkpoint is paced from the start by its
 // fraction done over its seconds in all, the earlier run's included: the
 // first progress line of the continued level shows the level's ETA and the
@@ -993,10 +1003,7 @@ TEST(Checkpoint, StopsInsideAWindowAreContinuedToTheSameLevelsAndMarks) {
 // CHOMP_PROGRESS_INTERVAL make lines come from the first second on.
 TEST(Checkpoint, AContinuedPassIsPacedByItsSecondsInAll) {
   ScratchDir dir;
-  struct Seam {
-    Seam() { setenv("CHOMP_PROGRESS_QUIET", "0", 1), setenv("CHOMP_PROGRESS_INTERVAL", "0.01", 1); }
-    ~Seam() { unsetenv("CHOMP_PROGRESS_QUIET"), unsetenv("CHOMP_PROGRESS_INTERVAL"); }
-  } seam;
+  const ProgressSeam seam;
   // Level 96 in a window of its own: one pass from every level below,
   // stopped a fifth of the way or more into it.
   const std::vector<std::string> args{"sieve", "-n", "96", "-t", "2", "--slices", "1", "--slice-from", "96",
@@ -1029,7 +1036,7 @@ TEST(Checkpoint, AContinuedPassIsPacedByItsSecondsInAll) {
 
 namespace {
 
-/// One progress line of `chomp sieve -n 96`: its level, percent, seconds
+/// One progress line of `chomp sieve -n 92`: its level, percent, seconds
 /// elapsed, window (n0..n1; n0 = n1 = level outside a window) and the
 /// run's ETA in seconds (-1: none shown).
 struct SieveLine {
@@ -1041,7 +1048,7 @@ struct SieveLine {
 
 std::vector<SieveLine> sieve_lines(const std::string& err) {
   static const std::regex line(
-      "level (\\d+)/96 \u00b7 +(\\d+)% \u00b7 ([0-9:s ]+) elapsed( \u00b7 window (\\d+)\\.\\.(\\d+))?"
+      "level (\\d+)/92 \u00b7 +(\\d+)% \u00b7 ([0-9:s ]+) elapsed( \u00b7 window (\\d+)\\.\\.(\\d+))?"
       "( \u00b7 ETA (level [0-9:s ]+)?(, )?(run ([0-9:s ]+))?)?\n");
   std::vector<SieveLine> out;
   for (auto it = std::sregex_iterator(err.begin(), err.end(), line); it != std::sregex_iterator(); ++it) {
@@ -1055,12 +1062,13 @@ std::vector<SieveLine> sieve_lines(const std::string& err) {
   return out;
 }
 
-/// Runs `args` (a run to 96) until one of its progress lines satisfies
+/// Runs `args` (a run to 92) until one of its progress lines satisfies
 /// `when`, stops it with SIGTERM and resumes it to the end with the same
 /// seam. Returns the resumed run's stderr, and in `left` the seconds from
 /// its progress line's clock's start to its end (its wall time less the
-/// check of the saved levels); an empty string where the stop did not
-/// land in the window it was meant for (`expect` is not continued).
+/// check of the saved levels); an empty string where no line satisfied
+/// `when` (the lines come every fifth of a pass or so) or the stop did not
+/// land in the pass it was meant for (`expect` is not continued).
 std::string stop_and_resume(const std::vector<std::string>& args, const std::function<bool(const SieveLine&)>& when,
                             const std::function<std::string(const SieveLine&)>& expect, double& left) {
   SieveLine at;
@@ -1070,10 +1078,10 @@ std::string stop_and_resume(const std::vector<std::string>& args, const std::fun
       if (when(l)) return at = l, true;
     return false;
   };
-  EXPECT_TRUE(run.wait_until(found)) << run.err();
+  if (!run.wait_until(found)) return "";
   run.send(SIGTERM);
   const ProcessResult stopped = run.wait();
-  EXPECT_EQ(stopped.exit_code, 143) << stopped.err;
+  if (stopped.exit_code != 143) return "";  // it had finished
   std::vector<std::string> again = args;
   again.push_back("--resume");
   const auto t0 = std::chrono::steady_clock::now();
@@ -1091,8 +1099,8 @@ std::string stop_and_resume(const std::vector<std::string>& args, const std::fun
 }  // namespace
 
 // The ETA after a stop inside a window of several levels, continued from
-// its checkpoint (under 64M a run to 96 has such windows from 81 on, each
-// pass a second or two; CHOMP_PROGRESS_QUIET=0 and CHOMP_PROGRESS_INTERVAL
+// its checkpoint (under 48M a run to 92 has such windows from 67 on, each
+// pass a second or so; CHOMP_PROGRESS_QUIET=0 and CHOMP_PROGRESS_INTERVAL
 // make lines come from the first moment on):
 // - stopped half way into the window's first pass, its later levels are
 //   paced by that pass (its seconds in all per unit of its work) until a
@@ -1103,14 +1111,11 @@ std::string stop_and_resume(const std::vector<std::string>& args, const std::fun
 // - stopped in a later level's pass, which marks from the level before it
 //   alone, that level shows its own ETA and no run's: its seconds would
 //   price the run at a fraction of its time (it showed 1 s of 14).
-// A stop that lands past the pass it aimed at is tried again.
+// A try whose stop misses the pass it aimed at is made again.
 TEST(Checkpoint, AContinuedWindowIsPacedByItsFirstPassAlone) {
   ScratchDir dir;
-  struct Seam {
-    Seam() { setenv("CHOMP_PROGRESS_QUIET", "0", 1), setenv("CHOMP_PROGRESS_INTERVAL", "0.01", 1); }
-    ~Seam() { unsetenv("CHOMP_PROGRESS_QUIET"), unsetenv("CHOMP_PROGRESS_INTERVAL"); }
-  } seam;
-  const std::vector<std::string> args{"sieve", "-n", "96", "-t", "2", "--memory-limit", "64M", "-o",
+  const ProgressSeam seam;
+  const std::vector<std::string> args{"sieve", "-n", "92", "-t", "2", "--memory-limit", "48M", "-o",
                                       dir.file("run.h5")};
   const auto window_text = [](const SieveLine& l) {
     return "levels " + std::to_string(l.n0) + ".." + std::to_string(l.n1);
@@ -1127,11 +1132,11 @@ TEST(Checkpoint, AContinuedWindowIsPacedByItsFirstPassAlone) {
       fresh();
       err = stop_and_resume(
           args,
-          [](const SieveLine& l) { return l.level == l.n0 && l.n0 >= 85 && l.n1 > l.n0 && l.percent >= 50 &&
+          [](const SieveLine& l) { return l.level == l.n0 && l.n0 >= 82 && l.n1 > l.n0 && l.percent >= 40 &&
                                           l.percent <= 85; },
           window_text, left);
     }
-    ASSERT_FALSE(err.empty()) << "three stops landed past the first pass they aimed at";
+    ASSERT_FALSE(err.empty()) << "three tries missed the first pass they aimed at";
     const std::vector<SieveLine> lines = sieve_lines(err);
     ASSERT_FALSE(lines.empty()) << err;
     const int n0 = lines.front().n0, n1 = lines.front().n1;
@@ -1159,11 +1164,11 @@ TEST(Checkpoint, AContinuedWindowIsPacedByItsFirstPassAlone) {
     for (int attempt = 0; attempt < 3 && err.empty(); ++attempt) {
       fresh();
       err = stop_and_resume(
-          args, [](const SieveLine& l) { return l.level > l.n0 && l.level < l.n1 && l.n0 >= 81; },
+          args, [](const SieveLine& l) { return l.level > l.n0 && l.level < l.n1 && l.n0 >= 67; },
           [](const SieveLine& l) { return "levels " + std::to_string(l.level) + ".." + std::to_string(l.n1); },
           left);
     }
-    ASSERT_FALSE(err.empty()) << "three stops landed past the pass they aimed at";
+    ASSERT_FALSE(err.empty()) << "three tries missed the pass they aimed at";
     const std::vector<SieveLine> lines = sieve_lines(err);
     ASSERT_FALSE(lines.empty()) << err;
     for (const SieveLine& l : lines) {
