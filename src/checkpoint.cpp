@@ -650,6 +650,10 @@ std::string Sieve::checkpoint_report() const { return impl_->checkpoint_report; 
 
 double Sieve::resumed_seconds() const { return impl_->checkpoint ? impl_->checkpoint->pass.seconds : 0.0; }
 
-bool Sieve::resumed_first_pass() const { return impl_->checkpoint && impl_->checkpoint->pass.from == 1; }
+bool Sieve::resumed_first_pass() const {
+  // A window's first pass marks from levels 1..lo-1, a later level's from
+  // lo-1 alone (sieve.cpp): the two are told apart from level 3 on.
+  return impl_->checkpoint && impl_->checkpoint->pass.from == 1 && impl_->checkpoint->pass.lo > 2;
+}
 
 }  // namespace chomp

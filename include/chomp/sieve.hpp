@@ -282,8 +282,9 @@ class Sieve {
   /// read the checkpoint back into fresh memory, are slow.
   double resumed_seconds() const;
   /// Whether that pass is its window's first, from every level below
-  /// (false: a later level's pass from the level before it, or no
-  /// checkpoint). Only a first pass's seconds tell the window's pace.
+  /// (false: a later level's pass from the level before it, a pass into
+  /// level 2, which is either, or no checkpoint). Only a first pass's
+  /// seconds tell the window's pace.
   bool resumed_first_pass() const;
 
   /// Runs the remaining levels, calling on_level after each.

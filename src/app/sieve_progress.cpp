@@ -87,15 +87,15 @@ void ProgressLine::update(int tiles, double fraction) {
   if (n0 < 1 || n1 < n0) n0 = n1 = tiles;
   if (timed_.first != n0 || timed_.last != n1) {
     // A new window (even in the first quiet seconds, whose rows count):
-    // its rows' seconds are summed until its last one, unless its first
-    // pass was done before a stop and this is a later level's pass,
-    // continued (the checkpoint holds the window's unfinished levels
-    // alone): those seconds are not the window's. Its first level's alone
-    // pace its later levels where that level marked from the levels below
-    // it (none below level 1).
+    // its rows' seconds are summed until its last one, unless it is
+    // continued from a later level's pass (the checkpoint holds the
+    // window's unfinished levels alone): its first pass was an earlier
+    // run's. Where it is continued from its first pass, that level's
+    // seconds pace its later levels (below).
     timed_ = plan_from_ ? ahead(n0, n1).current : PlannedWindow{n0, n1, 1};
     timed_seconds_ = first_seconds_ = 0;
-    timed_whole_ = !(n0 == first_ && resumed_later_);
+    timed_whole_ = !(n0 == first_ && continued_ && resumed_later_);
+    first_continued_ = n0 == first_ && continued_ && !resumed_later_ && n0 > 2;
   }
   if (now - started_ < quiet_seconds_) return;
   const auto& [t0, w0] = samples_.front();
@@ -119,12 +119,16 @@ void ProgressLine::update(int tiles, double fraction) {
   const bool long_pass =
       tiles == n0 && !later_pass &&
       ((gained > kPaceFraction && now - level_started_ > kRateSeconds) || (continued_ && gained > 0));
-  // A later level of a window whose first level this program finished
-  // with the window's first pass, before any window has finished here:
-  // paced by that level's seconds, not by the marks' rate, which then
-  // still measures the pass's last minutes (the long run's leg 5 showed
-  // 168 hours at 154, after 153's continued pass; a test's short run, an
-  // ETA twice the time left).
+  // A later level of a window whose first pass this program continued
+  // from a checkpoint and finished, before any window has finished here:
+  // paced by that level's seconds in all, as the pass was, not by the
+  // marks' rate, which then still measures the pass's last minutes (the
+  // long run's leg 5 showed 168 hours at 154, after 153's continued pass;
+  // a test's short run, an ETA twice the time left). (The work model
+  // counts all of a window's marks in its first pass, which holds for the
+  // windows of a few levels high up; in a window of tens of levels low
+  // down, most come from its later levels, and this pace, as the continued
+  // pass's own, is too fast.)
   const bool paced_by_pass = plan_from_ && pace_ <= 0 && tiles > n0 && first_seconds_ > 0;
   if (later_pass) {
     if (level_left >= 0) text += " \u00b7 ETA level " + clock_text(level_left);
@@ -214,7 +218,7 @@ void ProgressLine::row(const LevelResult& r) {
   finished_marks_ += static_cast<double>(r.marks);
   if (r.tiles >= timed_.first && r.tiles <= timed_.last) {
     timed_seconds_ += r.seconds + r.window_seconds;
-    if (r.tiles == timed_.first && timed_.first > 1 && timed_whole_) first_seconds_ = r.seconds + r.window_seconds;
+    if (r.tiles == timed_.first && first_continued_) first_seconds_ = r.seconds + r.window_seconds;
     if (r.tiles == timed_.last && plan_from_ && timed_whole_) {
       // Seconds and work of the windows finished here, the older ones
       // halved at each window: one window's time on a busy machine moves

@@ -55,11 +55,11 @@ std::string seconds_text(double s);
 /// weighed half as much as the next; not a window continued from a later
 /// level's pass, whose first pass an earlier run did) set the pace instead: the rest of the
 /// window in progress and the windows after it. Before that, once the first
-/// level of the window in progress (one after level 1) has finished here
-/// with the window's first pass, that level's seconds (its pass's, a
-/// continued pass's earlier runs' included) per unit of the pass's work
-/// pace the window's later levels and the windows after it. A continued
-/// pass of a later level of its window shows that level's ETA alone.
+/// level of a window continued from its first pass has finished, that
+/// level's seconds in all per unit of the pass's work pace the window's
+/// later levels and the windows after it, as they paced the pass. A
+/// continued pass of a later level of its window shows that level's ETA
+/// alone.
 /// Runs shorter than a few seconds and quiet runs print nothing.
 class ProgressLine {
  public:
@@ -129,11 +129,11 @@ class ProgressLine {
   PlannedWindow timed_;
   double timed_seconds_ = 0;
   // Whether its rows' seconds are all its work (not so for a window
-  // continued from a later level's pass), and the seconds of its first
-  // level (its pass's, a continued pass's earlier runs' included) where
-  // they are and that level marked from the levels below it (0: not
-  // known).
+  // continued from a later level's pass); whether it was continued from
+  // its first pass (a window from level 3 on), and then the seconds of its
+  // first level in all, the earlier runs' included (0: not known).
   bool timed_whole_ = true;
+  bool first_continued_ = false;
   double first_seconds_ = 0;
   double paced_seconds_ = 0, paced_work_ = 0, pace_ = 0;
   std::deque<std::pair<double, double>> samples_;  // (seconds, marks done)
