@@ -1120,22 +1120,25 @@ TEST(Checkpoint, AContinuedWindowIsPacedByItsFirstPassAlone) {
   const auto window_text = [](const SieveLine& l) {
     return "levels " + std::to_string(l.n0) + ".." + std::to_string(l.n1);
   };
-  const auto fresh = [&] {
-    std::filesystem::remove(dir.file("run.h5")), std::filesystem::remove(dir.file("run.store"));
-    std::filesystem::remove(dir.file("run.window"));
+  // Up to three tries, each from a new run.
+  const auto tries = [&](const std::function<bool(const SieveLine&)>& when,
+                         const std::function<std::string(const SieveLine&)>& expect, double& left) {
+    std::string err;
+    for (int attempt = 0; attempt < 3 && err.empty(); ++attempt) {
+      std::filesystem::remove(dir.file("run.h5")), std::filesystem::remove(dir.file("run.store"));
+      std::filesystem::remove(dir.file("run.window"));
+      err = stop_and_resume(args, when, expect, left);
+    }
+    return err;
   };
   {
     SCOPED_TRACE("stopped in the window's first pass");
-    std::string err;
     double left = 0;
-    for (int attempt = 0; attempt < 3 && err.empty(); ++attempt) {
-      fresh();
-      err = stop_and_resume(
-          args,
-          [](const SieveLine& l) { return l.level == l.n0 && l.n0 >= 82 && l.n1 > l.n0 && l.percent >= 40 &&
-                                          l.percent <= 85; },
-          window_text, left);
-    }
+    const std::string err = tries(
+        [](const SieveLine& l) {
+          return l.level == l.n0 && l.n0 >= 82 && l.n1 > l.n0 && l.percent >= 40 && l.percent <= 85;
+        },
+        window_text, left);
     ASSERT_FALSE(err.empty()) << "three tries missed the first pass they aimed at";
     const std::vector<SieveLine> lines = sieve_lines(err);
     ASSERT_FALSE(lines.empty()) << err;
@@ -1159,15 +1162,10 @@ TEST(Checkpoint, AContinuedWindowIsPacedByItsFirstPassAlone) {
   }
   {
     SCOPED_TRACE("stopped in a later level's pass");
-    std::string err;
     double left = 0;
-    for (int attempt = 0; attempt < 3 && err.empty(); ++attempt) {
-      fresh();
-      err = stop_and_resume(
-          args, [](const SieveLine& l) { return l.level > l.n0 && l.level < l.n1 && l.n0 >= 67; },
-          [](const SieveLine& l) { return "levels " + std::to_string(l.level) + ".." + std::to_string(l.n1); },
-          left);
-    }
+    const std::string err = tries(
+        [](const SieveLine& l) { return l.level > l.n0 && l.level < l.n1 && l.n0 >= 67; },
+        [](const SieveLine& l) { return "levels " + std::to_string(l.level) + ".." + std::to_string(l.n1); }, left);
     ASSERT_FALSE(err.empty()) << "three tries missed the pass they aimed at";
     const std::vector<SieveLine> lines = sieve_lines(err);
     ASSERT_FALSE(lines.empty()) << err;
