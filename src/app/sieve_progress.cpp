@@ -90,12 +90,13 @@ void ProgressLine::update(int tiles, double fraction) {
     // its rows' seconds are summed until its last one, unless it is
     // continued from a later level's pass (the checkpoint holds the
     // window's unfinished levels alone): its first pass was an earlier
-    // run's. Where it is continued from its first pass, that level's
-    // seconds pace its later levels (below).
+    // run's. Where it is continued from its first pass (from level 3 on:
+    // Sieve::resumed_first_pass), that level's seconds pace its later
+    // levels (below).
     timed_ = plan_from_ ? ahead(n0, n1).current : PlannedWindow{n0, n1, 1};
     timed_seconds_ = first_seconds_ = 0;
     timed_whole_ = !(n0 == first_ && continued_ && resumed_later_);
-    first_continued_ = n0 == first_ && continued_ && !resumed_later_ && n0 > 2;
+    first_continued_ = n0 == first_ && continued_ && !resumed_later_;
   }
   if (now - started_ < quiet_seconds_) return;
   const auto& [t0, w0] = samples_.front();
