@@ -11,7 +11,8 @@ one compared; its marks, like the run's, are those of an engine that decides
 canonical positions only, from 6220284 on; a run that inferred the marks of
 moves of its first rows from bits, root attribute inferred_marks = "row 1"
 or "rows 1-2", has no marks to compare and is compared on p(n) and L(n);
-so is a committed table whose header says inferred_marks).
+so are a run of format 1 and a committed table whose header says
+inferred_marks or format_version 1).
 The losing digest (doc/FILE_FORMAT.md, a sum of a 64-bit mix of each
 losing rank) is read from the table's own losing_digest column (tables of
 format 3), else from its HDF5 file beside it, levels-N.h5, through `chomp
@@ -203,6 +204,9 @@ def compare(args):
         row["digest"] = row["losing_digest"] or shown.get(n)
     way = attributes.get("inferred_marks")
     inferred = way not in (None, "none")
+    # A run of format 1 counted a mark for every extension, as a table of
+    # format 1 does (committed(), below): its marks are not the tables'.
+    old_format = attributes.get("format_version") == 1
     table, notes = committed(pathlib.Path(args.data).resolve(), args.chomp)
     same, differ, beyond = [], [], []
     for n in sorted(run):
@@ -211,7 +215,7 @@ def compare(args):
             continue
         row, name = table[n]
         mine = run[n]
-        marks = not inferred and None not in (row["marks"], mine["marks"])
+        marks = not inferred and not old_format and None not in (row["marks"], mine["marks"])
         fields = (["positions", "losing"] + (["marks"] if marks else [])
                   + (["digest"] if row["digest"] and mine.get("digest") else []))
         bad = [f for f in fields if mine[f] != row[f]]
@@ -237,6 +241,9 @@ def compare(args):
     if inferred:
         print(f"marks not compared: the run inferred the marks of moves of its top rows (inferred_marks = "
               f"{way}; chomp sieve --file-all-marks files them as the committed tables did)")
+    elif old_format:
+        print("marks not compared: the run is of format 1 (root attribute format_version), whose engines "
+              "counted a mark for every extension, not for canonical positions only")
     if beyond:
         print(f"levels {runs(beyond)}: beyond every committed table (check them with chomp verify --moves)")
     return 1 if differ else 0

@@ -1,6 +1,7 @@
 """experiments/compare_levels.py: a run's levels against the committed tables,
 equal ones reported (with their losing digests, from the table itself or
-its HDF5 file beside it), a differing one named with exit status 1; a run file that
+its HDF5 file beside it), a differing one named with exit status 1, the
+marks of a run of format 1 left out; a run file that
 is missing, a folder, a 3D run or not a table of `chomp sieve`, a committed row
 cut short and a data folder with no committed table refused with one line and
 exit status 2 (experiments/promote_levels.sh stops on either)."""
@@ -191,6 +192,12 @@ with tempfile.TemporaryDirectory() as tmp:
         (short / "levels-170.csv").write_text(text)
         refuses(run, short, f"{short / 'levels-170.csv'}, {said}" if said.startswith("line") else said)
     assert "write it again from its .h5: experiments/h5_to_csv.py" in compare(run, short).stderr
+    # A run of format 1 (data/levels-100.h5) counted a mark for every extension: its marks are not compared
+    # with the tables' (they would differ at every level), its p(n) and L(n) are, and are equal.
+    old = compare(ROOT / "data" / "levels-100.h5", ROOT / "data")
+    assert old.returncode == 0, old.stdout + old.stderr
+    assert "(100 levels): p(n), L(n) equal" in old.stdout and "differs" not in old.stdout, old.stdout
+    assert "marks not compared: the run is of format 1" in old.stdout, old.stdout
     # A 3D run is not compared with the 2D tables (its level 2 has PL(2) = 3 positions, not p(2) = 2).
     refuses(ROOT / "data" / "levels3d-30.h5", ROOT / "data",
             "is a 3D table (root attribute dimensions = 3): compare_levels compares 2D runs with data/levels-N.csv")
