@@ -93,8 +93,8 @@ def main() -> int:
     # (store_trailer 0; the run's --resume computes it again).
     try:
         finished = len(import_chomp_results().read_levels(args.run, require_complete=False).tiles)
-    except ValueError as e:
-        return fail(f"{args.run}: {e}")
+    except ValueError as e:  # (its messages name the file, most of them first)
+        return fail(str(e) if str(args.run) in str(e) else f"{args.run}: {e}")
     if args.through is None:
         if not complete:
             return fail(f"{args.run} is not a complete run (attribute complete != 1); "

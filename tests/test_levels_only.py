@@ -155,6 +155,16 @@ class LevelsOnlyCopy(unittest.TestCase):
         self.assertEqual(past.returncode, 2, past.stdout + past.stderr)
         self.assertIn("has finished levels 1..50", past.stderr)
         self.assertFalse((Path(self.tmp.name) / "no.h5").exists())
+        # Stopped before its first level: said so in one line that names the file once.
+        empty = Path(self.tmp.name) / "empty.h5"
+        empty.write_bytes(stopped.read_bytes())
+        with h5py.File(empty, "r+") as f:
+            for c in f["levels"].values():
+                c.resize((0,))
+        none = levels_only(empty, Path(self.tmp.name) / "no.h5", "--through", "1", check=False)
+        self.assertEqual(none.returncode, 2)
+        self.assertEqual(none.stderr, f"error: {empty}: no level finished yet (status = 'interrupted'): "
+                                      "the run was stopped before its first level finished\n")
 
     def test_a_copy_through_a_level_keeps_only_the_stored_positions_it_holds(self):
         # A run that stores the losing positions of levels 1..30, copied

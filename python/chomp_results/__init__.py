@@ -652,8 +652,9 @@ def read_levels(path, require_complete: bool = True) -> Levels:
     Raises FileNotFoundError if the file is missing, ValueError if it is not a
     result file of a known format version (not HDF5, or a file of another
     command such as `chomp grundy`, named by its root attribute ``format``),
-    its levels are not 1, 2, ..., or (a run just started) it holds no finished
-    level yet, and IncompleteRunError if `require_complete` and the run did
+    its levels are not 1, 2, ..., or it holds no finished level yet (a run
+    just started, or stopped or killed before its first level), and
+    IncompleteRunError if `require_complete` and the run did
     not finish. A file that a run is still writing reads whole: its finished
     levels.
     """
@@ -693,9 +694,11 @@ def read_levels(path, require_complete: bool = True) -> Levels:
     rows = _finished_rows(attrs, [len(v) for v in cols.values()] + lengths, trailers)
     levels = Levels(path=path, attrs=attrs, descriptions=descriptions,
                     **{c: v[:rows] for c, v in cols.items()})
-    if len(levels.tiles) == 0 and attrs.get("status") == "running":
-        raise ValueError(f"{path}: no level finished yet (status = 'running'): the run has just started "
-                         "(read it again once it has written its first level) or was killed before")
+    if len(levels.tiles) == 0 and attrs.get("complete") != 1:
+        status = attrs.get("status")
+        why = ("the run has just started (read it again once it has written its first level) or was killed before"
+               if status == "running" else "the run was stopped before its first level finished")
+        raise ValueError(f"{path}: no level finished yet (status = {status!r}): {why}")
     if len(levels.tiles) == 0 or not np.array_equal(levels.tiles, np.arange(1, len(levels.tiles) + 1)):
         raise ValueError(f"{path}: levels are not 1, 2, ..., n")
     if require_complete and levels.max_tiles != attrs.get("max_tiles"):

@@ -567,6 +567,13 @@ class FileTest(unittest.TestCase):
                                         r".*require_complete=False"):
                 cp.read_levels(copy)
             self.assertEqual(cp.read_levels(copy, require_complete=False).attrs["complete"], 0)
+            # Stopped before its first level finished: said so, whatever its status, not "levels are not 1, 2, ...".
+            for status, why in [("interrupted", "the run was stopped before its first level finished"),
+                                ("running", "the run has just started")]:
+                empty = self._copy_with_status(tmp, f"empty-{status}.h5", status,
+                                               lambda f: [f["levels"][c].resize((0,)) for c in f["levels"]])
+                with self.assertRaisesRegex(ValueError, rf"no level finished yet \(status = '{status}'\): {why}"):
+                    cp.read_levels(empty, require_complete=False)
             # A status no writer makes is damage, as the program reads it, not a run to wait for.
             bogus = self._copy_with_status(tmp, "bogus.h5", "bogus")
             with self.assertRaisesRegex(cp.NotATableError, r"its status 'bogus' is none of complete, interrupted, "
