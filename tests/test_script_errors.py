@@ -73,7 +73,7 @@ with tempfile.TemporaryDirectory() as tmp:
         refused("h5_to_csv.py", bad, "-o", tmp / "x.csv", says=says)
         assert not (tmp / "x.csv").exists()
     # A truncated file is named and said to be truncated (HDF5's own message names neither;
-    # compare_public_table.py, which reads with h5py alone, names it). A folder is said to be one.
+    # compare_public_table.py names it too). A folder is said to be one.
     truncated = tmp / "truncated.h5"
     truncated.write_bytes(RESULT.read_bytes()[:3000])
     refused("h5_to_csv.py", truncated, "-o", tmp / "x.csv", says=f"error: {truncated} cannot be read: the file is truncated")
@@ -163,6 +163,21 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("compare_public_table.py", RESULT, beyond, says="no level is in both")
     r = script("compare_public_table.py", RESULT, public)
     assert r.returncode == 0 and "levels 1, 12, 60 (3 in both): all agree" in r.stdout, r.stdout + r.stderr
+    # A killed run's last row written in part (store_trailer 0, counts reading 0) is no level: not compared, and
+    # not a difference; the run is said to be unfinished.
+    import h5py
+    killed = tmp / "killed.h5"
+    killed.write_bytes(short_run.read_bytes())
+    with h5py.File(killed, "r+") as f:
+        f.attrs["complete"], f.attrs["status"] = 0, "running"
+        for column in ("store_trailer", "losing", "losing_fraction", "hypothesis_ratio"):
+            f["levels"][column][30] = 0
+    public31 = tmp / "public31.txt"
+    public31.write_text("12 77 10\n31 6842 241\n")
+    r = script("compare_public_table.py", killed, public31)
+    assert r.returncode == 0 and "levels 12 (1 in both): all agree" in r.stdout, r.stdout + r.stderr
+    assert f"note: {killed} is a run that did not finish: only its finished levels, 1..30, were read" in r.stdout, \
+        r.stdout
 
     # long_run_table.py reads through chomp show, which reads a grundy file too.
     refused("long_run_table.py", GRUNDY, "--chomp", CHOMP, says=SAYS_GRUNDY)
