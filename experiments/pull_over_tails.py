@@ -147,7 +147,8 @@ def main():
         if table is not None and n in table and table[n][1] != losing[n]:
             bad += 1
             print(f"level {n}: L = {losing[n]} by tails and {table[n][1]} in {args.table}", file=sys.stderr)
-    print(f"levels up to {args.n}: {bound} reads at one a tile, {reads} truncations first ({reads / bound:.3f})")
+    share = f" ({reads / bound:.3f})" if bound else ""  # (level 1's one tail reads none)
+    print(f"levels up to {args.n}: {bound} reads at one a tile, {reads} truncations first{share}")
     if table is not None:
         missing = [n for n in range(1, args.n + 1) if n not in table]
         print(f"levels 1..{args.n}: " + (f"levels differ: {bad}" if bad else "equal to the table")

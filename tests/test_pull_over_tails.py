@@ -52,6 +52,10 @@ twenty = run(20, "--count-to")
 bound = sum(sum(t) for size in range(20) for t in tails(size, 20) if size + max(t[0] if t else 0, 1) <= 20)
 share = re.search(r"levels up to 20: (\d+) reads at one a tile, (\d+) truncations first \(([0-9.]+)\)", twenty.stdout)
 assert share and int(share[1]) == bound and int(share[2]) < bound and share[3] == "0.790", twenty.stdout
+# Level 1 alone reads nothing: no share to give (it divided by zero).
+one = run(1)
+assert one.returncode == 0 and "L(1) = 1\nlevels up to 1: 0 reads at one a tile, 0 truncations first\n" in one.stdout, \
+    one.stdout + one.stderr
 
 beyond = run(10, "--table", table, "--count-to", 1000)
 assert beyond.returncode == 0 and "1000: the table does not reach it" in beyond.stdout, beyond.stdout

@@ -90,6 +90,10 @@ FORMAT_VERSIONS = (1, 2, 3)
 #: to_csv does not overwrite with a CSV.
 RUN_FILE_SUFFIXES = (".h5", ".store", ".window", ".lock", ".partial")
 
+#: The highest level whose losing positions a run stores (chomp sieve
+#: --store-losing takes 0..63, kMaxStoredTiles in include/chomp/position.hpp).
+MAX_STORED_LEVEL = 63
+
 #: Columns of /levels, in the order the program writes them.
 LEVEL_COLUMNS = ("tiles", "positions", "losing", "losing_fraction", "hypothesis_ratio",
                  "seconds", "marks")
@@ -913,7 +917,7 @@ def stored_levels(path) -> list[int]:
         # (SIGSEGV) iterating a group whose metadata a flipped bit had damaged, where a lookup raises.
         group = f["losing_positions"]
         try:
-            kept = min(finished, 63, int(attrs.get("store_losing", 63)))   # 63: the most a run stores
+            kept = min(finished, MAX_STORED_LEVEL, int(attrs.get("store_losing", MAX_STORED_LEVEL)))
             return [n for n in range(1, kept + 1)
                     if f"level_{n:03d}" in group]
         except (RuntimeError, OSError, KeyError) as e:
@@ -937,7 +941,8 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
     if int(n) not in stored_levels(path):
         # A levels-only copy keeps the positions its run stored, up to the
         # level it was copied through: of the committed tables, none.
-        attrs = _read_settled(path, lambda f: {k: _attr(f.attrs.get(k, 0)) for k in ("levels_only", "dimensions")})
+        attrs = _read_settled(path, lambda f: {k: _attr(f.attrs.get(k, 0))
+                                               for k in ("levels_only", "dimensions", "max_tiles")})
         bare_copy = not stored_levels(path) and int(attrs["levels_only"]) == 1
         if int(attrs["dimensions"] or 2) == 3:
             hint = "a table of 3D Chomp: 3D runs store no positions (doc/THREE_D.md)"
@@ -949,6 +954,10 @@ def read_losing_positions(path, n: int) -> list[tuple[int, ...]]:
                     ("read it once the run has (stored_levels says which it has)" if status == "running" else
                      f"the run stopped before it (status \"{status}\"); continue it with chomp sieve --resume "
                      f"--output {path}"))
+        elif n > MAX_STORED_LEVEL:
+            hint = f"no run stores a level above {MAX_STORED_LEVEL}: chomp sieve --store-losing takes 0..{MAX_STORED_LEVEL}"
+        elif n > int(attrs["max_tiles"]):
+            hint = f"its run goes to level {int(attrs['max_tiles'])}: run chomp sieve to {n} with --store-losing {n}"
         else:
             hint = f"run chomp sieve with --store-losing {n} or more"
         raise KeyError(f"{path} does not store the losing positions of level {n} ({hint})")

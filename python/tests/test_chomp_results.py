@@ -542,6 +542,15 @@ class FileTest(unittest.TestCase):
         self.assertEqual([int(x) for x in levels.positions], cp.partition_numbers(levels.max_tiles)[1:])
         with self.assertRaisesRegex(KeyError, r"run chomp sieve with --store-losing"):
             cp.read_losing_positions(FILE, levels.attrs["store_losing"] + 1)
+        # Beyond the run, or beyond what any run stores: no --store-losing that the program refuses is suggested.
+        beyond = levels.max_tiles + 1
+        self.assertLessEqual(beyond, cp.MAX_STORED_LEVEL)
+        with self.assertRaisesRegex(KeyError, rf"its run goes to level {levels.max_tiles}: run chomp sieve to "
+                                              rf"{beyond} with --store-losing {beyond}"):
+            cp.read_losing_positions(FILE, beyond)
+        with self.assertRaisesRegex(KeyError, r"no run stores a level above 63: chomp sieve --store-losing takes "
+                                              r"0\.\.63"):
+            cp.read_losing_positions(FILE, 64)
 
     @staticmethod
     def _copy_with_status(folder, name, status, edit=None):
