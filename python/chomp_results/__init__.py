@@ -1150,6 +1150,14 @@ def read_rectangles(path) -> Rectangles:
                       move_board_cols=mcols, move_row=mr, move_col=mc, leaves=leaves, attrs=attrs)
 
 
+def _point_data_dir(holds: str) -> str:
+    """What to do when data_dir() lacks a file: set CHOMP_DATA_DIR, or set
+    it to another folder where it names this one."""
+    if os.environ.get("CHOMP_DATA_DIR"):
+        return f"CHOMP_DATA_DIR names this folder: set it to the repository's data/ folder, which holds {holds}"
+    return f"set CHOMP_DATA_DIR to the repository's data/ folder, which holds {holds}"
+
+
 def default_levels_file(with_positions: bool = False) -> Path:
     """The committed result file: the data/levels-N.h5 with the largest N
     (with `with_positions`, the largest one that stores losing positions)."""
@@ -1160,8 +1168,9 @@ def default_levels_file(with_positions: bool = False) -> Path:
                 continue
             found.append((int(m.group(1)), p))
     if not found:
-        raise FileNotFoundError(f"no levels-N.h5 in {data_dir()} (set CHOMP_DATA_DIR)"
-                                + (" with stored losing positions" if with_positions else ""))
+        raise FileNotFoundError(f"no levels-N.h5 in {data_dir()}"
+                                + (" with stored losing positions" if with_positions else "")
+                                + f" ({_point_data_dir('the committed levels-N.h5')})")
     return max(found)[1]
 
 
@@ -1185,8 +1194,7 @@ def read_reference(name: str = "caribou_density.csv") -> dict[str, np.ndarray]:
     path = data_dir() / "reference" / name
     tables = sorted(p.name for p in path.parent.glob("*.csv"))
     if not tables or (not path.is_file() and path.suffix.lower() == ".csv"):
-        raise FileNotFoundError(f"no reference table {path} (set CHOMP_DATA_DIR to the repository's data/ "
-                                "folder, which holds reference/)")
+        raise FileNotFoundError(f"no reference table {path} ({_point_data_dir('reference/')})")
     if path.suffix.lower() != ".csv" or not path.is_file():
         raise ValueError(f"{name} is not a reference table: give one of {', '.join(tables)}")
     with open(path, newline="") as fh:

@@ -314,8 +314,12 @@ class OtherFilesTest(unittest.TestCase):
 
         with tempfile.TemporaryDirectory() as tmp:
             with mock.patch.dict(os.environ, {"CHOMP_DATA_DIR": tmp}):
-                with self.assertRaisesRegex(FileNotFoundError, r"set CHOMP_DATA_DIR"):
+                with self.assertRaisesRegex(FileNotFoundError, r"CHOMP_DATA_DIR names this folder: set it to the "
+                                                               r"repository's data/ folder, which holds reference/"):
                     cp.read_reference("x.txt")
+                with self.assertRaisesRegex(FileNotFoundError, rf"no levels-N\.h5 in {tmp} \(CHOMP_DATA_DIR names "
+                                                               r"this folder: set it to the repository's data/"):
+                    cp.default_levels_file()
                 (Path(tmp) / "reference").mkdir()
                 (Path(tmp) / "reference" / "bad.csv").write_text("tiles,positions\n1,1,9\n")
                 with self.assertRaisesRegex(ValueError, r"bad\.csv has a row whose fields do not match its header"):
