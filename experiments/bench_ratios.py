@@ -94,6 +94,12 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2, help="the runs' thread count (default 2)")
     ap.add_argument("--target", type=float, default=2.0, help="the ratio counted (default 2.0)")
     a = ap.parse_args(argv)
+    if a.threads < 1:
+        print(f"error: --threads {a.threads}: give the runs' thread count, 1 or more", file=sys.stderr)
+        return 2
+    if not a.target > 0:
+        print(f"error: --target {a.target}: give a ratio above 0, such as 2.0", file=sys.stderr)
+        return 2
     try:
         since = when(a.since) if a.since else None
     except ValueError:

@@ -64,6 +64,8 @@ def main():
                     help="the program that reads the file (default: the checkout's build/chomp)")
     ap.add_argument("--from", dest="first", type=int, default=100, help="first level shown (default 100)")
     a = ap.parse_args()
+    if a.first < 1:
+        fail(f"--from {a.first}: levels start at 1")
     if os.path.isdir(a.file):
         fail(f"{a.file} is a folder, not a run file (give the run's RUN.h5)")
     if not os.path.isfile(a.file):
@@ -94,6 +96,8 @@ def main():
     print("| levels | positions | marks | seconds | ns/position | ns/mark | B/losing | store GiB |")
     print("|---|---|---|---|---|---|---|---|")
     store = 0.0
+    # A levels-only copy (experiments/h5_levels_only.py) keeps no store: its size is not known, not 0.
+    stored = any(r["store_bytes_per_losing"] for r in rows)
     for w in windows(rows):
         for r in w:
             if r["store_bytes_per_losing"]:
@@ -109,7 +113,7 @@ def main():
         bpl = w[-1]["store_bytes_per_losing"] or "-"
         bpl = f"{float(bpl):.3f}" if bpl != "-" else bpl
         print(f"| {levels} | {positions:.3e} | {marks:.3e} | {seconds:.0f} | {1e9 * seconds / positions:.2f} | "
-              f"{1e9 * seconds / max(marks, 1):.2f} | {bpl} | {store / 2**30:.2f} |")
+              f"{1e9 * seconds / max(marks, 1):.2f} | {bpl} | {f'{store / 2**30:.2f}' if stored else '-'} |")
     rss = os.path.join(os.path.dirname(os.path.abspath(a.file)), "rss.log")
     if os.path.exists(rss):
         peak, legs, leg = 0, {}, None

@@ -96,7 +96,9 @@ with tempfile.TemporaryDirectory() as tmp:
                        *(((rows[f"wall-{w}"],), f"{rows[f'wall-{w}']}, line 3: wall_s = {w}: a run's wall time is a "
                           "number of seconds above 0") for w in ("inf", "nan", "0", "-20")),
                        ((latin,), "is not a text CSV"),
-                       ((table, "--since", "yesterday"), "--since must be an ISO date")):
+                       ((table, "--since", "yesterday"), "--since must be an ISO date"),
+                       ((table, "--threads", "0"), "--threads 0: give the runs' thread count, 1 or more"),
+                       ((table, "--target", "-1"), "--target -1.0: give a ratio above 0")):
         r = run(*args)
         what = f"{args}: rc {r.returncode}\n{r.stdout}{r.stderr}"
         assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, what

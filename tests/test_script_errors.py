@@ -188,9 +188,12 @@ with tempfile.TemporaryDirectory() as tmp:
             says="records no window_seconds (a file before format 3")
     refused("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", 171,
             says=f"error: --from 171: {RESULT} holds levels 1..170: give --from 170 or less")
+    refused("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", -5, says="error: --from -5: levels start at 1")
     r = script("long_run_table.py", RESULT, "--chomp", CHOMP, "--from", 1)
     assert r.returncode == 0 and r.stdout.startswith("| levels | positions |") and "| 1.." in r.stdout, \
         r.stdout + r.stderr
+    # The committed table is a levels-only copy: no store, so its size is unknown ("-"), not 0.00 GiB.
+    assert all(line.endswith("| - | - |") for line in r.stdout.splitlines()[2:] if line.startswith("| ")), r.stdout
 
     # readme_results.py: a data folder whose largest levels-N.csv is not a levels table.
     (tmp / "grundy").mkdir()
