@@ -3188,7 +3188,8 @@ def plot_hypothesis_ratio(ax, levels: Levels, published: dict, n_from: int = 20,
     n, r = levels.tiles, levels.hypothesis_ratio
     m = n >= n_from
     ax.plot(n[m], r[m], "-", color="0.65", lw=0.8, zorder=1)
-    ax.plot(n[m], r[m], ".", color="k", ms=3.5, zorder=2, label=f"this sieve, n = {n_from}..{levels.max_tiles}")
+    shown = f"n = {n_from}..{levels.max_tiles}" if m.any() else f"no level from n = {n_from}: it ends at {levels.max_tiles}"
+    ax.plot(n[m], r[m], ".", color="k", ms=3.5, zorder=2, label=f"this sieve, {shown}")
     pm = published["tiles"] >= n_from
     ax.plot(published["tiles"][pm], published_ratio(published)[pm], "o", mfc="none", mec="C3", ms=9, mew=1.5,
             zorder=3, label="published rows (n = 20..90)")
@@ -3693,6 +3694,13 @@ def plot_prediction_gaps(ax, A: Analysis, keys=None, n_from: int = 100):
     ax.legend(fontsize=7, loc="lower left")
 
 
+def _levels_text(ns: list) -> str:
+    """Levels as a title says them: "n = 20..22" for a run of consecutive ones, else "n = 20, 23"."""
+    if len(ns) > 1 and ns == list(range(ns[0], ns[-1] + 1)):
+        return f"n = {ns[0]}..{ns[-1]}"
+    return "n = " + ", ".join(map(str, ns))
+
+
 def figure_hypothesis(levels: Levels, published: dict):
     """The README figure (a matplotlib Figure): every level from n = 20 with the
     published rows, and beside it the best model of each kind (limit 0, free
@@ -3701,8 +3709,11 @@ def figure_hypothesis(levels: Levels, published: dict):
     A = Analysis(levels)
     fig, (whole, zoom) = plt.subplots(1, 2, figsize=(13, 5.2), dpi=100, gridspec_kw={"width_ratios": (1, 1.4)})
     plot_hypothesis_ratio(whole, levels, published, n_from=20)
-    whole.set_ylim(0.24, 0.36)
-    whole.set_title("every level from n = 20 (n = 20..22 jump off the scale)", fontsize=10)
+    low, high = 0.24, 0.36
+    whole.set_ylim(low, high)
+    off = [int(k) for k, v in zip(levels.tiles, levels.hypothesis_ratio) if k >= 20 and not low <= v <= high]
+    whole.set_title("every level from n = 20" + (f" ({_levels_text(off)} jump off the scale)" if off else ""),
+                    fontsize=10)
     if A.rank:
         plot_leading(zoom, A, n_from=100)
         zoom.set_title(f"best model of each kind, continued to n = {PREDICT_AT[-1]} "

@@ -88,6 +88,35 @@ def synthetic_levels(curve, n_max: int = N, jitter: float = 2.0, seed: int = 7) 
                      attrs={"complete": 1, "max_tiles": n_max, "git_revision": "synthetic", "version": "test"})
 
 
+class FigureTest(unittest.TestCase):
+    def test_titles_and_labels_follow_the_table(self):
+        # The README figure's texts name the levels the table has: a short table drew "n = 20..3" and a title
+        # naming levels 20..22 that it did not hold.
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        def texts(n_max):
+            fig = F.figure_hypothesis(synthetic_levels(lambda n, lnp: 0.286 + 0.3 / lnp, n_max=n_max, jitter=0),
+                                      cp.read_reference())
+            try:
+                return ([ax.get_title() for ax in fig.axes],
+                        [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()])
+            finally:
+                plt.close(fig)
+
+        titles, labels = texts(3)
+        self.assertEqual(titles[0], "every level from n = 20")
+        self.assertIn("this sieve, no level from n = 20: it ends at 3", labels)
+        self.assertFalse([t for t in labels if "..3" in t], labels)
+        titles, labels = texts(60)
+        self.assertIn("this sieve, n = 20..60", labels)
+        self.assertNotIn("jump off the scale", titles[0])   # 0.286 + 0.3/ln p stays within 0.24..0.36 from n = 20
+        self.assertEqual(F._levels_text([20, 21, 22]), "n = 20..22")
+        self.assertEqual(F._levels_text([20, 23]), "n = 20, 23")
+        self.assertEqual(F._levels_text([20]), "n = 20")
+
+
 class NumericsTest(unittest.TestCase):
     def test_minimisers(self):
         self.assertAlmostEqual(F.golden(lambda x: (x - 0.3) ** 2, 0, 1, 1e-10), 0.3, places=8)
