@@ -38,7 +38,7 @@ losing needs only the truncations read up to that one, and for levels up
 to N the script counts what such a pull (truncations first, w = 1, 2, ...)
 reads, against the bound. A table of format 1 (data/levels-100.csv, another
 engine's marks) is refused where its marks would be read (--count-to with
-an M), as are an M below 2, a table cut short and a table of 3D Chomp (one
+an M), as is the table of a run that inferred some of its marks; so are an M below 2, a table cut short and a table of 3D Chomp (one
 line `error: ...`, exit status 2). Only the standard library; N = 50 takes
 about 16 s.
 """
@@ -53,10 +53,11 @@ from mark_classes import after_move, no_levels, partitions, read_columns
 from levels_csv import format_version  # the format of the result file a table was written from
 
 
-def read_table(path):
-    """Level -> (p(n), L(n), marks) of a levels CSV; FileNotFoundError or
-    ValueError for a file that is not one."""
-    return read_columns(path, ("positions", "losing", "marks"))
+def read_table(path, marks=True):
+    """Level -> (p(n), L(n), marks) of a levels CSV, (p(n), L(n)) without
+    marks; FileNotFoundError or ValueError for a file that is not one (with
+    marks, also for the table of a run that inferred some of its marks)."""
+    return read_columns(path, ("positions", "losing", "marks") if marks else ("positions", "losing"))
 
 
 def moves_below(tail):
@@ -127,7 +128,7 @@ def main():
         print(f"error: --count-to {bad[0]}: give levels M of 2 or more (level 1 files no mark)", file=sys.stderr)
         return 2
     try:
-        table = read_table(args.table) if args.table else None
+        table = read_table(args.table, marks=bool(args.count_to)) if args.table else None
         if table is not None and (said := no_levels(table, args.table, args.n)):
             raise ValueError(said)
         # A table of format 1 (the engines before 6220284, data/levels-100.csv)
@@ -154,7 +155,7 @@ def main():
         print(f"levels 1..{args.n}: " + (f"levels differ: {bad}" if bad else "equal to the table")
               + (f"; not in the table: {missing[0]}..{missing[-1]}" if missing else ""))
 
-    if table is not None:
+    if table is not None and args.count_to:
         print("M  tails  reads  marks  reads/marks")
         for m in args.count_to:
             if not all(n in table for n in range(1, m + 1)):

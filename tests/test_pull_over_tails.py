@@ -99,6 +99,17 @@ assert old.returncode == 2 and old.stdout == "" and old.stderr.count("\n") == 1 
     "format 1 (its # format_version line), whose marks are another engine's" in old.stderr, old.stdout + old.stderr
 old = run(10, "--table", ROOT / "data" / "levels-100.csv", "--count-to")
 assert old.returncode == 0 and "levels 1..10: equal to the table" in old.stdout, old.stdout + old.stderr
+assert "reads/marks" not in old.stdout, old.stdout   # no table of counts when none is asked for
+# So with the table of a run that inferred some of its marks: refused where they would be read, checked on L(n).
+with tempfile.TemporaryDirectory() as tmp:
+    inferred = pathlib.Path(tmp) / "inferred.csv"
+    lines = open(table).readlines()
+    inferred.write_text("".join(lines[:1] + ["# inferred_marks: rows 1-2\n"] + lines[1:]))
+    refused = run(10, "--table", inferred, "--count-to", 10)
+    assert refused.returncode == 2 and "inferred the marks of its first rows' moves" in refused.stderr, refused.stderr
+    checked = run(10, "--table", inferred, "--count-to")
+    assert checked.returncode == 0 and "levels 1..10: equal to the table" in checked.stdout, \
+        checked.stdout + checked.stderr
 for m in ("0", "-3", "1"):
     refused = run(10, "--table", table, "--count-to", 20, m)
     assert refused.returncode == 2 and refused.stdout == "" and refused.stderr == \
