@@ -133,7 +133,14 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "--force", "--resume"}, 2, "contradict"},
       {{"sieve", "--bogus"}, 2, "--bogus"},
       {{"sieve", "extra"}, 2, "extra"},
-      {{}, 2, "subcommand"},
+      {{}, 2, "a command is required; the commands are sieve, grundy"},
+      // the parser's words set right: in the order given, with the option meant
+      {{"sieve", "--max-tile", "10"}, 2, "not expected: --max-tile 10 (did you mean --max-tiles?)"},
+      {{"count", "--rows", "3", "--cols", "4", "--debug"}, 2, "--debug goes before the command"},
+      // brackets: the parser split "[4,4,2,1]" into words before the command saw it
+      {{"analyze", "[4,4,2,1]"}, 2, "'[4,4,2,1]': write it without the brackets"},
+      {{"analyze", "[3x4]"}, 2, "'[3x4]': write it without the brackets"},
+      {{"play", "--boards", "[3x4,2x5]"}, 2, "'[3x4,2x5]': write it without the brackets"},
       {{"nosuch"}, 2, "unknown command 'nosuch'"},
       {{""}, 2, "unknown command ''"},
       // positions (chomp analyze)

@@ -13,6 +13,9 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "build_info.hpp"
 #include "chomp/h5_output.hpp"
@@ -56,6 +59,67 @@ int finish_output(int code) {
   std::cerr << "chomp: error: cannot write standard output" << (err ? std::string(" (") + std::strerror(err) + ")" : "")
             << ": what was printed is incomplete; check the disk it goes to and run again\n";
   return code == 0 ? 1 : code;
+}
+
+/// A word written in brackets that reads as a position or boards
+/// ("[4,4,2,1]", "[3x4]", "[3x4,2x5]"), or null: the command-line parser
+/// strips a vector option's brackets and splits it at its commas before a
+/// command sees it, which would then misreport the words it got.
+const char* bracketed_position(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view w = argv[i];
+    if (w.size() >= 2 && w.front() == '[' && w.back() == ']' &&
+        w.substr(1, w.size() - 2).find_first_not_of("0123456789x, +") == std::string_view::npos)
+      return argv[i];
+  }
+  return nullptr;
+}
+
+/// CLI11's words for arguments no option takes ("The following arguments
+/// were not expected: 10 --max-tile", in reverse order), put in the order
+/// given, with what the first such option may have meant: a long option of
+/// the command one or two letters away, or --debug, which goes before it.
+std::string extras_message(const std::string& what, const CLI::App& app) {
+  const auto colon = what.find(": ");
+  if (colon == std::string::npos) return what;
+  std::vector<std::string> words;
+  for (std::size_t at = colon + 2; at < what.size();) {
+    const auto end = std::min(what.find(' ', at), what.size());
+    words.emplace_back(what.substr(at, end - at));
+    at = end + 1;
+  }
+  std::reverse(words.begin(), words.end());
+  std::string text = what.substr(0, colon + 2);
+  for (std::size_t i = 0; i < words.size(); ++i) text += (i ? " " : "") + words[i];
+  const auto option = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.rfind("--", 0) == 0; });
+  if (option == words.end()) return text;
+  const std::string given = option->substr(0, option->find('='));
+  if (given == "--debug") return text + " (--debug goes before the command: chomp --debug <command> ...)";
+  // The closest long option of the command given (edit distance at most 2).
+  const auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return s->parsed(); }))
+    for (const CLI::Option* opt : sub->get_options())
+      for (const std::string& name : opt->get_lnames())
+        if (const std::size_t d = distance(given, "--" + name); d < best_distance) {
+          best_distance = d;
+          best = "--" + name;
+        }
+  return best.empty() ? text : text + " (did you mean " + best + "?)";
 }
 }  // namespace
 
@@ -114,13 +178,24 @@ int main(int argc, char** argv) {
   }();
   // A first word that is neither an option nor a command is named, with
   // the commands there are (CLI11 would say only "A subcommand is required").
-  if (argc > 1 && argv[1][0] != '-' &&
-      std::none_of(registry.begin(), registry.end(), [&](const CommandSpec& c) { return c.name == argv[1]; })) {
+  // No word at all gets the same list.
+  if (argc <= 1 || (argv[1][0] != '-' && std::none_of(registry.begin(), registry.end(), [&](const CommandSpec& c) {
+                      return c.name == argv[1];
+                    }))) {
     if (other_rank) return 0;
     std::string names;
     for (const CommandSpec& c : registry) names += (names.empty() ? "" : ", ") + c.name;
-    std::cerr << "chomp: unknown command '" << printable(argv[1], 80) << "'; the commands are " << names << '\n'
+    std::cerr << "chomp: "
+              << (argc <= 1 ? std::string("a command is required")
+                            : "unknown command '" + printable(argv[1], 80) + "'")
+              << "; the commands are " << names << '\n'
               << "Run 'chomp --help' for usage.\n";
+    return 2;
+  }
+  if (const char* word = bracketed_position(argc, argv)) {
+    if (other_rank) return 0;
+    std::cerr << "chomp: '" << printable(word, 200)
+              << "': write it without the brackets (a position as 4,4,2,1 or 3x4, boards as \"3x4 + 2x5\")\n";
     return 2;
   }
 
@@ -139,6 +214,7 @@ int main(int argc, char** argv) {
     std::string what = e.what();
     if (const auto at = what.find(": At Most 1 required but received "); at != std::string::npos)
       what = what.substr(0, at) + " was given " + what.substr(at + 34) + " times; give it once";
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) what = extras_message(what, app);
     std::cerr << "chomp: " << printable(what, 400) << '\n'
               << "Run 'chomp --help' or 'chomp <command> --help' for usage.\n";
     return 2;
