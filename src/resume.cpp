@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 
 #include "chomp/plane_ranking.hpp"
@@ -216,6 +217,10 @@ void Resume::restore(const LosingStore& store, LevelFileWriter& out, const std::
   const ResumeState& s = impl_->state;
   const LevelTable& t = impl_->reader->table();
   if (store.levels() != s.levels) throw std::logic_error("Resume::restore needs the store of open_store()");
+  // The levels whose positions the file keeps (at most 63 tiles) are checked
+  // against the store's ranks, unranked.
+  const int kept = std::min(out.store_losing(), s.levels);
+  const std::unique_ptr<PartitionTable> ranks = kept > 0 ? std::make_unique<PartitionTable>(kept) : nullptr;
   for (int n = 1; n <= s.levels; ++n) {
     if (stop && stop->load()) throw SieveInterrupted("stopped while checking level " + std::to_string(n));
     if (restoring) restoring(n);
@@ -229,12 +234,24 @@ void Resume::restore(const LosingStore& store, LevelFileWriter& out, const std::
     if (n <= out.store_losing()) {
       // The file's own copy of the level's losing positions, one a losing
       // position: fewer or more than its row counts is damage to the file.
+      // The same set as the store's, checked (as chomp verify does): a
+      // position edited or repeated in the copy is damage, which a resumed
+      // run must not carry into a file it marks complete.
       const std::vector<std::uint64_t> words = impl_->reader->losing_positions(n);
       if (words.size() != row.losing)
         throw ResumeRefused("cannot resume " + impl_->reader->path() + ": its " + losing_positions_dataset(n) + " holds " +
                             std::to_string(words.size()) + " positions, but level " + std::to_string(n) + " has " +
                             std::to_string(row.losing) + " losing ones (damaged file); restore a copy of it, or "
                             "start the run over with --force");
+      std::vector<std::uint64_t> in_file = words, in_store;
+      for (const std::uint64_t rank : store.all(n))
+        in_store.push_back(LatticePath::from_rows(ranks->unrank(n, rank)).word());
+      std::sort(in_file.begin(), in_file.end());
+      std::sort(in_store.begin(), in_store.end());
+      if (in_file != in_store)
+        throw ResumeRefused("cannot resume " + impl_->reader->path() + ": its " + losing_positions_dataset(n) +
+                            " holds positions that are not the store's losing ones of level " + std::to_string(n) +
+                            " (damaged file); restore a copy of it, or start the run over with --force");
       out.write_losing_positions(n, words);
     }
     out.append(row);

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -234,4 +236,32 @@ TEST(Verify, ComparesTheFilesStoredLosingPositionsWithTheStore) {
   EXPECT_NE(r.out.find("/losing_positions/level_007 holds 3 positions that are not the store's 3 losing ones"),
             std::string::npos) << r.out;
   for (int n : {6, 8, 10}) EXPECT_EQ(verify_row(r.out, n).back(), "ok") << r.out;
+}
+
+// A resume checks the same: it copies the file's losing positions into the
+// file it marks complete, so a copy edited to another position of its level
+// (the count unchanged) is refused, and the file is left as it was.
+TEST(Verify, AResumeRefusesStoredLosingPositionsThatAreNotTheStores) {
+  ScratchDir dir;
+  const std::string path = dir.file("kept.h5");
+  ASSERT_EQ(run_chomp({"sieve", "-n", "20", "--store-losing", "10", "-q", "-o", path}).exit_code, 0);
+  {
+    RawFile raw(path);
+    auto words = raw.read<std::uint64_t>("losing_positions/level_007", H5T_NATIVE_UINT64);
+    ASSERT_EQ(words.size(), 3u);
+    words[0] = LatticePath::from_rows(Rows{7}).word();  // winning, and of level 7
+    raw.write("losing_positions/level_007", H5T_NATIVE_UINT64, words);
+  }
+  const auto read_bytes = [](const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string before = read_bytes(path);
+  const ProcessResult r = run_chomp({"sieve", "--resume", "-n", "21", "-q", "-o", path});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("its /losing_positions/level_007 holds positions that are not the store's losing ones of "
+                       "level 7 (damaged file)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_bytes(path), before);
 }
