@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "build_info.hpp"
@@ -227,6 +228,33 @@ GrundyFile read_grundy_file(const std::string& path) {
     if (out.largest[i] != last || out.zeros[i] != c[0])
       throw H5Error(level + "has a largest_value or value_zero that its counts contradict (damaged file)");
   }
+  // The root attributes every reader goes by (show prints them, --resume
+  // continues from them), checked as the sieve's reader checks its own.
+  const auto number = [&](const char* name) {
+    const auto it = out.number_attributes.find(name);
+    return it == out.number_attributes.end() ? std::optional<std::int64_t>() : std::optional<std::int64_t>(it->second);
+  };
+  const auto format = number("format_version");
+  if (!format || *format < 1 || *format > kGrundyFormatVersion)
+    throw H5Error(path + (format ? " has format_version " + std::to_string(*format) : " has no format_version") +
+                  "; this program reads Grundy files of format_version 1 to " + std::to_string(kGrundyFormatVersion));
+  const auto status = out.text_attributes.find("status");
+  if (status == out.text_attributes.end() || !h5::known_status(status->second))
+    throw H5Error(path + ": its status " +
+                  (status == out.text_attributes.end() ? std::string("is missing") : "\"" + status->second + "\"") +
+                  " is none of " + h5::kKnownStatuses + " (damaged file)");
+  const auto max_tiles = number("max_tiles");
+  if (!max_tiles || *max_tiles < 1 || *max_tiles > kMaxTiles || static_cast<std::size_t>(*max_tiles) < rows)
+    throw H5Error(path + ": its max_tiles attribute (" + (max_tiles ? std::to_string(*max_tiles) : "missing") +
+                  ") is impossible for " + std::to_string(rows) + " levels of at most " + std::to_string(kMaxTiles) +
+                  " tiles (damaged file)");
+  const auto complete = number("complete");
+  if (complete != 0 && complete != 1)
+    throw H5Error(path + ": its complete attribute is " + (complete ? std::to_string(*complete) : "missing") +
+                  ", neither 0 nor 1 (damaged file)");
+  if (*complete == 1 && (status->second != "complete" || static_cast<std::size_t>(*max_tiles) != rows))
+    throw H5Error(path + ": it says complete with status \"" + status->second + "\" and " + std::to_string(rows) +
+                  " of its " + std::to_string(*max_tiles) + " levels (damaged file)");
   return out;
 }
 

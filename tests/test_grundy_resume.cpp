@@ -367,3 +367,38 @@ TEST(GrundyResume, RefusesASieveFileAndAFileWhoseCountsDiffer) {
       << shown.err;
   EXPECT_EQ(shown.out, "");
 }
+
+// The root attributes every reader goes by, edited to values no writer
+// makes: chomp show refuses the file as damaged (it printed "status bogus"
+// and exit 0), as --resume and the sieve's reader do with their own.
+TEST(GrundyResume, ShowRefusesRootAttributesNoWriterMakes) {
+  ScratchDir dir;
+  const std::string made = dir.file("made.h5");
+  ASSERT_EQ(run_chomp({"grundy", "-n", "12", "-q", "-o", made}).exit_code, 0);
+  ASSERT_EQ(run_chomp({"show", made}).exit_code, 0);
+  struct Edit {
+    const char* name;
+    Value value;
+    const char* said;
+  };
+  const std::vector<Edit> edits{
+      {"format_version", int_value(99), "has format_version 99; this program reads Grundy files of format_version 1"},
+      {"status", text_value("bogus"), "its status \"bogus\" is none of complete, interrupted, failed or running"},
+      {"max_tiles", int_value(-1), "its max_tiles attribute (-1) is impossible for 12 levels"},
+      {"max_tiles", int_value(10), "its max_tiles attribute (10) is impossible for 12 levels"},
+      {"complete", int_value(7), "its complete attribute is 7, neither 0 nor 1"},
+      {"status", text_value("interrupted"), "it says complete with status \"interrupted\""},
+  };
+  int i = 0;
+  for (const Edit& e : edits) {
+    const std::string copy = dir.file("edited-" + std::to_string(i++) + ".h5");
+    std::filesystem::copy_file(made, copy);
+    set_attribute(copy, e.name, e.value);
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"show", copy}, {"show", "--csv", copy}}) {
+      const ProcessResult r = run_chomp(args);
+      EXPECT_EQ(r.exit_code, 1) << e.name << ": " << r.out << r.err;
+      EXPECT_TRUE(contains(r.err, e.said)) << e.name << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, "damaged file") || contains(r.err, "this program reads")) << r.err;
+    }
+  }
+}
