@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -96,6 +97,10 @@ void write_build_attributes(hid_t f) {
 }
 
 Handle create_whole_file(const std::string& tmp, const std::string& format) {
+  // The temporary name is the writer's own: a symbolic link left there is
+  // removed, not written through (the truncating create would follow it).
+  std::error_code ec;
+  if (std::filesystem::is_symlink(tmp, ec)) std::filesystem::remove(tmp, ec);
   Handle file = check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                       "cannot create " + tmp + " (check that the folder exists and is writable)");
   write_build_attributes(file.get());

@@ -8,8 +8,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -252,16 +250,12 @@ TEST(Verify, AResumeRefusesStoredLosingPositionsThatAreNotTheStores) {
     words[0] = LatticePath::from_rows(Rows{7}).word();  // winning, and of level 7
     raw.write("losing_positions/level_007", H5T_NATIVE_UINT64, words);
   }
-  const auto read_bytes = [](const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  const std::string before = read_bytes(path);
+  const std::string before = read_text(path);
   const ProcessResult r = run_chomp({"sieve", "--resume", "-n", "21", "-q", "-o", path});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("its /losing_positions/level_007 holds positions that are not the store's losing ones of "
                        "level 7 (damaged file)"),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(read_bytes(path), before);
+  EXPECT_EQ(read_text(path), before);
 }

@@ -520,3 +520,44 @@ TEST(HostileFiles, Hdf5ErrorStackOnlyWithDebug) {
   EXPECT_EQ(debug.exit_code, 1) << debug.err;
   EXPECT_NE(debug.err.find("HDF5-DIAG"), std::string::npos) << debug.err;
 }
+
+// Grundy and rectangle files are written to NAME.tmp and renamed. A
+// symbolic link left at the temporary name was written through (its target
+// overwritten); a link at the name itself was replaced by the new file,
+// its target left as it was. Now the link at NAME.tmp is removed and the
+// link's target at NAME is the file written, as chomp sieve does.
+TEST(HostileFiles, LinksAtTheTemporaryNameOrTheNameAreNotWrittenThroughOrReplaced) {
+  ScratchDir dir;
+  const std::string victim = dir.file("victim"), grundy = dir.file("g.h5"), csv = dir.file("r.csv"),
+                    boxes = dir.file("r.h5");
+  std::ofstream(victim) << "precious\n";
+  for (const std::string& name : {grundy, csv, boxes}) std::filesystem::create_symlink(victim, name + ".tmp");
+  ASSERT_EQ(run_chomp({"grundy", "-n", "10", "-q", "-o", grundy}).exit_code, 0);
+  ASSERT_EQ(run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "3", "-q", "--csv", csv, "-o", boxes}).exit_code,
+            0);
+  EXPECT_EQ(read_text(victim), "precious\n");
+  for (const std::string& name : {grundy, csv, boxes}) {
+    EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::symlink_status(name))) << name;
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(name + ".tmp"))) << name;
+  }
+  // A link to a Grundy file: --resume extends the target, and the link stays.
+  const std::string link = dir.file("link.h5");
+  std::filesystem::create_symlink(grundy, link);
+  const ProcessResult r = run_chomp({"grundy", "--resume", "-n", "12", "-q", "-o", link});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --output " + link + " is a symbolic link"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  const std::string shown = run_chomp({"show", grundy}).out;
+  EXPECT_EQ(shown.rfind(grundy + ": Grundy values of 12 levels, status complete", 0), 0u) << shown;
+  // So for the rectangles' two outputs.
+  const std::string csv_link = dir.file("csv-link.csv"), h5_link = dir.file("h5-link.h5");
+  std::filesystem::create_symlink(csv, csv_link);
+  std::filesystem::create_symlink(boxes, h5_link);
+  ASSERT_EQ(run_chomp({"rectangles", "--max-rows", "4", "--max-cols", "4", "-q", "--force", "--csv", csv_link, "-o",
+                       h5_link})
+                .exit_code,
+            0);
+  EXPECT_TRUE(std::filesystem::is_symlink(csv_link));
+  EXPECT_TRUE(std::filesystem::is_symlink(h5_link));
+  EXPECT_NE(read_text(csv).find("\n4,4,"), std::string::npos) << read_text(csv);
+}

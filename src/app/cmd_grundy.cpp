@@ -127,7 +127,7 @@ std::string time_estimate(int max_tiles, int threads) {
          ")";
 }
 
-int run_grundy(const GrundyArgs& a) {
+int run_grundy(GrundyArgs a) {  // (a copy: --output becomes a link's target)
   if (a.force && a.resume)
     throw UsageError("--force and --resume contradict each other: --force starts over, --resume continues "
                      "the run in --output; give one of them");
@@ -137,6 +137,9 @@ int run_grundy(const GrundyArgs& a) {
                      "the option out");
   if (!a.dry_run && a.output.empty()) throw UsageError("--output FILE is required (or --dry-run)");
   if (!a.output.empty()) {
+    // A link's target is the file written (renamed over the link, the new
+    // file would have replaced the link and left its target as it was).
+    a.output = output_file(a.output);
     // A dry run too: it refuses what the run would.
     refuse_side_file_name(a.output);
     refuse_missing_folder(a.output, "--output");

@@ -96,8 +96,12 @@ void print_table(const RectangleTable& t) {
   }
 }
 
-int run_rectangles(const RectanglesArgs& a) {
+int run_rectangles(RectanglesArgs a) {  // (a copy: --output and --csv become links' targets)
   const bool csv_to_stdout = a.csv == "-";  // the CSV in place of the printed table
+  // A link's target is the file written (renamed over the link, the new
+  // file would have replaced the link and left its target as it was).
+  if (!a.output.empty()) a.output = output_file(a.output);
+  if (!a.csv.empty() && !csv_to_stdout) a.csv = output_file(a.csv, "--csv");
   if (!a.output.empty() && !a.csv.empty() && !csv_to_stdout && resolved(a.output) == resolved(a.csv))
     throw UsageError("--output and --csv name the same file (" + printable(a.output) +
                      "); give each table its own file");
@@ -163,6 +167,9 @@ int run_rectangles(const RectanglesArgs& a) {
   const std::string csv_tmp = csv_file ? a.csv + ".tmp" : std::string();
   RemoveUnlessKept csv_cleanup(csv_tmp);
   if (csv_file) {
+    // A link left at the temporary name is removed, not written through.
+    std::error_code ec;
+    if (std::filesystem::is_symlink(csv_tmp, ec)) std::filesystem::remove(csv_tmp, ec);
     errno = 0;
     std::ofstream out(csv_tmp);
     write_rectangles_csv(table, out);

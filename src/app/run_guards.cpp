@@ -48,6 +48,28 @@ RunLock::~RunLock() {
   if (fd_ >= 0) close(fd_);
 }
 
+std::string output_file(const std::string& output, const std::string& option) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(output, ec)) return output;
+  // Followed link by link, so that a link to a file not made yet (a new
+  // run's output) names that file; weakly_canonical gave the link itself.
+  std::filesystem::path target = output;
+  for (int hops = 0; std::filesystem::is_symlink(target, ec); ++hops) {
+    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+    if (ec || hops == 40)
+      throw UsageError(option + " " + printable(output) + " is a symbolic link that cannot be followed");
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  // The last name is no link now: weakly_canonical resolves the folders
+  // above it (links among them too, and ".." after them) as the kernel does.
+  target = std::filesystem::weakly_canonical(target, ec);
+  if (ec || target.empty())
+    throw UsageError(option + " " + printable(output) + " is a symbolic link that cannot be followed");
+  std::cerr << "note: " << option << " " << printable(output, 200) << " is a symbolic link; its target "
+            << printable(target.string(), 200) << " is the file written\n";
+  return target.string();
+}
+
 void refuse_missing_folder(const std::string& path, const std::string& option) {
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   std::error_code ec;

@@ -39,6 +39,11 @@ class RunLock {
   int fd_;
 };
 
+/// The file a command writes for `option`: a symbolic link's target, said
+/// in a note (read and written in place, or renamed over: a rename would
+/// replace the link with a file of its own), else the name itself.
+std::string output_file(const std::string& output, const std::string& option = "--output");
+
 /// Throws std::runtime_error("PATH is being written by another chomp
 /// process; ADVICE") for the first of `paths` that another run holds.
 /// Refuses (UsageError) a file to write whose folder is missing or is a

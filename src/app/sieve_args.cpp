@@ -137,28 +137,6 @@ void check_arguments(const SieveArgs& a, bool output_exists) {
                      "file's levels); check the name, or give --max-tiles N to start a new run there");
 }
 
-std::string output_file(const std::string& output) {
-  std::error_code ec;
-  if (!std::filesystem::is_symlink(output, ec)) return output;
-  // Followed link by link, so that a link to a file not made yet (a new
-  // run's output) names that file; weakly_canonical gave the link itself.
-  std::filesystem::path target = output;
-  for (int hops = 0; std::filesystem::is_symlink(target, ec); ++hops) {
-    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
-    if (ec || hops == 40)
-      throw UsageError("--output " + printable(output) + " is a symbolic link that cannot be followed");
-    target = next.is_absolute() ? next : target.parent_path() / next;
-  }
-  // The last name is no link now: weakly_canonical resolves the folders
-  // above it (links among them too, and ".." after them) as the kernel does.
-  target = std::filesystem::weakly_canonical(target, ec);
-  if (ec || target.empty())
-    throw UsageError("--output " + printable(output) + " is a symbolic link that cannot be followed");
-  std::cerr << "note: --output " << printable(output, 200) << " is a symbolic link; its target "
-            << printable(target.string(), 200) << " is the file written\n";
-  return target.string();
-}
-
 std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists) {
   std::unique_ptr<Resume> resume;
   if (a.resume && output_exists) {

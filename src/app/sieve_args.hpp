@@ -68,10 +68,6 @@ std::string resume_command(const std::string& output, const LevelTable& t);
 /// written before this passes.
 void check_arguments(const SieveArgs& a, bool output_exists);
 
-/// The output a run writes: a symbolic link's target (read and written in
-/// place: a rename would replace the link with a file of its own).
-std::string output_file(const std::string& output);
-
 /// The run in --output to continue, when --resume finds one (its notes
 /// on stderr), or none. A file of the other --dimensions is a usage error.
 std::unique_ptr<Resume> open_resume(const SieveArgs& a, bool output_exists);
