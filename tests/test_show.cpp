@@ -114,6 +114,17 @@ TEST(Show, PrintsTheTableProvenanceAndStoreAsTextCsvAndJson) {
   EXPECT_NE(old_table.out.find("\n   100        190569292"), std::string::npos) << old_table.out;
   EXPECT_NE(old_table.out.find(" -        -\n", old_table.out.find("\n   100        190569292")), std::string::npos)
       << old_table.out;
+  // Its engine kept no store: verify and --three-rows say so, rather than send the reader after the run's own
+  // file (this is it).
+  const std::string old_file = std::string(CHOMP_DATA_DIR) + "/levels-100.h5";
+  const ProcessResult old_verify = run_chomp({"verify", old_file});
+  EXPECT_EQ(old_verify.exit_code, 1);
+  EXPECT_NE(old_verify.err.find("is a file of format_version 1, written by an engine that kept no store"),
+            std::string::npos)
+      << old_verify.err;
+  const ProcessResult old_rows3 = run_chomp({"show", old_file, "--three-rows"});
+  EXPECT_EQ(old_rows3.exit_code, 1);
+  EXPECT_NE(old_rows3.err.find("and an engine of format_version 1 kept none"), std::string::npos) << old_rows3.err;
 
   // Without its store, the table still shows, and says why there are no bytes.
   std::filesystem::remove(store_path_for(file));

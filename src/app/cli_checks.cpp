@@ -135,7 +135,7 @@ CLI::Validator input_file(const std::string& what) {
 CLI::Validator output_file_name() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        if (value.empty()) return "an empty file name; give a file to write, such as levels.h5";
+        if (value.empty()) return "an empty file name; give the name of a file to write";
         for (char c : value)
           if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
             return in_quotes(value) + " contains a control character; give a plain file name";

@@ -412,7 +412,7 @@ const RegisterCommand registration(50, "play", "Play Chomp against the computer 
   auto* cols = sub.add_option("--cols", a->cols, "Columns of the board")
                    ->transform(whole_number(1, kMaxBoardSide))
                    ->capture_default_str();
-  a->level_option = sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect")
+  a->level_option = sub.add_option("-l,--level", a->level, "easy, medium, hard or perfect (--boards plays perfect)")
       ->check(CLI::IsMember({"easy", "medium", "hard", "perfect"}))
       ->capture_default_str();
   sub.add_flag("--computer-first", a->computer_first, "Let the computer make the first move");

@@ -76,7 +76,11 @@ int show_three_rows(const ShowArgs& a, const LevelFileReader& reader) {
   }
   if (!reader.has_store())
     throw std::runtime_error(a.file + " names no store: --three-rows reads the losing positions from the store "
-                             "of the run itself");
+                             "of the run itself" +
+                             (reader.format_version() < 3
+                                  ? std::string(", and an engine of format_version ") +
+                                        std::to_string(reader.format_version()) + " kept none"
+                                  : std::string()));
   const auto store = LosingStore::open(reader.store_path(), reader.run_id(), reader.stored_levels(rows), false);
   const PartitionTable table(rows);
   note_unfinished(a.file, reader.table(), static_cast<std::size_t>(rows));

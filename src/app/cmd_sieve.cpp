@@ -319,7 +319,7 @@ const RegisterCommand registration(10, "sieve", "Classify every position up to -
   a->max_tiles_option =
       sub.add_option("-n,--max-tiles", a->max_tiles,
                      "Largest tile count (level) to classify (a --resume without it goes to the file's own; "
-                     "--dimensions 3 needs it, at most 56: level 57 would pass the 2^32 - 1 losing positions a level's set "
+                     "a new run of --dimensions 3 needs it, at most 56: level 57 would pass the 2^32 - 1 losing positions a level's set "
                      "holds)")
           ->transform(whole_number(1, kMaxTiles,
                                " (a position is stored as a lattice path of at most 256 steps, rows "

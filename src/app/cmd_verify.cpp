@@ -151,9 +151,10 @@ int run_verify(const VerifyArgs& a) {
                                std::to_string(reader.format_version()) +
                                " writes: the file's text attributes are damaged (its counts may still read: "
                                "chomp show); restore a copy of it");
-    throw std::runtime_error(a.file + " names no store of losing positions (format_version " +
-                             std::to_string(reader.format_version()) +
-                             "); verify the file the run itself wrote, with its store beside it");
+    throw std::runtime_error(a.file + " is a file of format_version " + std::to_string(reader.format_version()) +
+                             ", written by an engine that kept no store of losing positions beside it: verify has "
+                             "none to check its levels against (compare its counts with the committed tables: "
+                             "experiments/compare_levels.py " + a.file + ")");
   }
   const int to = last_level_to_check(a, rows);
   const auto kept = t.number_attributes.find("store_losing");
