@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <system_error>
 
@@ -120,7 +121,13 @@ bool LosingStore::holds_no_level(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  return !ec && size <= store_file::kHeaderBytes;
+  if (ec || size > store_file::kHeaderBytes) return false;
+  if (size == 0) return true;  // created, its header not yet written
+  // Only a store's header: another small file of that name (a note, a
+  // file of the user's) is not a store a new run may empty.
+  char magic[sizeof store_file::kFileMagic] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(magic, sizeof magic) && std::memcmp(magic, store_file::kFileMagic, sizeof magic) == 0;
 }
 
 std::unique_ptr<LosingStore> LosingStore::create(const std::string& path, const std::string& run_id) {

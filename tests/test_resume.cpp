@@ -653,6 +653,13 @@ TEST(Resume, ACopyResumesIntoItsOwnStoreAndACopyWithoutOneIsRefused) {
   const ProcessResult early = run_chomp({"sieve", "--resume", "-n", "14", "-t", "1", "-q", "-o", dir.file("early.h5")});
   EXPECT_EQ(early.exit_code, 0) << early.err;
   EXPECT_EQ(read_level_file(dir.file("early.h5")).tiles.size(), 14u);
+  // A small file of that name that is no store (it was taken for an empty
+  // one, and emptied) is refused as any store without its result file is.
+  std::ofstream(dir.file("mine.store")) << "precious\n";
+  const ProcessResult mine = run_chomp({"sieve", "-n", "12", "-t", "1", "-q", "-o", dir.file("mine.h5")});
+  EXPECT_EQ(mine.exit_code, 2) << mine.err;
+  EXPECT_NE(mine.err.find("the store " + dir.file("mine.store") + " exists but"), std::string::npos) << mine.err;
+  EXPECT_EQ(read_text(dir.file("mine.store")), "precious\n");
   // A folder with the store's name is said to be one, --force or not (the
   // refusal once said to pass --force, which then failed to create it).
   std::filesystem::create_directory(dir.file("q.store"));

@@ -121,9 +121,10 @@ class LosingStore {
   /// std::invalid_argument for a run id that is not new_run_id()'s 32
   /// characters (a caller's mistake, not a StoreError of the file).
   static std::unique_ptr<LosingStore> create(const std::string& path, const std::string& run_id);
-  /// Whether the file at `path` holds a store header and nothing after it:
-  /// a store just created, whose run ended (a kill) before it finished a
-  /// level. False for a missing file and for one with any level's bytes.
+  /// Whether the file at `path` holds a store header and nothing after it
+  /// (or is empty): a store just created, whose run ended (a kill) before
+  /// it finished a level. False for a missing file, for one with any
+  /// level's bytes, and for a small file that does not begin as a store.
   static bool holds_no_level(const std::string& path);
   /// A store in an unnamed temporary file (removed when closed), for a
   /// sieve that writes no result file (tests, `chomp analyze`-like uses).
