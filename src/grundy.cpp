@@ -347,9 +347,10 @@ Rows parse_component(std::string_view text) {
                           "with '#', one row a line, on stdin (printf '###\\n##\\n' | chomp analyze)");
   const std::string_view a = trim(text.substr(0, x)), b = trim(text.substr(x + 1));
   const auto number = [&](std::string_view s) {
-    if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
       throw InvalidPosition("a rectangle is ROWSxCOLS with whole numbers, such as 3x4");
-    return std::stoi(std::string(s));
+    // (Any number of digits: a side of 4 or more digits is past the limit below.)
+    return s.size() > 3 ? kMaxPathSteps + 1 : std::stoi(std::string(s));
   };
   const int rows = number(a), cols = number(b);
   if (rows < 1 || cols < 1) throw InvalidPosition("a rectangle needs at least one row and one column");

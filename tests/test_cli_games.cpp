@@ -87,6 +87,23 @@ TEST(AnalyzeCommand, SaysItReadsTheTerminal) {
   EXPECT_FALSE(contains(run_chomp_with_input({"analyze"}, "3,2,1\n").err, "terminal"));
 }
 
+// Standard input that is a folder cannot be read (its read fails): refused,
+// not taken for an empty position or the end of a game (exit 0). And a
+// rectangle of four or more digits a side is too large, not a malformed one.
+TEST(AnalyzeCommand, AFolderAsStandardInputAndAHugeRectangleAreSaidToBeSo) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"analyze"}, {"play", "--seed", "1"}}) {
+    ProcessOptions opts;
+    opts.stdin_path = "/";
+    ChompProcess p(args, opts);
+    const ProcessResult r = p.wait();
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "standard input is a folder")) << r.err;
+  }
+  const ProcessResult huge = run_chomp({"analyze", "9999x1"});
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_TRUE(contains(huge.err, "a rectangle's rows plus columns are at most 256")) << huge.err;
+}
+
 // A sum typed without quotes reaches the program as several words: it reads
 // as the quoted sum (it was "The following arguments were not expected: 4,1 +").
 TEST(AnalyzeCommand, AnUnquotedSumReadsAsTheQuotedOne) {

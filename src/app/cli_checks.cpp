@@ -7,6 +7,8 @@
 #include "cgroup_memory.hpp"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <tbb/info.h>
 
 #include <algorithm>
@@ -308,6 +310,12 @@ void refuse_unless_memory_left(std::uint64_t bytes, const std::string& what, con
   if (avail == 0 || bytes <= avail) return;
   throw UsageError(what + " needs about " + human_bytes(static_cast<double>(bytes)) + " of memory (" + detail +
                    "), and only " + human_bytes(static_cast<double>(avail)) + " is " + source + "; " + advice);
+}
+
+void refuse_folder_stdin(const std::string& what) {
+  struct stat st {};
+  if (fstat(STDIN_FILENO, &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError("standard input is a folder, from which " + what + " cannot be read; give it a file or a pipe");
 }
 
 void refuse_side_file_name(const std::string& output, const std::string& option, const std::string& ending) {

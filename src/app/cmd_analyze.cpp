@@ -37,6 +37,7 @@ struct AnalyzeArgs {
 /// Standard input, up to the longest position text: one byte more is
 /// refused at once, without reading (or holding) the rest.
 std::string read_stdin() {
+  refuse_folder_stdin("the position");
   // At a terminal, a command with no position would wait in silence.
   if (isatty(STDIN_FILENO) == 1)
     std::cerr << "chomp analyze: reading the position from the terminal; end it with Ctrl-D (or give it as an "

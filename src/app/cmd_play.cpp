@@ -330,6 +330,7 @@ int run_play_sum(const PlayArgs& a) {
 }
 
 int run_play(const PlayArgs& a) {
+  refuse_folder_stdin("your moves");
   // Given, even empty: --boards "" is refused by the sum's parser, not played as a single board.
   if (!a.boards.empty() || (a.boards_option && a.boards_option->count() > 0)) return run_play_sum(a);
   Level level{};

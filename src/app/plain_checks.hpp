@@ -62,6 +62,11 @@ inline constexpr const char* kWorkerThreadsHelp = "Worker threads, at most one a
 /// limit (batch schedulers and containers set one), and ulimit -v.
 std::pair<std::uint64_t, std::string> available_memory();
 
+/// Refuses (UsageError) standard input that is a folder, from which
+/// nothing can be read: `what` says what was to be read ("the position").
+/// (Its read would fail, and read as an end of input.)
+void refuse_folder_stdin(const std::string& what);
+
 /// Refuses (UsageError) an --output named like a side file of a run
 /// (run.h5 keeps run.store, run.window, run.window.tmp, run.h5.partial and
 /// run.h5.lock): a run on that other output would take this result file
