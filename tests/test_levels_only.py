@@ -111,6 +111,29 @@ class LevelsOnlyCopy(unittest.TestCase):
         self.assertRegex(r.stdout, r"\n +40 .*(stored as losing but wins|losing \(three-rowed Chomp solved on its own\) but not stored)")
         self.assertIn("failed the check", r.stderr)
 
+    def test_a_sample_entry_repeated_or_a_flag_no_copy_writes_fails(self):
+        # An entry written twice (the set unchanged) passed; so did levels_only = 0 or 2, read as a copy.
+        twice = Path(self.tmp.name) / "twice.h5"
+        twice.write_bytes(self.copy.read_bytes())
+        with h5py.File(twice, "r+") as f:
+            g = f["verifiable/three_row_losing"]
+            i = next(k for k, n in enumerate(g["tiles"][()]) if n == 40)
+            for c in ("tiles", "row_1", "row_2", "row_3"):
+                column = g[c][()]
+                del g[c]
+                g.create_dataset(c, data=np.append(column, column[i]))
+        r = run("verify", str(twice))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"\n +40 .*is recorded more than once \(damaged or edited file\)")
+        for flag in (0, 2):
+            other = Path(self.tmp.name) / f"flag-{flag}.h5"
+            other.write_bytes(self.copy.read_bytes())
+            with h5py.File(other, "r+") as f:
+                f.attrs["levels_only"] = np.int64(flag)
+            r = run("verify", str(other))
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn(f"has levels_only = {flag}, which no copy writes", r.stderr)
+
     def test_a_run_not_finished_is_refused_or_copied_through_a_finished_level(self):
         # The run's file as a stop inside level 51 of a run to 60 leaves it:
         # 50 rows, complete = 0 (rows cut, attributes set as the writer would).

@@ -56,6 +56,9 @@ std::string three_rows_text(const ThreeRows& p) {
 /// The first difference between the losing positions of at most three rows
 /// that a file records (or its store holds) and those solved on their own.
 std::string three_row_problem(const std::vector<ThreeRows>& recorded, const std::vector<ThreeRows>& solved) {
+  // (Sorted: a position recorded twice sits beside itself.)
+  if (const auto twice = std::adjacent_find(recorded.begin(), recorded.end()); twice != recorded.end())
+    return "the position " + three_rows_text(*twice) + " is recorded more than once (damaged or edited file)";
   for (const ThreeRows& p : solved)
     if (!std::binary_search(recorded.begin(), recorded.end(), p))
       return "the position " + three_rows_text(p) + " is losing (three-rowed Chomp solved on its own) but not " +
@@ -145,7 +148,12 @@ int run_verify(const VerifyArgs& a) {
                              " finished): resume it (" + resume_command(a.file, t) +
                              "), or add --finished to check the levels it finished");
   if (!reader.has_store() || t.number_attributes.count("levels_only")) {
-    if (t.number_attributes.count("levels_only")) return verify_levels_only(a, t);
+    if (const auto copy = t.number_attributes.find("levels_only"); copy != t.number_attributes.end()) {
+      if (copy->second != 1)
+        throw std::runtime_error(a.file + " has levels_only = " + std::to_string(copy->second) +
+                                 ", which no copy writes (a levels-only copy says 1): a damaged or edited file");
+      return verify_levels_only(a, t);
+    }
     if (reader.format_version() >= 3)
       throw std::runtime_error(a.file + " names no store of losing positions, which every run of format_version " +
                                std::to_string(reader.format_version()) +
