@@ -124,6 +124,9 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"sieve", "--checkpoint-every", "2000000"}, 2, "'2000000' is too large: at most 1000000"},
       // --output
       {{"sieve", "-o", ""}, 2, "empty file name"},
+      {{"sieve", "-o", "-"}, 2, "'-' would name a file called '-'"},
+      {{"grundy", "-n", "5", "-o", "-"}, 2, "'-' would name a file called '-'"},
+      {{"rectangles", "--max-rows", "3", "--max-cols", "3", "-o", "-"}, 2, "'-' would name a file called '-'"},
       {{"sieve", "-o", "a\nb.h5"}, 2, "control character"},
       {{"sieve", "-o", "out/"}, 2, "names a folder"},
       {{"sieve", "-o", "."}, 2, "is a folder"},

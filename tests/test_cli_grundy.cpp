@@ -202,6 +202,13 @@ TEST(GrundyCommand, RefusesBadInputWithExitCode2) {
   EXPECT_TRUE(contains(over.err, "note: " + s.file("sv2.store") + ", the store of the sieve result this run "
                                  "replaces, is left as it was")) << over.err;
   EXPECT_TRUE(std::filesystem::exists(s.file("sv2.store")));
+  // So does chomp rectangles over one (it said nothing, and the store was orphaned in silence).
+  ASSERT_EQ(run_chomp({"sieve", "-n", "10", "-q", "-t", "1", "-o", s.file("sv3.h5")}).exit_code, 0);
+  const ProcessResult boxes =
+      run_chomp({"rectangles", "--max-rows", "3", "--max-cols", "3", "-q", "--force", "-o", s.file("sv3.h5")});
+  EXPECT_EQ(boxes.exit_code, 0) << boxes.err;
+  EXPECT_TRUE(contains(boxes.err, "note: " + s.file("sv3.store") + ", the store of the sieve result this run "
+                                  "replaces, is left as it was")) << boxes.err;
   // --check-sieve given empty (an unset variable) is refused, not skipped.
   const ProcessResult empty_check = run_chomp({"grundy", "-n", "5", "-o", s.file("e.h5"), "--check-sieve", ""});
   EXPECT_EQ(empty_check.exit_code, 2);

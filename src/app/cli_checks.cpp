@@ -134,10 +134,12 @@ CLI::Validator input_file(const std::string& what) {
       "FILE");
 }
 
-CLI::Validator output_file_name() {
+CLI::Validator output_file_name(bool dash_is_stdout) {
   return CLI::Validator(
-      [](std::string& value) -> std::string {
+      [dash_is_stdout](std::string& value) -> std::string {
         if (value.empty()) return "an empty file name; give the name of a file to write";
+        if (value == "-" && !dash_is_stdout)
+          return "'-' would name a file called '-': an HDF5 file does not go to standard output; give a file name";
         for (char c : value)
           if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
             return in_quotes(value) + " contains a control character; give a plain file name";

@@ -30,8 +30,10 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, const std::strin
 CLI::Validator decimal_number(double hi);
 
 /// A file name for writing: not empty, no control characters, not ending in
-/// '/', at most PATH_MAX bytes with no part longer than NAME_MAX.
-CLI::Validator output_file_name();
+/// '/', at most PATH_MAX bytes with no part longer than NAME_MAX; "-" only
+/// where it means standard output (dash_is_stdout: a CSV), since for an
+/// HDF5 file it would name a file called "-".
+CLI::Validator output_file_name(bool dash_is_stdout = false);
 /// A file to read that must exist: a missing one, or a folder, is refused
 /// saying what to give instead (`what`: "a result file of `chomp sieve`").
 CLI::Validator input_file(const std::string& what);

@@ -16,6 +16,7 @@
 
 #include "chomp/bounded.hpp"
 #include "chomp/h5_output.hpp"
+#include "chomp/losing_store.hpp"
 #include "chomp/position.hpp"
 #include "chomp/rectangles.hpp"
 #include "cli_checks.hpp"
@@ -143,6 +144,16 @@ int run_rectangles(RectanglesArgs a) {  // (a copy: --output and --csv become li
                             "the " + std::to_string(box_rows) + " x " + std::to_string(a.max_cols) + " box",
                             "a bit for each of its " + std::to_string(positions) + " positions, and buffers",
                             "give a smaller --max-rows or --max-cols, or free memory");
+  // --force over a sieve result replaces the file, not its store (this
+  // command keeps none): the store is said to be left, as grundy says it.
+  for (const std::string& path : {a.output, csv_file ? a.csv : std::string()}) {
+    std::error_code ec;
+    if (!path.empty() && a.force && std::filesystem::is_regular_file(path, ec) &&
+        std::filesystem::is_regular_file(store_path_for(path), ec))
+      std::cerr << "note: " << printable(store_path_for(path))
+                << ", the store of the sieve result this run replaces, is left as it was; remove it when that run "
+                   "is no longer needed\n";
+  }
   const int threads = worker_threads(a.threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
 
@@ -197,7 +208,7 @@ const RegisterCommand registration(30, "rectangles", "Winning first moves of eve
   sub.add_option("--max-cols", a->max_cols, "Largest number of columns b")->required()->transform(whole_number(2, 254));
   sub.add_option("-o,--output", a->output, "HDF5 file for the table (with provenance)")->check(output_file_name());
   sub.add_option("--csv", a->csv, "CSV file for the table: rows,cols,move_row,move_col,leaves (not the --output file; - for standard output, in place of the printed table)")
-      ->check(output_file_name());
+      ->check(output_file_name(true));
   sub.add_flag("-f,--force", a->force, "Overwrite output files that exist");
   sub.add_flag("-q,--quiet", a->quiet, "Do not print the table");
   sub.add_option("-t,--threads", a->threads, kWorkerThreadsHelp)->transform(whole_number(1, 4096));
