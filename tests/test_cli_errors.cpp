@@ -107,6 +107,10 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       // directory would wrap (the plan's estimate of level 57 is 4.8e9).
       {{"sieve", "--dimensions", "3", "-n", "58", "--dry-run"}, 2, "level 57 would hold about"},
       {{"sieve", "--memory-limit", "1M", "-n", "50"}, 2, "the smallest --memory-limit that works is"},
+      // A limit beyond the machine's memory: such a run grew until the kernel's OOM killer took it, or another
+      // program (a long run beside it was killed so); a dry run may plan for a larger machine, a run may not.
+      {{"sieve", "--memory-limit", "1000T", "-n", "150"}, 2, "is more than this machine's memory"},
+      {{"sieve", "--dimensions", "3", "--memory-limit", "1000T", "-n", "30"}, 2, "is more than this machine's memory"},
       // Many threads: their buffers, not the window, are what does not fit.
       {{"sieve", "--memory-limit", "64M", "-n", "10", "-t", "256"}, 2, "and the buffers of its 256 threads"},
       {{"sieve", "-n", "255"}, 2, "does not fit nine tenths of the memory"},  // far beyond any machine

@@ -306,6 +306,15 @@ std::pair<std::uint64_t, std::string> available_memory() {
   return {best, source};
 }
 
+std::uint64_t machine_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::uint64_t kb = 0;
+  while (in >> key >> kb >> unit)
+    if (key == "MemTotal:") return kb * 1024;
+  return 0;
+}
+
 void refuse_unless_memory_left(std::uint64_t bytes, const std::string& what, const std::string& detail,
                                const std::string& advice) {
   const auto [avail, source] = available_memory();

@@ -119,7 +119,7 @@ int lead_sieve(const SieveArgs& given, ClusterRun& cluster) {
     threads = saved->threads;
     std::cerr << "note: --threads " << threads << ", as the window's checkpoint " << checkpoint << " was saved with\n";
   }
-  const Budget budget = decide_budget(a.memory_limit, resident);
+  const Budget budget = decide_budget(a.memory_limit, resident, a.dry_run);
   SieveOptions options;
   options.threads = threads;
   options.memory_budget = budget.sieve;
@@ -346,7 +346,8 @@ const RegisterCommand registration(10, "sieve", "Classify every position up to -
                                       "position of up to 63 tiles)"));
   sub.add_option("--memory-limit", a->memory_limit,
                  "Memory the run fits itself into (e.g. 64M, 20G; powers of 1024): it chooses its windows, "
-                 "slices and buffers to fit, and refuses only when not even the smallest slice fits "
+                 "slices and buffers to fit, and refuses only when not even the smallest slice fits, or when "
+                 "it is more than the machine's memory (a --dry-run may plan for a larger machine) "
                  "(default: nine tenths of the available memory)")
       ->check(byte_size());
   auto* slices = sub.add_option("--slices", a->slices,

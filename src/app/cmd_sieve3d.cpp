@@ -108,7 +108,7 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   }
 
   const int threads = worker_threads(a.threads);
-  const Budget budget = decide_budget(a.memory_limit, resident);
+  const Budget budget = decide_budget(a.memory_limit, resident, a.dry_run);
   const Sieve3dPlan plan = plan_sieve3d(max_cubes, known);
   // Before the plan is printed (a dry run's calibration takes seconds).
   if (plan.first_too_large > 0)

@@ -62,6 +62,9 @@ inline constexpr const char* kWorkerThreadsHelp = "Worker threads, at most one a
 /// limit (batch schedulers and containers set one), and ulimit -v.
 std::pair<std::uint64_t, std::string> available_memory();
 
+/// The machine's memory in bytes (MemTotal), 0 if unknown.
+std::uint64_t machine_memory();
+
 /// Refuses (UsageError) standard input that is a folder, from which
 /// nothing can be read: `what` says what was to be read ("the position").
 /// (Its read would fail, and read as an end of input.)

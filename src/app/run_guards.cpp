@@ -132,13 +132,19 @@ std::string held_text(const Budget& b) {
 
 }  // namespace
 
-Budget decide_budget(const std::string& memory_limit, std::uint64_t resident) {
+Budget decide_budget(const std::string& memory_limit, std::uint64_t resident, bool planning) {
   Budget b;
   const auto [avail, avail_source] = available_memory();
   if (!memory_limit.empty()) {
     std::string why;
     b.limit = parse_byte_size(memory_limit, why).value_or(0);
     b.source = "--memory-limit";
+    if (const std::uint64_t total = machine_memory(); !planning && total && b.limit > total)
+      throw UsageError("--memory-limit " + human_bytes(static_cast<double>(b.limit)) + " is more than this machine's " +
+                       "memory (" + human_bytes(static_cast<double>(total)) + ", MemTotal): the run would grow past "
+                       "it until the kernel killed it, or another program; give at most " +
+                       human_bytes(static_cast<double>(total)) + ", less what other programs need (a --dry-run "
+                       "plans for a larger machine)");
     if (avail && b.limit > avail)
       std::cerr << "note: --memory-limit " << human_bytes(static_cast<double>(b.limit)) << " is more than the "
                 << human_bytes(static_cast<double>(avail)) << " " << avail_source << "\n";

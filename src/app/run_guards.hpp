@@ -80,8 +80,12 @@ std::uint64_t resident_bytes();
 /// budget from one limit, where measured later a resume held 2 MiB more and
 /// the continue command printed at a stop was refused at the smallest
 /// limit. Rounded up to a MiB, so that the KiB it varies by from run to run
-/// seldom move a budget. Notes on stderr a limit above the available memory.
-Budget decide_budget(const std::string& memory_limit, std::uint64_t resident);
+/// seldom move a budget. Notes on stderr a limit above the available memory;
+/// refuses (UsageError) one above the machine's whole memory (MemTotal)
+/// unless `planning` (a dry run, which may plan for a larger machine): such
+/// a run grows past what the machine has, until the kernel kills it or
+/// another program.
+Budget decide_budget(const std::string& memory_limit, std::uint64_t resident, bool planning);
 
 /// The plan for the run; a usage error (exit 2) when the budget cannot
 /// hold it, naming the smallest limit that can.
