@@ -112,7 +112,9 @@ int lead_sieve3d(const SieveArgs& given, ClusterRun& cluster) {
   const Sieve3dPlan plan = plan_sieve3d(max_cubes, known);
   // Before the plan is printed (a dry run's calibration takes seconds).
   if (plan.first_too_large > 0)
-    throw UsageError("--max-tiles " + std::to_string(max_cubes) + " with --dimensions 3: level " +
+    throw UsageError("--max-tiles " + std::to_string(max_cubes) +
+                     (resume && !a.max_tiles_option->count() ? " (the file's own, as its run was started)" : "") +
+                     " with --dimensions 3: level " +
                      std::to_string(plan.first_too_large) + " would hold about " +
                      std::to_string(plan.first_too_large <= static_cast<int>(known.size())
                                         ? known[static_cast<std::size_t>(plan.first_too_large - 1)]
