@@ -114,6 +114,20 @@ std::size_t utf8_sequence(const std::string& text, std::size_t i) {
 /// text as a JSON string. A byte that is not UTF-8 (a file name or command
 /// line in another encoding) is written as \udcXX, the escape Python's
 /// "surrogateescape" reads back to the byte, so that the output stays JSON.
+/// An attribute's text for the table: bytes that are not valid UTF-8 or are
+/// control characters (a damaged file's) as \xNN, line by line.
+std::string attribute_text(const std::string& text) {
+  std::string out;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    out += printable(std::string_view(text).substr(at, end - at), 1 << 16);
+    if (end == text.size()) break;
+    out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
 std::string json_string(const std::string& text) {
   std::string out = "\"";
   for (std::size_t i = 0; i < text.size();) {
@@ -195,7 +209,7 @@ int show_grundy(const ShowArgs& a) {
   for (const char* key : {"program", "version", "git_revision", "command_line", "start_utc", "end_utc", "host",
                           "threads", "checked_against", "checked_to_level", "resume_history", "convention", "edits"}) {
     if (const auto it = g.text_attributes.find(key); it != g.text_attributes.end() && !it->second.empty())
-      std::printf("  %-16s %s\n", key, it->second.c_str());
+      std::printf("  %-16s %s\n", key, attribute_text(it->second).c_str());
     else if (const auto jt = g.number_attributes.find(key);
              jt != g.number_attributes.end() && !(jt->second == 0 && std::string_view(key) == "checked_to_level"))
       std::printf("  %-16s %lld\n", key, static_cast<long long>(jt->second));
@@ -336,7 +350,7 @@ int run_show(const ShowArgs& a) {
                           "dimensions", "threads", "mpi_ranks", "mpi_library", "memory_budget", "inferred_marks", "store_file", "run_id", "first_git_revision",
                           "levels_only", "snapshot_of_run", "license", "edits"}) {
     if (const auto it = t.text_attributes.find(key); it != t.text_attributes.end() && !it->second.empty())
-      std::printf("  %-18s %s\n", key, it->second.c_str());
+      std::printf("  %-18s %s\n", key, attribute_text(it->second).c_str());
     else if (const auto jt = t.number_attributes.find(key); jt != t.number_attributes.end())
       std::printf("  %-18s %lld\n", key, static_cast<long long>(jt->second));
   }
