@@ -346,9 +346,12 @@ namespace {
 /// What a crash inside the HDF5 library while it reads attributes prints,
 /// set for the length of the read: a signal handler may only write and exit.
 std::atomic<const std::string*> g_reading_attributes{nullptr};
+/// Whether this thread is the one reading: a crash of another thread
+/// meanwhile is no damage of the file.
+thread_local bool t_reading_attributes = false;
 
 extern "C" void crashed_reading_attributes(int sig) {
-  if (const std::string* message = g_reading_attributes.load()) {
+  if (const std::string* message = g_reading_attributes.load(); message && t_reading_attributes) {
     [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, message->data(), message->size());
     ::_exit(1);
   }
@@ -362,6 +365,8 @@ extern "C" void crashed_reading_attributes(int sig) {
 /// crashes on the same files). For the length of such a read, that crash
 /// ends the program with a message naming the file as damaged, exit 1,
 /// instead of a segmentation fault; the handlers before are restored after.
+/// Files are read this way by one thread at a time (the main thread, before
+/// and between the parallel work), which is what the handlers' swap assumes.
 class CrashesMeanDamage {
  public:
   explicit CrashesMeanDamage(const std::string& where)
@@ -374,8 +379,10 @@ class CrashesMeanDamage {
     sigaction(SIGSEGV, &on_crash, &segv_);
     sigaction(SIGBUS, &on_crash, &bus_);
     g_reading_attributes.store(&message_);
+    t_reading_attributes = true;
   }
   ~CrashesMeanDamage() {
+    t_reading_attributes = false;
     g_reading_attributes.store(nullptr);
     sigaction(SIGSEGV, &segv_, nullptr);
     sigaction(SIGBUS, &bus_, nullptr);

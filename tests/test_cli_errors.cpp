@@ -148,6 +148,9 @@ TEST(CliErrors, HostileArgumentsAreRefusedWithOneLineAndNoFile) {
       {{"analyze", "[4,4,2,1]"}, 2, "'[4,4,2,1]': write it without the brackets"},
       {{"analyze", "[3x4]"}, 2, "'[3x4]': write it without the brackets"},
       {{"play", "--boards", "[3x4,2x5]"}, 2, "'[3x4,2x5]': write it without the brackets"},
+      // ... but another command's word in brackets is its own (a file named "[2]")
+      {{"show", "[2]"}, 2, "there is no file '[2]'"},
+      {{"sieve", "extra1", "two words"}, 2, "not expected: extra1 two words"},
       {{"nosuch"}, 2, "unknown command 'nosuch'"},
       {{""}, 2, "unknown command ''"},
       // positions (chomp analyze)

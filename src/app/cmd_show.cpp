@@ -111,9 +111,6 @@ std::size_t utf8_sequence(const std::string& text, std::size_t i) {
   return n;
 }
 
-/// text as a JSON string. A byte that is not UTF-8 (a file name or command
-/// line in another encoding) is written as \udcXX, the escape Python's
-/// "surrogateescape" reads back to the byte, so that the output stays JSON.
 /// An attribute's text for the table: bytes that are not valid UTF-8 or are
 /// control characters (a damaged file's) as \xNN, line by line.
 std::string attribute_text(const std::string& text) {
@@ -128,6 +125,9 @@ std::string attribute_text(const std::string& text) {
   return out;
 }
 
+/// text as a JSON string. A byte that is not UTF-8 (a file name or command
+/// line in another encoding) is written as \udcXX, the escape Python's
+/// "surrogateescape" reads back to the byte, so that the output stays JSON.
 std::string json_string(const std::string& text) {
   std::string out = "\"";
   for (std::size_t i = 0; i < text.size();) {
@@ -356,7 +356,7 @@ int run_show(const ShowArgs& a) {
   }
   if (const auto it = t.text_attributes.find("resume_history"); it != t.text_attributes.end() && !it->second.empty())
     std::printf("  resume_history\n    %s\n", [&] {
-      std::string s = it->second;
+      std::string s = attribute_text(it->second);
       for (std::size_t p = s.find('\n'); p != std::string::npos; p = s.find('\n', p + 5)) s.replace(p, 1, "\n    ");
       return s;
     }().c_str());

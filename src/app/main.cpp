@@ -61,34 +61,50 @@ int finish_output(int code) {
   return code == 0 ? 1 : code;
 }
 
-/// A word written in brackets that reads as a position or boards
-/// ("[4,4,2,1]", "[3x4]", "[3x4,2x5]"), or null: the command-line parser
-/// strips a vector option's brackets and splits it at its commas before a
-/// command sees it, which would then misreport the words it got.
+/// A position or boards written in brackets ("[4,4,2,1]", "[3x4]",
+/// "[3x4,2x5]"): a word of `chomp analyze`, or the value of `play
+/// --boards`, or null. The command-line parser strips a vector option's
+/// brackets and splits it at its commas before a command sees it, which
+/// would then misreport the words it got. Other commands' words (a file
+/// named "[12]") are theirs.
 const char* bracketed_position(int argc, char** argv) {
+  if (argc < 3) return nullptr;
+  const std::string_view command = argv[1];
+  const auto bracketed = [](std::string_view w) {
+    return w.size() >= 3 && w.front() == '[' && w.back() == ']' &&
+           w.find_first_of("0123456789") != std::string_view::npos &&
+           w.substr(1, w.size() - 2).find_first_not_of("0123456789x, +") == std::string_view::npos;
+  };
   for (int i = 2; i < argc; ++i) {
-    const std::string_view w = argv[i];
-    if (w.size() >= 2 && w.front() == '[' && w.back() == ']' &&
-        w.substr(1, w.size() - 2).find_first_not_of("0123456789x, +") == std::string_view::npos)
-      return argv[i];
+    std::string_view w = argv[i];
+    if (command == "play") {
+      if (w.rfind("--boards=", 0) == 0)
+        w.remove_prefix(9);
+      else if (i > 2 && std::string_view(argv[i - 1]) != "--boards")
+        continue;
+      else if (i == 2)
+        continue;
+    } else if (command != "analyze") {
+      return nullptr;
+    }
+    if (bracketed(w)) return argv[i];
   }
   return nullptr;
 }
 
 /// CLI11's words for arguments no option takes ("The following arguments
-/// were not expected: 10 --max-tile", in reverse order), put in the order
-/// given, with what the first such option may have meant: a long option of
-/// the command one or two letters away, or --debug, which goes before it.
+/// were not expected: 10 --max-tile", in reverse order), in the order
+/// given (from the parser's own list), with what the first such option may
+/// have meant: a long option of the command one or two letters away, or
+/// --debug, which goes before it.
 std::string extras_message(const std::string& what, const CLI::App& app) {
   const auto colon = what.find(": ");
   if (colon == std::string::npos) return what;
-  std::vector<std::string> words;
-  for (std::size_t at = colon + 2; at < what.size();) {
-    const auto end = std::min(what.find(' ', at), what.size());
-    words.emplace_back(what.substr(at, end - at));
-    at = end + 1;
-  }
-  std::reverse(words.begin(), words.end());
+  // The words as the parser kept them, in order (a word may hold spaces).
+  std::vector<std::string> words = app.remaining(false);
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return s->parsed(); }))
+    for (const std::string& w : sub->remaining(false)) words.push_back(w);
+  if (words.empty()) return what;
   std::string text = what.substr(0, colon + 2);
   for (std::size_t i = 0; i < words.size(); ++i) text += (i ? " " : "") + words[i];
   const auto option = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.rfind("--", 0) == 0; });
