@@ -287,10 +287,9 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
   if (format != kGrundyFormatVersion)
     throw ResumeRefused(cannot + "it has format_version " + std::to_string(format) + "; only format_version " +
                         std::to_string(kGrundyFormatVersion) + " Grundy files can be resumed (start over with --force)");
+  // (max_tiles 1..kMaxTiles and at least the rows, a known status:
+  // read_grundy_file checked them.)
   const std::int64_t file_max = number("max_tiles", 0);
-  if (file_max < 1 || file_max > kMaxTiles)
-    throw ResumeRefused(cannot + "its max_tiles attribute (" + std::to_string(file_max) +
-                        ") is missing or impossible (damaged file)");
   GrundyResumeState s;
   s.file_max_tiles = static_cast<int>(file_max);
   s.max_tiles = requested_max_tiles > 0 ? requested_max_tiles : s.file_max_tiles;
@@ -301,15 +300,9 @@ GrundyResumeState check_grundy_resume(const std::string& path, int requested_max
                          std::to_string(s.max_tiles) + "); omit --max-tiles to finish it as started");
   s.complete = number("complete", 0) == 1;
   s.status = text("status");
-  if (!h5::known_status(s.status))
-    throw ResumeRefused(cannot + "its status \"" + s.status + "\" is none of " + h5::kKnownStatuses +
-                        " (damaged file)");
 
   // Every row as the engine would write it, or the file is refused.
   const std::size_t rows = f.tiles.size();
-  if (rows > static_cast<std::size_t>(file_max))
-    throw ResumeRefused(cannot + "it has " + std::to_string(rows) + " levels but was started with --max-tiles " +
-                        std::to_string(file_max) + " (damaged file)");
   const PartitionTable table(s.file_max_tiles);
   for (std::size_t i = 0; i < rows; ++i) {
     const int n = static_cast<int>(i) + 1;
